@@ -1,0 +1,1 @@
+"""Operational database: models, sessions, tenancy scoping and migrations."""

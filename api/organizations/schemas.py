@@ -1,0 +1,73 @@
+"""Inputs and outputs of organizations.*."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from api.rpc.schema import Output, Schema
+
+Role = Literal["admin", "manager", "specialist", "analyst", "auditor"]
+
+
+class CreateOrganizationIn(Schema):
+    name: str = Field(min_length=2, max_length=200)
+    slug: str | None = Field(default=None, min_length=2, max_length=80, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    first_client_name: str = Field(min_length=2, max_length=200, description="Every organization starts with one client")
+    first_client_npi: str | None = Field(default=None, pattern=r"^\d{10}$")
+
+
+class OrganizationOut(Output):
+    id: int
+    name: str
+    slug: str
+    status: str
+    created_at: datetime
+
+
+class CreatedOrganizationOut(OrganizationOut):
+    first_client_id: int
+
+
+class ClientIn(Schema):
+    name: str = Field(min_length=2, max_length=200)
+    npi: str | None = Field(default=None, pattern=r"^\d{10}$")
+
+
+class ClientOut(Output):
+    id: int
+    organization_id: int
+    name: str
+    npi: str | None
+    status: str
+    created_at: datetime
+
+
+class InviteIn(Schema):
+    email: str = Field(min_length=3, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
+    role: Role
+    display_name: str = Field(default="", max_length=200)
+
+
+class InviteOut(Output):
+    user_id: int
+    role: Role
+    invite_token: str | None = Field(description="One-time token for auth.acceptInvite; null if the user already had an account")
+
+
+class SetRoleIn(Schema):
+    user_id: int
+    role: Role
+
+
+class MemberRef(Schema):
+    user_id: int
+
+
+class MemberOut(Output):
+    user_id: int
+    email: str
+    display_name: str
+    role: Role

@@ -1,0 +1,64 @@
+"""The router exported as data: the contract clients and tests are built from."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+import api
+from api.rpc.procedure import Registry
+
+
+class ProcedureContract(BaseModel):
+    name: str
+    kind: str
+    auth: str
+    permission: str | None
+    description: str
+    input_schema: dict[str, Any] | None = Field(alias="inputSchema")
+    output_schema: dict[str, Any] = Field(alias="outputSchema")
+    max_body_bytes: int | None = Field(alias="maxBodyBytes")
+    accepts_files: bool = Field(alias="acceptsFiles")
+
+    model_config = {"populate_by_name": True}
+
+
+class ContractOut(BaseModel):
+    version: str
+    protocol: str
+    procedures: list[ProcedureContract]
+    namespaces: list[str]
+
+
+def _schema_for(model: Any, mode: str) -> dict[str, Any]:
+    return TypeAdapter(model).json_schema(mode=mode, by_alias=True)
+
+
+@lru_cache(maxsize=4)
+def _cached(registry_id: int, count: int, registry: Registry) -> ContractOut:
+    procedures = [
+        ProcedureContract(
+            name=p.name,
+            kind=p.kind,
+            auth=p.auth,
+            permission=p.permission,
+            description=p.description,
+            inputSchema=_schema_for(p.input_model, "validation") if p.input_model else None,
+            outputSchema=_schema_for(p.output_type, "serialization"),
+            maxBodyBytes=p.max_body_bytes,
+            acceptsFiles=p.accepts_files,
+        )
+        for p in sorted(registry.procedures.values(), key=lambda p: p.name)
+    ]
+    return ContractOut(
+        version=api.__version__,
+        protocol="trpc-v11 (no transformer)",
+        procedures=procedures,
+        namespaces=sorted({p.namespace for p in registry.procedures.values()}),
+    )
+
+
+def build_contract(registry: Registry) -> ContractOut:
+    return _cached(id(registry), len(registry.procedures), registry)

@@ -1,0 +1,64 @@
+"""The one error type of the API and tRPC's code table.
+
+Domain code raises `RpcError("NOT_FOUND", "Claim 12 not found")`; the router maps
+it to the tRPC envelope. Messages are shown to people: say what to fix, and
+never echo PHI.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# tRPC v11 TRPC_ERROR_CODES_BY_KEY and its HTTP status mapping.
+ERROR_CODES: dict[str, tuple[int, int]] = {
+    "PARSE_ERROR": (-32700, 400),
+    "BAD_REQUEST": (-32600, 400),
+    "INTERNAL_SERVER_ERROR": (-32603, 500),
+    "NOT_IMPLEMENTED": (-32603, 501),
+    "BAD_GATEWAY": (-32603, 502),
+    "SERVICE_UNAVAILABLE": (-32603, 503),
+    "GATEWAY_TIMEOUT": (-32603, 504),
+    "UNAUTHORIZED": (-32001, 401),
+    "PAYMENT_REQUIRED": (-32002, 402),
+    "FORBIDDEN": (-32003, 403),
+    "NOT_FOUND": (-32004, 404),
+    "METHOD_NOT_SUPPORTED": (-32005, 405),
+    "TIMEOUT": (-32008, 408),
+    "CONFLICT": (-32009, 409),
+    "PRECONDITION_FAILED": (-32012, 412),
+    "PAYLOAD_TOO_LARGE": (-32013, 413),
+    "UNSUPPORTED_MEDIA_TYPE": (-32015, 415),
+    "UNPROCESSABLE_CONTENT": (-32022, 422),
+    "TOO_MANY_REQUESTS": (-32029, 429),
+    "CLIENT_CLOSED_REQUEST": (-32099, 499),
+}
+
+
+class RpcError(Exception):
+    """An error a caller can act on; `code` is a key of ERROR_CODES."""
+
+    def __init__(self, code: str, message: str, *, data: dict[str, Any] | None = None):
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown tRPC error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data or {}
+
+    @property
+    def json_rpc_code(self) -> int:
+        return ERROR_CODES[self.code][0]
+
+    @property
+    def http_status(self) -> int:
+        return ERROR_CODES[self.code][1]
+
+
+def not_found(what: str, ident: object) -> RpcError:
+    return RpcError("NOT_FOUND", f"{what} {ident} was not found in this client")
+
+
+def error_envelope(err: RpcError, path: str | None) -> dict[str, Any]:
+    data: dict[str, Any] = {"code": err.code, "httpStatus": err.http_status, "path": path}
+    data.update(err.data)
+    return {"error": {"message": err.message, "code": err.json_rpc_code, "data": data}}

@@ -1,0 +1,125 @@
+"""Running one procedure call: auth, tenancy, validation, handler, audit, commit.
+
+The order is the security contract: the caller and the tenant are resolved and
+checked before the input is even looked at, and every mutation commits
+together with its audit record or not at all.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from api.audit import service as audit
+from api.auth.resolve import resolve_principal
+from api.auth.tenancy import resolve_tenant
+from api.db.tenancy import TenantScope, set_scope
+from api.rpc.context import Context
+from api.rpc.errors import RpcError, error_envelope
+from api.rpc.procedure import Procedure
+from api.rpc.validation import validation_error, validate_input
+
+log = logging.getLogger("api.rpc")
+
+UNDEFINED: Any = object()  # tRPC "no input" (distinct from JSON null)
+
+
+@dataclass(frozen=True)
+class CallMeta:
+    authorization: str | None
+    client_id_header: str | None
+    client_ip: str | None
+
+
+def run_public_async_ready(proc: Procedure) -> bool:
+    return proc.is_async and proc.auth == "public"
+
+
+async def execute_async(services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[dict, int]:
+    """Fast path for public async procedures that need neither auth nor database."""
+    try:
+        value = validate_input(proc, raw_input, UNDEFINED)
+        ctx = Context(db=None, procedure=proc.name, services=services, client_ip=meta.client_ip)
+        result = await (proc.handler(ctx, value) if proc.input_model else proc.handler(ctx))
+        return {"result": {"data": serialize(proc, result)}}, 200
+    except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
+        return _failure(proc.name, exc)
+
+
+def execute(services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[dict, int]:
+    """Run a call in its own transaction; returns (envelope, http status)."""
+    started = time.perf_counter()
+    db = services.database.session(write=proc.kind == "mutation")
+    try:
+        ctx = Context(db=db, procedure=proc.name, services=services, client_ip=meta.client_ip)
+        if proc.auth != "public":
+            ctx.principal = resolve_principal(db, services, meta.authorization)
+            if proc.auth == "platform_admin" and not ctx.principal.is_platform_admin:
+                raise RpcError("FORBIDDEN", "This procedure is for platform administrators")
+            if proc.auth == "tenant":
+                ctx.tenant = resolve_tenant(db, ctx.principal, meta.client_id_header, proc.permission)
+                set_scope(db, TenantScope(ctx.tenant.organization_id, ctx.tenant.client_id))
+        value = validate_input(proc, raw_input, UNDEFINED)
+        result = proc.handler(ctx, value) if proc.input_model else proc.handler(ctx)
+        data = serialize(proc, result)
+        if proc.kind == "mutation":
+            _audit(ctx, proc, value)
+            db.commit()
+        else:
+            db.rollback()
+        log.info("rpc %s ok %.1fms", proc.name, (time.perf_counter() - started) * 1000)
+        return {"result": {"data": data}}, 200
+    except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
+        db.rollback()
+        return _failure(proc.name, exc)
+    finally:
+        db.close()
+
+
+def serialize(proc: Procedure, result: Any) -> Any:
+    """Validate the handler's result against the output contract, then dump it for the wire."""
+    adapter = proc.output_adapter
+    return adapter.dump_python(adapter.validate_python(result, from_attributes=True), mode="json", by_alias=True)
+
+
+def _audit(ctx: Context, proc: Procedure, value: Any) -> None:
+    tenant, principal, note = ctx.tenant, ctx.principal, ctx.audit
+    set_scope(ctx.db, None)
+    audit.append(
+        ctx.db,
+        organization_id=tenant.organization_id if tenant else note.organization_id,
+        client_id=tenant.client_id if tenant else None,
+        actor_user_id=principal.user_id if principal else note.actor_user_id,
+        actor_kind=principal.method if principal else ("login" if note.actor_user_id else "anonymous"),
+        procedure=proc.name,
+        input_value=value,
+        target_type=note.target_type,
+        target_id=note.target_id,
+        before=note.before,
+        after=note.after,
+    )
+
+
+def _failure(path: str, exc: Exception) -> tuple[dict, int]:
+    if isinstance(exc, RpcError):
+        err = exc
+    elif isinstance(exc, ValidationError):
+        err = validation_error(exc)
+    elif isinstance(exc, IntegrityError):
+        err = RpcError("CONFLICT", "This change conflicts with an existing record (a duplicate or a missing reference)")
+    elif isinstance(exc, OperationalError) and "locked" in str(exc.orig).lower():
+        err = RpcError("TOO_MANY_REQUESTS", "The database is busy; retry shortly")
+    else:
+        ref = uuid.uuid4().hex[:12]
+        # Only the exception type and code locations are logged: messages can carry PHI.
+        frames = "".join(traceback.format_list(traceback.extract_tb(exc.__traceback__)))
+        log.error("rpc %s failed: %s (ref %s)\n%s", path, type(exc).__name__, ref, frames)
+        err = RpcError("INTERNAL_SERVER_ERROR", f"Internal error (reference {ref}); the team has been notified")
+    return error_envelope(err, path), err.http_status

@@ -1,0 +1,138 @@
+"""The tRPC v11 wire protocol over HTTP (no transformer).
+
+GET  /api/rpc/a.b?input=<json>                       query
+POST /api/rpc/a.b            body <json>              mutation
+GET|POST /api/rpc/a.b,c.d?batch=1  input {"0":..,"1":..}  batch, answer in call order
+
+Request-level failures (unparseable JSON, body too large) answer one error
+envelope, as tRPC does; per-call failures answer per call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from api.rpc.errors import RpcError, error_envelope
+from api.rpc.executor import UNDEFINED, CallMeta, execute, execute_async, run_public_async_ready
+from api.rpc.procedure import Procedure, Registry
+from api.rpc.uploads import parse_file_body
+
+JSON = "application/json"
+
+
+def _json_response(payload: Any, status: int) -> Response:
+    return Response(orjson.dumps(payload), status_code=status, media_type=JSON)
+
+
+def _request_error(err: RpcError, path: str | None) -> Response:
+    return _json_response(error_envelope(err, path), err.http_status)
+
+
+def batch_status(statuses: list[int]) -> int:
+    distinct = set(statuses)
+    return distinct.pop() if len(distinct) == 1 else 207
+
+
+class RpcEndpoint:
+    def __init__(self, registry: Registry, services):
+        self.registry = registry
+        self.services = services
+
+    async def handle(self, request: Request) -> Response:
+        raw_path = request.path_params["path"]
+        is_batch = request.query_params.get("batch") in ("1", "true")
+        paths = raw_path.split(",") if is_batch else [raw_path]
+        procs = [self.registry.procedures.get(p) for p in paths]
+        method = request.method
+        if method not in ("GET", "POST"):
+            return _request_error(
+                RpcError("METHOD_NOT_SUPPORTED", f"Unsupported {method} request: queries use GET, mutations POST"),
+                raw_path,
+            )
+        try:
+            inputs = await self._read_inputs(request, paths, procs, is_batch)
+        except RpcError as err:
+            return _request_error(err, raw_path if not is_batch else None)
+
+        meta = CallMeta(
+            authorization=request.headers.get("authorization"),
+            client_id_header=request.headers.get("x-client-id"),
+            client_ip=request.client.host if request.client else None,
+        )
+        results: list[tuple[dict, int]] = []
+        for path, proc, raw in zip(paths, procs, inputs, strict=True):
+            results.append(await self._call(path, proc, method, raw, meta))
+        if not is_batch:
+            envelope, status = results[0]
+            return _json_response(envelope, status)
+        return _json_response([r[0] for r in results], batch_status([r[1] for r in results]))
+
+    async def _call(self, path: str, proc: Procedure | None, method: str, raw: Any, meta: CallMeta):
+        if proc is None:
+            err = RpcError("NOT_FOUND", f'No procedure found on path "{path}"')
+            return error_envelope(err, path), err.http_status
+        expected = "GET" if proc.kind == "query" else "POST"
+        if method != expected:
+            err = RpcError(
+                "METHOD_NOT_SUPPORTED",
+                f'Unsupported {method}-request to {proc.kind} procedure at path "{path}"',
+            )
+            return error_envelope(err, path), err.http_status
+        if run_public_async_ready(proc):
+            return await execute_async(self.services, proc, raw, meta)
+        return await anyio.to_thread.run_sync(execute, self.services, proc, raw, meta)
+
+    async def _read_inputs(self, request: Request, paths, procs, is_batch: bool) -> list[Any]:
+        if request.method == "GET":
+            text = request.query_params.get("input")
+            parsed = UNDEFINED if text is None else _parse_json(text.encode())
+        else:
+            limit = self._body_limit(procs)
+            declared = request.headers.get("content-length")
+            if declared is not None and declared.isdigit() and int(declared) > limit:
+                raise _too_large(limit)
+            body = await _read_limited(request, limit)
+            content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if content_type in ("multipart/form-data", "application/octet-stream"):
+                if is_batch or not procs[0] or not procs[0].accepts_files:
+                    raise RpcError("UNSUPPORTED_MEDIA_TYPE", "Only upload procedures take files; send JSON")
+                return [await parse_file_body(request, body, content_type)]
+            parsed = UNDEFINED if not body.strip() else _parse_json(body)
+        if not is_batch:
+            return [parsed]
+        if parsed is UNDEFINED:
+            return [UNDEFINED] * len(paths)
+        if not isinstance(parsed, dict):
+            raise RpcError("BAD_REQUEST", 'A batch input must be an object keyed by call index: {"0": ..., "1": ...}')
+        return [parsed.get(str(i), UNDEFINED) for i in range(len(paths))]
+
+    def _body_limit(self, procs: list[Procedure | None]) -> int:
+        default = self.services.settings.rpc_max_body_bytes
+        return max((p.max_body_bytes or default) if p else default for p in procs)
+
+
+def _parse_json(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise RpcError("PARSE_ERROR", f"The input is not valid JSON: {exc.msg} at position {exc.pos}") from None
+
+
+def _too_large(limit: int) -> RpcError:
+    return RpcError("PAYLOAD_TOO_LARGE", f"The request body exceeds the limit of {limit} bytes for this procedure")
+
+
+async def _read_limited(request: Request, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,119 @@
+"""Declaring procedures: one decorator, the signature is the contract.
+
+    @rpc.query("claims.get")
+    def get(ctx: Context, input: ClaimRef) -> ClaimOut:
+        "Docstring becomes the contract description."
+
+The input model is the annotated type of the `input` parameter (omit the
+parameter for procedures without input); the output model is the return
+annotation. `auth` is one of:
+
+- "public": anyone, no token needed;
+- "user": a signed-in caller, no tenant (their own sessions, organizations);
+- "tenant": a member of the organization owning the selected client, holding
+  `permission` (default "read" for queries, "write" for mutations);
+- "platform_admin": platform operators only.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, TypeAdapter
+
+from api.auth.permissions import PERMISSIONS
+
+Kind = Literal["query", "mutation"]
+AuthLevel = Literal["public", "user", "tenant", "platform_admin"]
+AUTH_LEVELS: tuple[str, ...] = typing.get_args(AuthLevel)
+
+
+@dataclass
+class Procedure:
+    name: str
+    kind: Kind
+    auth: AuthLevel
+    permission: str | None
+    handler: Callable[..., Any]
+    input_model: type[BaseModel] | None
+    output_type: Any
+    description: str
+    is_async: bool
+    max_body_bytes: int | None = None  # None: the router default; uploads raise it
+    accepts_files: bool = False
+
+    def __post_init__(self) -> None:
+        self.output_adapter = TypeAdapter(self.output_type)
+
+    @property
+    def namespace(self) -> str:
+        return self.name.split(".", 1)[0]
+
+
+class Registry:
+    """All procedures of the API, by dotted name."""
+
+    def __init__(self) -> None:
+        self.procedures: dict[str, Procedure] = {}
+
+    def query(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
+        return self._declare(name, "query", **options)
+
+    def mutation(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
+        return self._declare(name, "mutation", **options)
+
+    def _declare(
+        self,
+        name: str,
+        kind: Kind,
+        *,
+        auth: AuthLevel = "tenant",
+        permission: str | None = None,
+        max_body_bytes: int | None = None,
+        accepts_files: bool = False,
+    ) -> Callable[[Callable], Callable]:
+        if auth not in AUTH_LEVELS:
+            raise ValueError(f"{name}: unknown auth level {auth!r}")
+        if auth == "tenant":
+            permission = permission or ("read" if kind == "query" else "write")
+            if permission not in PERMISSIONS:
+                raise ValueError(f"{name}: unknown permission {permission!r}")
+
+        def decorate(fn: Callable) -> Callable:
+            if name in self.procedures:
+                raise ValueError(f"procedure {name} declared twice")
+            hints = typing.get_type_hints(fn)
+            params = list(inspect.signature(fn).parameters)
+            input_model = hints.get("input") if "input" in params else None
+            if input_model is not None and not (
+                isinstance(input_model, type) and issubclass(input_model, BaseModel)
+            ):
+                raise TypeError(f"{name}: 'input' must be annotated with a Pydantic model")
+            if "return" not in hints:
+                raise TypeError(f"{name}: annotate the return type; it is the output contract")
+            doc = inspect.getdoc(fn)
+            if not doc:
+                raise TypeError(f"{name}: a docstring is required; it is the contract description")
+            self.procedures[name] = Procedure(
+                name=name,
+                kind=kind,
+                auth=auth,
+                permission=permission if auth == "tenant" else None,
+                handler=fn,
+                input_model=input_model,
+                output_type=hints["return"],
+                description=doc,
+                is_async=inspect.iscoroutinefunction(fn),
+                max_body_bytes=max_body_bytes,
+                accepts_files=accepts_files,
+            )
+            return fn
+
+        return decorate
+
+
+rpc = Registry()

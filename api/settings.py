@@ -1,0 +1,76 @@
+"""Runtime configuration, read once from the environment (and `.env`).
+
+Everything the embedded default needs lives under `DATA_DIR`, so two instances
+with different `DATA_DIR` and `PORT` run side by side.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    data_dir: Path = Field(default=Path("data/local"))
+    database_url: str | None = None
+    port: int = 8000
+    environment: str = "local"
+
+    # RPC limits: ordinary procedures take small JSON; uploads have their own cap.
+    rpc_max_body_bytes: int = 1_048_576
+    upload_max_bytes: int = 512 * 1_048_576
+
+    session_ttl_hours: int = 12
+
+    # OIDC (production identity provider). Unset = local identity provider only.
+    oidc_issuer: str | None = None
+    oidc_audience: str | None = None
+    oidc_jwks_url: str | None = None
+    oidc_email_claim: str = "email"
+    oidc_leeway_seconds: int = 30
+
+    # SMART signing keys; unset = generated under DATA_DIR on first start.
+    smart_keys_path: Path | None = None
+    smart_key_retire_after_days: int = 7
+
+    # Billing webhook secrets, comma-separated (several for rotation).
+    billing_webhook_secret: str | None = None
+    billing_webhook_tolerance_seconds: int = 300
+
+    bootstrap_admin_email: str = "admin@demo.local"
+    bootstrap_admin_password: str | None = None
+
+    job_worker_enabled: bool = True
+    job_poll_seconds: float = 1.0
+
+    @property
+    def resolved_data_dir(self) -> Path:
+        return self.data_dir.resolve()
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.resolved_data_dir / 'platform.db'}"
+
+    @property
+    def default_smart_keys_path(self) -> Path:
+        return self.resolved_data_dir / "keys" / "smart_keys.json"
+
+    @property
+    def landing_dir(self) -> Path:
+        return self.resolved_data_dir / "landing"
+
+    @property
+    def warehouse_dir(self) -> Path:
+        return self.resolved_data_dir / "warehouse"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()
