@@ -78,10 +78,18 @@ def _from_oidc(db: Session, services, token: str) -> Principal:
     if user is None and identity.email:
         user = db.scalar(select(User).where(User.email == identity.email.lower()))
         if user is not None and user.oidc_subject is None:
-            user.oidc_subject = subject_key
-            db.flush()
+            _link_subject(services, user.id, subject_key)
     if user is None:
         raise RpcError("UNAUTHORIZED", "This identity has no platform account; ask an administrator to invite it")
     if user.disabled:
         raise RpcError("UNAUTHORIZED", "This account is disabled")
     return Principal(user_id=user.id, email=user.email, method="oidc", is_platform_admin=user.is_platform_admin)
+
+
+def _link_subject(services, user_id: int, subject_key: str) -> None:
+    """Remember the provider's subject for this user, committed on its own: the call
+    itself may be a query whose transaction is rolled back."""
+    with services.database.transaction() as db:
+        user = db.get(User, user_id)
+        if user is not None and user.oidc_subject is None:
+            user.oidc_subject = subject_key

@@ -1,0 +1,49 @@
+# Two commands matter: `make up` (run the platform on embedded defaults) and
+# `make test` (set up and pass the whole suite). Everything installs from this
+# repository's own files.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+DATA_DIR ?= data/local
+PORT ?= 8000
+DAGSTER_PORT ?= 3000
+export DATA_DIR PORT
+export DBT_SEND_ANONYMOUS_USAGE_STATS := false
+export DAGSTER_DISABLE_TELEMETRY := true
+
+.PHONY: up test install install-node migrate bootstrap serve bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -e ".[dev]"
+	touch $@
+
+install: $(VENV)/.installed
+
+tests/e2e/node/node_modules/.package-lock.json: tests/e2e/node/package-lock.json
+	npm ci --prefix tests/e2e/node --no-audit --no-fund --loglevel=error
+
+install-node: tests/e2e/node/node_modules/.package-lock.json
+
+migrate: install
+	$(PY) -m api.cli migrate
+
+bootstrap: migrate
+	$(PY) -m api.cli bootstrap
+
+## up: set up and run the platform on embedded defaults (SQLite + DuckDB under DATA_DIR)
+up: bootstrap
+	$(PY) -m api.cli serve --port $(PORT)
+
+## test: set up and run the whole suite (SQLite and PostgreSQL)
+test: install install-node
+	$(PY) -m pytest -q
+
+bench: install
+	$(PY) bench/rpc_overhead.py
+
+clean:
+	rm -rf $(VENV) data/local tests/e2e/node/node_modules

@@ -1,0 +1,82 @@
+"""Organizations, clients, members and role enforcement."""
+
+from __future__ import annotations
+
+from tests.conftest import make_user, sign_in
+
+
+def test_create_organization_makes_caller_admin_with_first_client(make_member):
+    member = make_member()
+    ctx = member.rpc.query("securityContext.current").data
+    assert ctx["roles"] == ["admin"] and ctx["clientId"] == member.client_id
+    clients = member.rpc.query("organizations.listClients").data
+    assert [c["name"] for c in clients] == ["General Hospital"]
+
+
+def test_duplicate_slug_is_conflict(make_member):
+    member = make_member()
+    body = {"name": "Same", "slug": f"same-{member.user_id}", "firstClientName": "H"}
+    assert member.rpc.as_(member.token).mutation("organizations.create", {**body, "firstClientName": "Hosp"}).status == 200
+    again = member.rpc.as_(member.token).mutation("organizations.create", {**body, "firstClientName": "Hosp"})
+    assert again.code == "CONFLICT"
+
+
+def test_client_selection_with_several_clients(make_member):
+    member = make_member()
+    second = member.rpc.mutation("organizations.addClient", {"name": "North Campus"}).data
+    no_header = member.rpc.as_(member.token)
+    assert no_header.query("organizations.get").code == "BAD_REQUEST"
+    assert member.rpc.as_(member.token, second["id"]).query("securityContext.current").data["clientId"] == second["id"]
+    assert no_header.as_(member.token, "abc").query("organizations.get").code == "BAD_REQUEST"
+
+
+def test_roles_are_enforced(make_member):
+    auditor = make_member(role="auditor")
+    refused = auditor.rpc.mutation("auth.createApiKey", {"name": "x"})
+    assert refused.code == "FORBIDDEN" and "auditor" in refused.error["message"]
+    assert auditor.rpc.query("audit.verifyChain").data["valid"] is True
+    specialist = make_member(role="specialist")
+    assert specialist.rpc.query("audit.list").code == "FORBIDDEN"
+    assert specialist.rpc.mutation("organizations.addClient", {"name": "Nope"}).code == "FORBIDDEN"
+    explain = specialist.rpc.query("securityContext.explain", {"permission": "manage"}).data
+    assert explain["granted"] is False and explain["rolesGranting"] == ["admin"]
+
+
+def test_set_role_and_last_admin_protection(services, make_member, rpc):
+    admin = make_member()
+    user_id, email, password = make_user(services)
+    admin.rpc.mutation("organizations.inviteMember", {"email": email, "role": "specialist"}).data
+    promoted = admin.rpc.mutation("organizations.setRole", {"userId": user_id, "role": "manager"}).data
+    assert promoted["role"] == "manager"
+    demote_self = admin.rpc.mutation("organizations.setRole", {"userId": admin.user_id, "role": "analyst"})
+    assert demote_self.code == "PRECONDITION_FAILED"
+    assert admin.rpc.mutation("organizations.removeMember", {"userId": admin.user_id}).code == "PRECONDITION_FAILED"
+    assert admin.rpc.mutation("organizations.removeMember", {"userId": user_id}).data == {"ok": True}
+    token = sign_in(rpc, email, password)
+    assert rpc.as_(token, admin.client_id).query("organizations.get").code == "FORBIDDEN"
+    members = admin.rpc.query("organizations.listMembers").data
+    assert [m["userId"] for m in members] == [admin.user_id]
+
+
+def test_set_role_rejects_unknown_role_and_foreign_user(make_member):
+    admin = make_member()
+    other = make_member()
+    assert admin.rpc.mutation("organizations.setRole", {"userId": admin.user_id, "role": "owner"}).code == "BAD_REQUEST"
+    assert admin.rpc.mutation("organizations.setRole", {"userId": other.user_id, "role": "analyst"}).code == "NOT_FOUND"
+
+
+def test_platform_admin_suspends_organization(make_member):
+    operator = make_member(platform_admin=True)
+    victim = make_member()
+    listed = operator.rpc.query("admin.listOrganizations", {"limit": 500}).data
+    assert any(o["id"] == victim.organization_id for o in listed["items"])
+    done = operator.rpc.mutation("admin.suspendOrganization",
+                                 {"organizationId": victim.organization_id, "reason": "unpaid"}).data
+    assert done["status"] == "suspended"
+    blocked = victim.rpc.query("organizations.get")
+    assert blocked.code == "FORBIDDEN" and "suspended" in blocked.error["message"]
+    operator.rpc.mutation("admin.suspendOrganization",
+                          {"organizationId": victim.organization_id, "suspended": False, "reason": "paid"}).data
+    assert victim.rpc.query("organizations.get").status == 200
+    settings = operator.rpc.query("admin.settings").data
+    assert settings["procedures"] >= 27 and "secret" not in str(settings).lower()
