@@ -1,0 +1,1 @@
+"""Read access to the published analytical snapshot, always tenant-scoped."""

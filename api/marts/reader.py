@@ -1,0 +1,125 @@
+"""Serving the marts from the last *published* snapshot.
+
+The pipeline builds marts into a new DuckDB file and then atomically replaces
+`warehouse/published.json`; this reader follows that pointer. A request gets a
+connection on which every mart is visible only through a temporary view
+filtered to the caller's organization and client: procedure SQL names marts
+unqualified (`fct_kpis_monthly`) and cannot reach another tenant's rows. The
+snapshot itself is attached read-only, so a running build never blocks a reader
+and a reader never sees a half-built mart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from api.rpc.errors import RpcError
+
+_IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
+_QUALIFIED = re.compile(r"\bsnap\s*\.", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    path: Path
+    built_at: datetime
+    tables: tuple[str, ...]
+    tenant_tables: frozenset[str]  # tables with organization_id/client_id; the rest is reference data
+
+
+class ScopedMarts:
+    """One request's view of the marts: tenant-filtered, read-only."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, snapshot: Snapshot):
+        self.conn = conn
+        self.snapshot = snapshot
+
+    @property
+    def built_at(self) -> datetime:
+        return self.snapshot.built_at
+
+    def has(self, table: str) -> bool:
+        return table in self.snapshot.tables
+
+    def rows(self, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        if _QUALIFIED.search(sql):
+            # The unscoped tables are attached as `snap`; naming them would skip the tenant filter.
+            raise RuntimeError("mart SQL must name marts unqualified (tenant-scoped views), not snap.*")
+        cur = self.conn.execute(sql, params or {})
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    def one(self, sql: str, params: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        found = self.rows(sql, params)
+        return found[0] if found else None
+
+
+class MartReader:
+    """Follows the published pointer; one attached DuckDB per snapshot."""
+
+    def __init__(self, warehouse_dir: Path):
+        self.pointer = warehouse_dir / "published.json"
+        self._lock = threading.Lock()
+        self._current: tuple[float, Snapshot, duckdb.DuckDBPyConnection] | None = None
+
+    def _load(self) -> tuple[Snapshot, duckdb.DuckDBPyConnection]:
+        try:
+            stamp = self.pointer.stat().st_mtime_ns
+        except FileNotFoundError:
+            raise RpcError(
+                "PRECONDITION_FAILED",
+                "No analytics snapshot has been published yet: run the pipeline (operations.runPipeline)",
+            ) from None
+        with self._lock:
+            if self._current and self._current[0] == stamp:
+                return self._current[1], self._current[2]
+            doc = json.loads(self.pointer.read_text())
+            path = Path(doc["snapshot"])
+            conn = duckdb.connect(":memory:")
+            conn.execute(f"ATTACH '{_quote(path)}' AS snap (READ_ONLY)")
+            columns = conn.execute(
+                "SELECT table_name, column_name FROM duckdb_columns() "
+                "WHERE database_name = 'snap' AND schema_name = 'main'"
+            ).fetchall()
+            tables = sorted({t for t, _ in columns if _IDENT.match(t)})
+            with_org = {t for t, c in columns if c == "organization_id"}
+            with_client = {t for t, c in columns if c == "client_id"}
+            snapshot = Snapshot(
+                path=path,
+                built_at=datetime.fromisoformat(doc["built_at"]),
+                tables=tuple(tables),
+                tenant_tables=frozenset(with_org & with_client),
+            )
+            # The previous connection is left to the garbage collector: requests that
+            # still hold its cursors finish on the snapshot they started with.
+            self._current = (stamp, snapshot, conn)
+            return snapshot, conn
+
+    @contextmanager
+    def scoped(self, organization_id: int, client_id: int | None) -> Iterator[ScopedMarts]:
+        snapshot, root = self._load()
+        conn = root.cursor()
+        try:
+            where = f"organization_id = {int(organization_id)}"
+            if client_id is not None:
+                where += f" AND client_id = {int(client_id)}"
+            for table in snapshot.tables:
+                scope = f" WHERE {where}" if table in snapshot.tenant_tables else ""
+                conn.execute(f"CREATE TEMP VIEW {table} AS SELECT * FROM snap.main.{table}{scope}")
+            yield ScopedMarts(conn, snapshot)
+        finally:
+            conn.close()
+
+
+def _quote(path: Path) -> str:
+    return str(path).replace("'", "''")
