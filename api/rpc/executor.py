@@ -24,7 +24,7 @@ from api.db.tenancy import TenantScope, set_scope
 from api.rpc.context import Context
 from api.rpc.errors import RpcError, error_envelope
 from api.rpc.procedure import Procedure
-from api.rpc.validation import validation_error, validate_input
+from api.rpc.validation import validate_input
 
 log = logging.getLogger("api.rpc")
 
@@ -83,10 +83,20 @@ def execute(services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[
         db.close()
 
 
+class OutputContractError(Exception):
+    """A handler's result broke its own output model: a server bug, never the caller's fault."""
+
+
 def serialize(proc: Procedure, result: Any) -> Any:
     """Validate the handler's result against the output contract, then dump it for the wire."""
     adapter = proc.output_adapter
-    return adapter.dump_python(adapter.validate_python(result, from_attributes=True), mode="json", by_alias=True)
+    try:
+        valid = adapter.validate_python(result, from_attributes=True)
+    except ValidationError:
+        # Not re-raised as ValidationError: that would be answered as the caller's BAD_REQUEST (tRPC
+        # answers "Output validation failed" as INTERNAL_SERVER_ERROR), and its text may hold data.
+        raise OutputContractError(f"{proc.name} returned data that does not match its output model") from None
+    return adapter.dump_python(valid, mode="json", by_alias=True)
 
 
 def _audit(ctx: Context, proc: Procedure, value: Any) -> None:
@@ -110,8 +120,6 @@ def _audit(ctx: Context, proc: Procedure, value: Any) -> None:
 def _failure(path: str, exc: Exception) -> tuple[dict, int]:
     if isinstance(exc, RpcError):
         err = exc
-    elif isinstance(exc, ValidationError):
-        err = validation_error(exc)
     elif isinstance(exc, IntegrityError):
         err = RpcError("CONFLICT", "This change conflicts with an existing record (a duplicate or a missing reference)")
     elif isinstance(exc, OperationalError) and "locked" in str(exc.orig).lower():

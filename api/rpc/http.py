@@ -4,8 +4,9 @@ GET  /api/rpc/a.b?input=<json>                       query
 POST /api/rpc/a.b            body <json>              mutation
 GET|POST /api/rpc/a.b,c.d?batch=1  input {"0":..,"1":..}  batch, answer in call order
 
-Request-level failures (unparseable JSON, body too large) answer one error
-envelope, as tRPC does; per-call failures answer per call.
+Request-level failures (unparseable JSON, body too large) fail every call: one
+envelope for a single call, an array with one envelope per call for a batch,
+as tRPC v11 answers them.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ def _json_response(payload: Any, status: int) -> Response:
     return Response(orjson.dumps(payload), status_code=status, media_type=JSON)
 
 
-def _request_error(err: RpcError, path: str | None) -> Response:
-    return _json_response(error_envelope(err, path), err.http_status)
+def _request_error(err: RpcError, paths: list[str], is_batch: bool) -> Response:
+    if is_batch:
+        return _json_response([error_envelope(err, p) for p in paths], err.http_status)
+    return _json_response(error_envelope(err, paths[0]), err.http_status)
 
 
 def batch_status(statuses: list[int]) -> int:
@@ -50,14 +53,14 @@ class RpcEndpoint:
         procs = [self.registry.procedures.get(p) for p in paths]
         method = request.method
         if method not in ("GET", "POST"):
-            return _request_error(
-                RpcError("METHOD_NOT_SUPPORTED", f"Unsupported {method} request: queries use GET, mutations POST"),
-                raw_path,
-            )
+            err = RpcError("METHOD_NOT_SUPPORTED", f"Unsupported {method} request: queries use GET, mutations POST")
+            response = _request_error(err, paths, is_batch)
+            response.headers["Allow"] = "GET, POST"
+            return response
         try:
             inputs = await self._read_inputs(request, paths, procs, is_batch)
         except RpcError as err:
-            return _request_error(err, raw_path if not is_batch else None)
+            return _request_error(err, paths, is_batch)
 
         meta = CallMeta(
             authorization=request.headers.get("authorization"),
@@ -69,7 +72,10 @@ class RpcEndpoint:
             results.append(await self._call(path, proc, method, raw, meta))
         if not is_batch:
             envelope, status = results[0]
-            return _json_response(envelope, status)
+            response = _json_response(envelope, status)
+            if status == 405 and procs[0] is not None:
+                response.headers["Allow"] = "GET" if procs[0].kind == "query" else "POST"
+            return response
         return _json_response([r[0] for r in results], batch_status([r[1] for r in results]))
 
     async def _call(self, path: str, proc: Procedure | None, method: str, raw: Any, meta: CallMeta):
@@ -92,7 +98,9 @@ class RpcEndpoint:
             text = request.query_params.get("input")
             parsed = UNDEFINED if text is None else _parse_json(text.encode())
         else:
-            limit = self._body_limit(procs)
+            # Files only travel in single calls, so a batch keeps the ordinary limit even
+            # when it names an upload procedure.
+            limit = self._body_limit(procs[0] if not is_batch else None)
             declared = request.headers.get("content-length")
             if declared is not None and declared.isdigit() and int(declared) > limit:
                 raise _too_large(limit)
@@ -111,9 +119,9 @@ class RpcEndpoint:
             raise RpcError("BAD_REQUEST", 'A batch input must be an object keyed by call index: {"0": ..., "1": ...}')
         return [parsed.get(str(i), UNDEFINED) for i in range(len(paths))]
 
-    def _body_limit(self, procs: list[Procedure | None]) -> int:
+    def _body_limit(self, proc: Procedure | None) -> int:
         default = self.services.settings.rpc_max_body_bytes
-        return max((p.max_body_bytes or default) if p else default for p in procs)
+        return (proc.max_body_bytes or default) if proc else default
 
 
 def _parse_json(raw: bytes) -> Any:

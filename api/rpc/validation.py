@@ -22,7 +22,12 @@ def validate_input(proc: Procedure, raw: Any, undefined: Any) -> Any:
             f"Invalid input: {proc.name} takes a JSON object, got {_json_type(raw)}",
             data={"issues": [{"path": "", "message": "expected an object"}]},
         )
-    return model.model_validate(raw)
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        # Only the input's validation failure is the caller's fault; a ValidationError
+        # raised later inside a handler is a server bug and answers INTERNAL_SERVER_ERROR.
+        raise validation_error(exc) from None
 
 
 def validation_error(exc: ValidationError) -> RpcError:

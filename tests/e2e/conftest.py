@@ -1,0 +1,163 @@
+"""A real API server for end-to-end tests: `api.cli` migrate, bootstrap, serve under uvicorn.
+
+The server runs as a subprocess on a free port with its own DATA_DIR, once per
+backend (SQLite file, fresh PostgreSQL database), and is shared by the e2e
+tests of the session. Nothing here reaches into the app in-process: the tests
+see exactly what a deployed client sees.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import REPO, create_pg_database, drop_pg_database
+
+ADMIN_EMAIL = "admin@e2e.test"
+ADMIN_PASSWORD = "e2e correct horse battery staple"
+# Small enough that a test body can exceed it cheaply, large enough for every ordinary call.
+E2E_MAX_BODY_BYTES = 64 * 1024
+STARTUP_TIMEOUT_S = 60.0
+NODE_DIR = Path(__file__).parent / "node"
+
+
+def need_tool(tool: str) -> str:
+    """The path of a command-line tool; skipped locally, a failure in CI, when it is missing."""
+    path = shutil.which(tool)
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"`{tool}` is required for the Node end-to-end tests but is not on PATH")
+        pytest.skip(f"`{tool}` is not on PATH; the Node end-to-end tests need Node 20+ and npm")
+    return path
+
+
+@pytest.fixture(scope="session")
+def node_client_dir() -> Path:
+    """tests/e2e/node with its locked dependencies installed (`npm ci` when node_modules is missing)."""
+    need_tool("node")
+    if not (NODE_DIR / "node_modules" / "@trpc" / "client" / "package.json").exists():
+        npm = need_tool("npm")
+        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True,
+                              text=True, timeout=300)
+        if done.returncode != 0:
+            pytest.fail(f"`npm ci` in {NODE_DIR} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    return NODE_DIR
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    base_url: str
+    backend: str
+    admin_email: str
+    admin_password: str
+    max_body_bytes: int
+    log_path: Path
+
+    def log_tail(self, chars: int = 4000) -> str:
+        """The end of the server's output, for assertion messages when something goes wrong."""
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return "(no server log)"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _cli(env: dict[str, str], *args: str, log: Path) -> None:
+    """Run one `python -m api.cli` command to completion; fail with its output if it fails."""
+    done = subprocess.run([sys.executable, "-m", "api.cli", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=180)
+    with log.open("a") as fh:
+        fh.write(f"$ api.cli {' '.join(args)} (exit {done.returncode})\n{done.stdout}{done.stderr}\n")
+    if done.returncode != 0:
+        pytest.fail(f"`api.cli {' '.join(args)}` failed with exit {done.returncode}:\n{done.stdout[-3000:]}"
+                    f"\n{done.stderr[-3000:]}")
+
+
+def _wait_ready(base_url: str, proc: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    last_error = "no answer yet"
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"the server exited with {proc.returncode} during startup:\n{log.read_text()[-4000:]}")
+        try:
+            r = httpx.get(f"{base_url}/api/rpc/system.ping", timeout=2.0)
+            if r.status_code == 200 and r.json().get("result", {}).get("data", {}).get("pong") is True:
+                return
+            last_error = f"HTTP {r.status_code}: {r.text[:200]}"
+        except httpx.HTTPError as exc:
+            last_error = type(exc).__name__
+        time.sleep(0.1)
+    pytest.fail(f"the server did not answer system.ping within {STARTUP_TIMEOUT_S:.0f}s ({last_error}):\n"
+                f"{log.read_text()[-4000:]}")
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+def server_env(data_dir: Path, database_url: str | None, **extra: str) -> dict[str, str]:
+    """The environment of a server subprocess: everything it needs, nothing from a developer `.env`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DATA_DIR", "PORT")}
+    env.update(
+        DATA_DIR=str(data_dir),
+        BOOTSTRAP_ADMIN_EMAIL=ADMIN_EMAIL,
+        BOOTSTRAP_ADMIN_PASSWORD=ADMIN_PASSWORD,
+        RPC_MAX_BODY_BYTES=str(E2E_MAX_BODY_BYTES),
+        PYTHONUNBUFFERED="1",
+        **extra,
+    )
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    return env
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+def live_server(request, tmp_path_factory) -> Iterator[LiveServer]:
+    """The real API under uvicorn, migrated and bootstrapped; yields its base URL and admin login."""
+    backend = request.param
+    data_dir = tmp_path_factory.mktemp(f"e2e-{backend}")
+    log = data_dir / "server.log"
+    pg_admin = pg_url = None
+    if backend == "postgres":
+        pg_admin = request.getfixturevalue("pg_server")
+        pg_url = create_pg_database(pg_admin).replace("postgresql://", "postgresql+psycopg://", 1)
+    proc = None
+    try:
+        env = server_env(data_dir, pg_url)
+        _cli(env, "migrate", log=log)
+        _cli(env, "bootstrap", log=log)
+        port = free_port()
+        base_url = f"http://127.0.0.1:{port}"
+        with log.open("a") as out:
+            proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port)], cwd=REPO,
+                                    env=env, stdout=out, stderr=subprocess.STDOUT)
+        _wait_ready(base_url, proc, log)
+        yield LiveServer(base_url, backend, ADMIN_EMAIL, ADMIN_PASSWORD, E2E_MAX_BODY_BYTES, log)
+    finally:
+        if proc is not None:
+            _stop(proc)
+        if pg_url is not None:
+            drop_pg_database(pg_admin, pg_url.replace("postgresql+psycopg://", "postgresql://", 1))
