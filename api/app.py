@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib
 import logging
 import pkgutil
-from dataclasses import dataclass, field
-from typing import Any
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from fastapi import FastAPI
 from starlette.routing import Route
@@ -14,9 +14,12 @@ from starlette.routing import Route
 import api
 from api.auth.oidc import OidcVerifier
 from api.db.session import Database
+from api.jobs.worker import Worker
+from api.marts.reader import MartReader
 from api.rpc.http import RpcEndpoint
 from api.rpc.procedure import Registry, rpc
 from api.settings import Settings, get_settings
+from api.signing.service import SigningKeys, SigningKeysUnavailable
 
 log = logging.getLogger("api")
 
@@ -28,13 +31,13 @@ class Services:
     settings: Settings
     database: Database
     oidc_verifier: OidcVerifier | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    signing_keys: SigningKeys | None = None
+    job_worker: Worker | None = None  # None when settings.job_worker_enabled is false
+    marts: MartReader | None = None
 
     def close(self) -> None:
-        for extra in self.extras.values():
-            close = getattr(extra, "close", None)
-            if callable(close):
-                close()
+        if self.job_worker is not None:
+            self.job_worker.stop()
         self.database.dispose()
 
 
@@ -49,55 +52,71 @@ def build_services(settings: Settings | None = None) -> Services:
             email_claim=settings.oidc_email_claim,
             leeway=settings.oidc_leeway_seconds,
         )
-    return Services(settings=settings, database=Database(settings.resolved_database_url), oidc_verifier=verifier)
+    database = Database(settings.resolved_database_url)
+    worker = Worker(database, poll_seconds=settings.job_poll_seconds) if settings.job_worker_enabled else None
+    return Services(settings=settings, database=database, oidc_verifier=verifier,
+                    signing_keys=SigningKeys.from_settings(settings), job_worker=worker,
+                    marts=MartReader(settings.warehouse_dir))
 
 
-def load_procedures() -> Registry:
-    """Import every `api/<domain>/procedures.py`; declaring is registering."""
+def _domain_modules(name: str) -> list:
+    """Import `api/<domain>/<name>.py` for every domain package that has one."""
+    modules = []
     for info in pkgutil.iter_modules(api.__path__):
         if not info.ispkg:
             continue
-        name = f"api.{info.name}.procedures"
+        qualified = f"api.{info.name}.{name}"
         try:
-            importlib.import_module(name)
+            modules.append(importlib.import_module(qualified))
         except ModuleNotFoundError as exc:
-            if exc.name != name:
+            if exc.name != qualified:
                 raise
+    return modules
+
+
+def load_procedures() -> Registry:
+    """Import every domain's `procedures` (declaring is registering) and `job_handlers`."""
+    _domain_modules("procedures")
+    _domain_modules("job_handlers")
     return rpc
 
 
 def install_entry_points(app: FastAPI, services: Services) -> None:
-    """Mount the non-RPC entry points each domain exposes (health, JWKS, webhooks)."""
-    for info in pkgutil.iter_modules(api.__path__):
-        if not info.ispkg:
-            continue
-        name = f"api.{info.name}.routes"
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
+    """Mount the non-RPC entry points each domain exposes in `routes.install` (health, JWKS, webhooks)."""
+    for module in _domain_modules("routes"):
         module.install(app, services)
 
 
 def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
+    owns_services = services is None
     services = services or build_services(settings)
     registry = load_procedures()
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        if services.signing_keys is not None:
+            try:
+                services.signing_keys.ensure()  # generates the embedded default key set on first start
+            except SigningKeysUnavailable as exc:
+                log.error("SMART signing keys unavailable: %s", exc)  # the JWKS endpoint answers 503
+        if services.job_worker is not None:
+            services.job_worker.start()
+        try:
+            yield
+        finally:
+            if services.job_worker is not None:
+                services.job_worker.stop()
+            if owns_services:
+                services.close()
+
     app = FastAPI(
         title="Denial-management platform", version=api.__version__, docs_url=None, redoc_url=None,
-        telemetry={"tracing": False, "metrics": False, "logs": False},
+        telemetry={"tracing": False, "metrics": False, "logs": False}, lifespan=lifespan,
     )
     app.state.services = services
     app.router.routes.append(
-        Route("/api/rpc/{path:path}", RpcEndpoint(registry, services).handle, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+        Route("/api/rpc/{path:path}", RpcEndpoint(registry, services).handle,
+              methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
     )
     install_entry_points(app, services)
-    for hook in services.extras.get("startup_hooks", []):
-        hook(app)
-
-    @app.on_event("shutdown")
-    def _close() -> None:
-        services.close()
-
     return app

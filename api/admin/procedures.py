@@ -82,3 +82,24 @@ def settings(ctx: Context) -> SettingsOut:
         session_ttl_hours=s.session_ttl_hours, oidc_enabled=ctx.services.oidc_verifier is not None,
         procedures=len(rpc.procedures),
     )
+
+
+class RotatedKeysOut(Output):
+    published_kids: list[str] = Field(description="kids in the JWKS after the rotation (new and retiring)")
+
+
+@rpc.mutation("admin.rotateSigningKeys", auth="platform_admin")
+def rotate_signing_keys(ctx: Context) -> RotatedKeysOut:
+    """Publish a new ES384 + RS384 SMART key pair; the previous keys stay published until
+    smart_key_retire_after_days have passed, then are pruned."""
+    from api.signing.service import SigningKeysUnavailable
+
+    keys = ctx.services.signing_keys
+    if keys is None:
+        raise RpcError("PRECONDITION_FAILED", "Signing keys are not configured on this server")
+    try:
+        kids = keys.rotate()
+    except SigningKeysUnavailable as exc:
+        raise RpcError("PRECONDITION_FAILED", f"Cannot rotate: {exc}. Fix SMART_KEYS_PATH and retry") from None
+    ctx.note("signing_keys", "jwks", after={"published_kids": kids})
+    return RotatedKeysOut(published_kids=kids)

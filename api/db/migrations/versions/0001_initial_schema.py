@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-21 23:35:47.750466
+Create Date: 2026-11-21 23:52:20.569420
 """
 
 from alembic import op
@@ -101,6 +101,23 @@ def upgrade() -> None:
     with op.batch_alter_table('auth_sessions', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_auth_sessions_user_id'), ['user_id'], unique=False)
 
+    op.create_table('billing_events',
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('event_id', sa.String(length=120), nullable=False),
+    sa.Column('type', sa.String(length=50), nullable=False),
+    sa.Column('status', sa.String(length=20), nullable=False),
+    sa.Column('event_created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('received_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('payload', sa.JSON(), nullable=False),
+    sa.Column('payload_sha256', sa.String(length=64), nullable=False),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_billing_events_organization_id_organizations'), ondelete='SET NULL'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_billing_events')),
+    sa.UniqueConstraint('event_id', name=op.f('uq_billing_events_event_id'))
+    )
+    with op.batch_alter_table('billing_events', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_billing_events_organization_id'), ['organization_id'], unique=False)
+
     op.create_table('clients',
     sa.Column('name', sa.String(length=200), nullable=False),
     sa.Column('npi', sa.String(length=10), nullable=True),
@@ -132,6 +149,48 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f('ix_invitations_organization_id'), ['organization_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_invitations_user_id'), ['user_id'], unique=False)
 
+    op.create_table('invoices',
+    sa.Column('invoice_id', sa.String(length=100), nullable=False),
+    sa.Column('amount_due_cents', sa.BigInteger(), nullable=False),
+    sa.Column('currency', sa.String(length=3), nullable=False),
+    sa.Column('status', sa.String(length=40), nullable=False),
+    sa.Column('period_start', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('period_end', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('last_event_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_invoices_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_invoices')),
+    sa.UniqueConstraint('invoice_id', name=op.f('uq_invoices_invoice_id'))
+    )
+    with op.batch_alter_table('invoices', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_invoices_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('jobs',
+    sa.Column('kind', sa.String(length=100), nullable=False),
+    sa.Column('payload', sa.JSON(), nullable=False),
+    sa.Column('status', sa.String(length=20), nullable=False),
+    sa.Column('attempts', sa.Integer(), nullable=False),
+    sa.Column('max_attempts', sa.Integer(), nullable=False),
+    sa.Column('run_after', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('locked_by', sa.String(length=200), nullable=True),
+    sa.Column('locked_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('last_error', sa.String(length=500), nullable=True),
+    sa.Column('result', sa.JSON(), nullable=True),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_jobs_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_jobs'))
+    )
+    with op.batch_alter_table('jobs', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_jobs_kind'), ['kind'], unique=False)
+        batch_op.create_index(batch_op.f('ix_jobs_organization_id'), ['organization_id'], unique=False)
+        batch_op.create_index('ix_jobs_status_run_after', ['status', 'run_after'], unique=False)
+
     op.create_table('memberships',
     sa.Column('user_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
     sa.Column('role', sa.String(length=20), nullable=False),
@@ -147,16 +206,307 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f('ix_memberships_organization_id'), ['organization_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_memberships_user_id'), ['user_id'], unique=False)
 
+    op.create_table('subscriptions',
+    sa.Column('plan', sa.String(length=100), nullable=False),
+    sa.Column('status', sa.String(length=40), nullable=False),
+    sa.Column('current_period_end', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('last_event_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('last_event_id', sa.String(length=120), nullable=False),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_subscriptions_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_subscriptions')),
+    sa.UniqueConstraint('organization_id', name=op.f('uq_subscriptions_organization_id'))
+    )
+    with op.batch_alter_table('subscriptions', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_subscriptions_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('connector_profiles',
+    sa.Column('name', sa.String(length=80), nullable=False),
+    sa.Column('entity', sa.String(length=20), nullable=False),
+    sa.Column('definition', sa.JSON(), nullable=False),
+    sa.Column('created_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_connector_profiles_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['created_by'], ['users.id'], name=op.f('fk_connector_profiles_created_by_users'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_connector_profiles_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_connector_profiles')),
+    sa.UniqueConstraint('client_id', 'name', name=op.f('uq_connector_profiles_client_id_name'))
+    )
+    with op.batch_alter_table('connector_profiles', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_connector_profiles_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_connector_profiles_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('landing_files',
+    sa.Column('content_sha256', sa.String(length=64), nullable=False),
+    sa.Column('size_bytes', sa.BigInteger(), nullable=False),
+    sa.Column('original_filename', sa.String(length=255), nullable=False),
+    sa.Column('content_type', sa.String(length=120), nullable=True),
+    sa.Column('detected_format', sa.String(length=20), nullable=True),
+    sa.Column('uploaded_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_landing_files_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_landing_files_organization_id_organizations'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['uploaded_by'], ['users.id'], name=op.f('fk_landing_files_uploaded_by_users'), ondelete='SET NULL'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_landing_files'))
+    )
+    with op.batch_alter_table('landing_files', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_landing_files_client_id'), ['client_id'], unique=False)
+        batch_op.create_index('ix_landing_files_client_sha', ['client_id', 'content_sha256'], unique=False)
+        batch_op.create_index(batch_op.f('ix_landing_files_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('reconciliation_runs',
+    sa.Column('status', sa.String(length=12), nullable=False),
+    sa.Column('started_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('claims_considered', sa.Integer(), nullable=False),
+    sa.Column('remittances_considered', sa.Integer(), nullable=False),
+    sa.Column('matched', sa.Integer(), nullable=False),
+    sa.Column('exception_counts', sa.JSON(), nullable=False),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_reconciliation_runs_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_reconciliation_runs_organization_id_organizations'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['started_by'], ['users.id'], name=op.f('fk_reconciliation_runs_started_by_users'), ondelete='SET NULL'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_reconciliation_runs'))
+    )
+    with op.batch_alter_table('reconciliation_runs', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_reconciliation_runs_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_reconciliation_runs_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('synthetic_corpora',
+    sa.Column('status', sa.String(length=12), nullable=False),
+    sa.Column('seed', sa.Integer(), nullable=False),
+    sa.Column('claims', sa.Integer(), nullable=False),
+    sa.Column('spec', sa.JSON(), nullable=False),
+    sa.Column('generator_version', sa.String(length=20), nullable=True),
+    sa.Column('directory', sa.String(length=500), nullable=True),
+    sa.Column('files', sa.JSON(), nullable=False),
+    sa.Column('created_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_synthetic_corpora_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['created_by'], ['users.id'], name=op.f('fk_synthetic_corpora_created_by_users'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_synthetic_corpora_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_synthetic_corpora'))
+    )
+    with op.batch_alter_table('synthetic_corpora', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_synthetic_corpora_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_synthetic_corpora_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('import_batches',
+    sa.Column('landing_file_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('kind', sa.String(length=30), nullable=False),
+    sa.Column('source_filename', sa.String(length=255), nullable=False),
+    sa.Column('content_sha256', sa.String(length=64), nullable=False),
+    sa.Column('size_bytes', sa.BigInteger(), nullable=False),
+    sa.Column('source_format', sa.String(length=20), nullable=True),
+    sa.Column('profile_name', sa.String(length=80), nullable=True),
+    sa.Column('status', sa.String(length=20), nullable=False),
+    sa.Column('parser_version', sa.String(length=40), nullable=False),
+    sa.Column('error_report', sa.JSON(), nullable=True),
+    sa.Column('row_count', sa.Integer(), nullable=False),
+    sa.Column('valid_count', sa.Integer(), nullable=False),
+    sa.Column('invalid_count', sa.Integer(), nullable=False),
+    sa.Column('excluded_count', sa.Integer(), nullable=False),
+    sa.Column('totals', sa.JSON(), nullable=False),
+    sa.Column('quality', sa.JSON(), nullable=False),
+    sa.Column('created_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('confirmed_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('confirmed_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('entries_posted', sa.Integer(), nullable=False),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_import_batches_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['confirmed_by'], ['users.id'], name=op.f('fk_import_batches_confirmed_by_users'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['created_by'], ['users.id'], name=op.f('fk_import_batches_created_by_users'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['landing_file_id'], ['landing_files.id'], name=op.f('fk_import_batches_landing_file_id_landing_files'), ondelete='RESTRICT'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_import_batches_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_import_batches')),
+    sa.UniqueConstraint('client_id', 'content_sha256', 'kind', name=op.f('uq_import_batches_client_id_content_sha256_kind'))
+    )
+    with op.batch_alter_table('import_batches', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_import_batches_client_id'), ['client_id'], unique=False)
+        batch_op.create_index('ix_import_batches_client_status', ['client_id', 'status'], unique=False)
+        batch_op.create_index(batch_op.f('ix_import_batches_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('reconciliation_exceptions',
+    sa.Column('run_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('exception_type', sa.String(length=30), nullable=False),
+    sa.Column('claim_key', sa.String(length=80), nullable=True),
+    sa.Column('payer', sa.String(length=200), nullable=True),
+    sa.Column('expected_amount', sa.Numeric(precision=18, scale=2), nullable=True),
+    sa.Column('actual_amount', sa.Numeric(precision=18, scale=2), nullable=True),
+    sa.Column('detail', sa.String(length=500), nullable=False),
+    sa.Column('entry_ids', sa.JSON(), nullable=False),
+    sa.Column('status', sa.String(length=10), nullable=False),
+    sa.Column('resolution', sa.String(length=30), nullable=True),
+    sa.Column('resolution_note', sa.Text(), nullable=True),
+    sa.Column('resolved_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('resolved_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_reconciliation_exceptions_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_reconciliation_exceptions_organization_id_organizations'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['resolved_by'], ['users.id'], name=op.f('fk_reconciliation_exceptions_resolved_by_users'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['run_id'], ['reconciliation_runs.id'], name=op.f('fk_reconciliation_exceptions_run_id_reconciliation_runs'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_reconciliation_exceptions'))
+    )
+    with op.batch_alter_table('reconciliation_exceptions', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_reconciliation_exceptions_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_reconciliation_exceptions_organization_id'), ['organization_id'], unique=False)
+        batch_op.create_index('ix_reconciliation_exceptions_run', ['run_id', 'status'], unique=False)
+
+    op.create_table('import_rows',
+    sa.Column('batch_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('row_number', sa.Integer(), nullable=False),
+    sa.Column('entity', sa.String(length=30), nullable=False),
+    sa.Column('parent_row_number', sa.Integer(), nullable=True),
+    sa.Column('data', sa.JSON(), nullable=False),
+    sa.Column('status', sa.String(length=10), nullable=False),
+    sa.Column('errors', sa.JSON(), nullable=False),
+    sa.Column('decision', sa.String(length=10), nullable=False),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['batch_id'], ['import_batches.id'], name=op.f('fk_import_rows_batch_id_import_batches'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_import_rows_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_import_rows_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_import_rows')),
+    sa.UniqueConstraint('batch_id', 'row_number', name=op.f('uq_import_rows_batch_id_row_number'))
+    )
+    with op.batch_alter_table('import_rows', schema=None) as batch_op:
+        batch_op.create_index('ix_import_rows_batch_status', ['batch_id', 'status'], unique=False)
+        batch_op.create_index(batch_op.f('ix_import_rows_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_import_rows_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('financial_entries',
+    sa.Column('batch_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('row_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('entry_type', sa.String(length=30), nullable=False),
+    sa.Column('component', sa.String(length=20), nullable=False),
+    sa.Column('amount', sa.Numeric(precision=18, scale=2), nullable=False),
+    sa.Column('claim_key', sa.String(length=80), nullable=True),
+    sa.Column('payer_claim_number', sa.String(length=80), nullable=True),
+    sa.Column('claim_status_code', sa.String(length=4), nullable=True),
+    sa.Column('billed_amount', sa.Numeric(precision=18, scale=2), nullable=True),
+    sa.Column('payer', sa.String(length=200), nullable=True),
+    sa.Column('group_code', sa.String(length=4), nullable=True),
+    sa.Column('carc', sa.String(length=10), nullable=True),
+    sa.Column('rarcs', sa.JSON(), nullable=False),
+    sa.Column('denial_category', sa.String(length=40), nullable=True),
+    sa.Column('is_denial', sa.Boolean(), nullable=False),
+    sa.Column('service_date', sa.Date(), nullable=True),
+    sa.Column('payment_date', sa.Date(), nullable=True),
+    sa.Column('reference', sa.String(length=80), nullable=True),
+    sa.Column('reverses_entry_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('review_status', sa.String(length=12), nullable=False),
+    sa.Column('review_note', sa.Text(), nullable=True),
+    sa.Column('reviewed_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['batch_id'], ['import_batches.id'], name=op.f('fk_financial_entries_batch_id_import_batches'), ondelete='RESTRICT'),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_financial_entries_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_financial_entries_organization_id_organizations'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['reverses_entry_id'], ['financial_entries.id'], name=op.f('fk_financial_entries_reverses_entry_id_financial_entries'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['reviewed_by'], ['users.id'], name=op.f('fk_financial_entries_reviewed_by_users'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['row_id'], ['import_rows.id'], name=op.f('fk_financial_entries_row_id_import_rows'), ondelete='SET NULL'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_financial_entries'))
+    )
+    with op.batch_alter_table('financial_entries', schema=None) as batch_op:
+        batch_op.create_index('ix_financial_entries_batch', ['batch_id'], unique=False)
+        batch_op.create_index('ix_financial_entries_client_claim', ['client_id', 'claim_key'], unique=False)
+        batch_op.create_index(batch_op.f('ix_financial_entries_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_financial_entries_organization_id'), ['organization_id'], unique=False)
+
     # ### end Alembic commands ###
 
 
 def downgrade() -> None:
     # ### commands auto generated by Alembic - please adjust! ###
+    with op.batch_alter_table('financial_entries', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_financial_entries_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_financial_entries_client_id'))
+        batch_op.drop_index('ix_financial_entries_client_claim')
+        batch_op.drop_index('ix_financial_entries_batch')
+
+    op.drop_table('financial_entries')
+    with op.batch_alter_table('import_rows', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_import_rows_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_import_rows_client_id'))
+        batch_op.drop_index('ix_import_rows_batch_status')
+
+    op.drop_table('import_rows')
+    with op.batch_alter_table('reconciliation_exceptions', schema=None) as batch_op:
+        batch_op.drop_index('ix_reconciliation_exceptions_run')
+        batch_op.drop_index(batch_op.f('ix_reconciliation_exceptions_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_reconciliation_exceptions_client_id'))
+
+    op.drop_table('reconciliation_exceptions')
+    with op.batch_alter_table('import_batches', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_import_batches_organization_id'))
+        batch_op.drop_index('ix_import_batches_client_status')
+        batch_op.drop_index(batch_op.f('ix_import_batches_client_id'))
+
+    op.drop_table('import_batches')
+    with op.batch_alter_table('synthetic_corpora', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_synthetic_corpora_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_synthetic_corpora_client_id'))
+
+    op.drop_table('synthetic_corpora')
+    with op.batch_alter_table('reconciliation_runs', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_reconciliation_runs_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_reconciliation_runs_client_id'))
+
+    op.drop_table('reconciliation_runs')
+    with op.batch_alter_table('landing_files', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_landing_files_organization_id'))
+        batch_op.drop_index('ix_landing_files_client_sha')
+        batch_op.drop_index(batch_op.f('ix_landing_files_client_id'))
+
+    op.drop_table('landing_files')
+    with op.batch_alter_table('connector_profiles', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_connector_profiles_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_connector_profiles_client_id'))
+
+    op.drop_table('connector_profiles')
+    with op.batch_alter_table('subscriptions', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_subscriptions_organization_id'))
+
+    op.drop_table('subscriptions')
     with op.batch_alter_table('memberships', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_memberships_user_id'))
         batch_op.drop_index(batch_op.f('ix_memberships_organization_id'))
 
     op.drop_table('memberships')
+    with op.batch_alter_table('jobs', schema=None) as batch_op:
+        batch_op.drop_index('ix_jobs_status_run_after')
+        batch_op.drop_index(batch_op.f('ix_jobs_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_jobs_kind'))
+
+    op.drop_table('jobs')
+    with op.batch_alter_table('invoices', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_invoices_organization_id'))
+
+    op.drop_table('invoices')
     with op.batch_alter_table('invitations', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_invitations_user_id'))
         batch_op.drop_index(batch_op.f('ix_invitations_organization_id'))
@@ -166,6 +516,10 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_clients_organization_id'))
 
     op.drop_table('clients')
+    with op.batch_alter_table('billing_events', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_billing_events_organization_id'))
+
+    op.drop_table('billing_events')
     with op.batch_alter_table('auth_sessions', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_auth_sessions_user_id'))
 

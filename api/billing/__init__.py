@@ -1,0 +1,1 @@
+"""Subscription billing of the organizations using the platform: the signed webhook and billing.*."""

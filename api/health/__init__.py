@@ -1,0 +1,1 @@
+"""Runtime health: database and queue only (never which optional integrations are configured)."""

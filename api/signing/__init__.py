@@ -1,0 +1,1 @@
+"""SMART Backend Services signing keys: the key set file, rotation and the public JWKS."""
