@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-21 23:52:20.569420
+Create Date: 2026-11-21 23:59:49.663098
 """
 
 from alembic import op
@@ -222,6 +222,27 @@ def upgrade() -> None:
     with op.batch_alter_table('subscriptions', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_subscriptions_organization_id'), ['organization_id'], unique=False)
 
+    op.create_table('ar_follow_up_assignments',
+    sa.Column('claim_key', sa.String(length=80), nullable=False),
+    sa.Column('assignee_user_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('due_date', sa.Date(), nullable=True),
+    sa.Column('note', sa.String(length=1000), nullable=True),
+    sa.Column('assigned_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['assigned_by'], ['users.id'], name=op.f('fk_ar_follow_up_assignments_assigned_by_users'), ondelete='RESTRICT'),
+    sa.ForeignKeyConstraint(['assignee_user_id'], ['users.id'], name=op.f('fk_ar_follow_up_assignments_assignee_user_id_users'), ondelete='RESTRICT'),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_ar_follow_up_assignments_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_ar_follow_up_assignments_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_ar_follow_up_assignments')),
+    sa.UniqueConstraint('client_id', 'claim_key', name=op.f('uq_ar_follow_up_assignments_client_id_claim_key'))
+    )
+    with op.batch_alter_table('ar_follow_up_assignments', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_ar_follow_up_assignments_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_ar_follow_up_assignments_organization_id'), ['organization_id'], unique=False)
+
     op.create_table('connector_profiles',
     sa.Column('name', sa.String(length=80), nullable=False),
     sa.Column('entity', sa.String(length=20), nullable=False),
@@ -262,6 +283,92 @@ def upgrade() -> None:
         batch_op.create_index('ix_landing_files_client_sha', ['client_id', 'content_sha256'], unique=False)
         batch_op.create_index(batch_op.f('ix_landing_files_organization_id'), ['organization_id'], unique=False)
 
+    op.create_table('manual_claim_matches',
+    sa.Column('remittance_claim_key', sa.String(length=200), nullable=False),
+    sa.Column('claim_key', sa.String(length=80), nullable=False),
+    sa.Column('note', sa.String(length=1000), nullable=True),
+    sa.Column('matched_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_manual_claim_matches_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['matched_by'], ['users.id'], name=op.f('fk_manual_claim_matches_matched_by_users'), ondelete='RESTRICT'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_manual_claim_matches_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_manual_claim_matches')),
+    sa.UniqueConstraint('client_id', 'remittance_claim_key', name=op.f('uq_manual_claim_matches_client_id_remittance_claim_key'))
+    )
+    with op.batch_alter_table('manual_claim_matches', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_manual_claim_matches_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_manual_claim_matches_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('payer_alert_acknowledgements',
+    sa.Column('alert_key', sa.String(length=300), nullable=False),
+    sa.Column('acknowledged_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('note', sa.String(length=1000), nullable=True),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['acknowledged_by'], ['users.id'], name=op.f('fk_payer_alert_acknowledgements_acknowledged_by_users'), ondelete='RESTRICT'),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_payer_alert_acknowledgements_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_payer_alert_acknowledgements_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_payer_alert_acknowledgements')),
+    sa.UniqueConstraint('client_id', 'alert_key', name=op.f('uq_payer_alert_acknowledgements_client_id_alert_key'))
+    )
+    with op.batch_alter_table('payer_alert_acknowledgements', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_payer_alert_acknowledgements_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_payer_alert_acknowledgements_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('payment_variance_flags',
+    sa.Column('claim_key', sa.String(length=80), nullable=False),
+    sa.Column('direction', sa.String(length=20), nullable=False),
+    sa.Column('variance_amount', sa.Numeric(precision=18, scale=2), nullable=False),
+    sa.Column('reason', sa.String(length=40), nullable=False),
+    sa.Column('note', sa.String(length=1000), nullable=True),
+    sa.Column('status', sa.String(length=20), nullable=False),
+    sa.Column('flagged_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_payment_variance_flags_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['flagged_by'], ['users.id'], name=op.f('fk_payment_variance_flags_flagged_by_users'), ondelete='RESTRICT'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_payment_variance_flags_organization_id_organizations'), ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_payment_variance_flags')),
+    sa.UniqueConstraint('client_id', 'claim_key', 'direction', name=op.f('uq_payment_variance_flags_client_id_claim_key_direction'))
+    )
+    with op.batch_alter_table('payment_variance_flags', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_payment_variance_flags_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_payment_variance_flags_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('pipeline_runs',
+    sa.Column('status', sa.String(length=20), nullable=False),
+    sa.Column('requested_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('job_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
+    sa.Column('selection', sa.JSON(), nullable=True),
+    sa.Column('dagster_run_id', sa.String(length=64), nullable=True),
+    sa.Column('started_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('finished_at', sa.DateTime(timezone=True), nullable=True),
+    sa.Column('seconds', sa.Float(), nullable=True),
+    sa.Column('snapshot_built_at', sa.String(length=40), nullable=True),
+    sa.Column('row_counts', sa.JSON(), nullable=True),
+    sa.Column('failed_steps', sa.JSON(), nullable=True),
+    sa.Column('error', sa.String(length=500), nullable=True),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_pipeline_runs_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['job_id'], ['jobs.id'], name=op.f('fk_pipeline_runs_job_id_jobs'), ondelete='SET NULL'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_pipeline_runs_organization_id_organizations'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['requested_by'], ['users.id'], name=op.f('fk_pipeline_runs_requested_by_users'), ondelete='RESTRICT'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_pipeline_runs'))
+    )
+    with op.batch_alter_table('pipeline_runs', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_pipeline_runs_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_pipeline_runs_organization_id'), ['organization_id'], unique=False)
+
     op.create_table('reconciliation_runs',
     sa.Column('status', sa.String(length=12), nullable=False),
     sa.Column('started_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
@@ -282,6 +389,26 @@ def upgrade() -> None:
     with op.batch_alter_table('reconciliation_runs', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_reconciliation_runs_client_id'), ['client_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_reconciliation_runs_organization_id'), ['organization_id'], unique=False)
+
+    op.create_table('revenue_variance_resolutions',
+    sa.Column('remittance_key', sa.String(length=200), nullable=False),
+    sa.Column('variance_amount', sa.Numeric(precision=18, scale=2), nullable=False),
+    sa.Column('resolution', sa.String(length=40), nullable=False),
+    sa.Column('note', sa.String(length=1000), nullable=True),
+    sa.Column('resolved_by', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), autoincrement=True, nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
+    sa.Column('client_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.Column('organization_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=False),
+    sa.ForeignKeyConstraint(['client_id'], ['clients.id'], name=op.f('fk_revenue_variance_resolutions_client_id_clients'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['organization_id'], ['organizations.id'], name=op.f('fk_revenue_variance_resolutions_organization_id_organizations'), ondelete='CASCADE'),
+    sa.ForeignKeyConstraint(['resolved_by'], ['users.id'], name=op.f('fk_revenue_variance_resolutions_resolved_by_users'), ondelete='RESTRICT'),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_revenue_variance_resolutions')),
+    sa.UniqueConstraint('client_id', 'remittance_key', name=op.f('uq_revenue_variance_resolutions_client_id_remittance_key'))
+    )
+    with op.batch_alter_table('revenue_variance_resolutions', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_revenue_variance_resolutions_client_id'), ['client_id'], unique=False)
+        batch_op.create_index(batch_op.f('ix_revenue_variance_resolutions_organization_id'), ['organization_id'], unique=False)
 
     op.create_table('synthetic_corpora',
     sa.Column('status', sa.String(length=12), nullable=False),
@@ -472,11 +599,36 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_synthetic_corpora_client_id'))
 
     op.drop_table('synthetic_corpora')
+    with op.batch_alter_table('revenue_variance_resolutions', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_revenue_variance_resolutions_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_revenue_variance_resolutions_client_id'))
+
+    op.drop_table('revenue_variance_resolutions')
     with op.batch_alter_table('reconciliation_runs', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_reconciliation_runs_organization_id'))
         batch_op.drop_index(batch_op.f('ix_reconciliation_runs_client_id'))
 
     op.drop_table('reconciliation_runs')
+    with op.batch_alter_table('pipeline_runs', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_pipeline_runs_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_pipeline_runs_client_id'))
+
+    op.drop_table('pipeline_runs')
+    with op.batch_alter_table('payment_variance_flags', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_payment_variance_flags_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_payment_variance_flags_client_id'))
+
+    op.drop_table('payment_variance_flags')
+    with op.batch_alter_table('payer_alert_acknowledgements', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_payer_alert_acknowledgements_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_payer_alert_acknowledgements_client_id'))
+
+    op.drop_table('payer_alert_acknowledgements')
+    with op.batch_alter_table('manual_claim_matches', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_manual_claim_matches_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_manual_claim_matches_client_id'))
+
+    op.drop_table('manual_claim_matches')
     with op.batch_alter_table('landing_files', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_landing_files_organization_id'))
         batch_op.drop_index('ix_landing_files_client_sha')
@@ -488,6 +640,11 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_connector_profiles_client_id'))
 
     op.drop_table('connector_profiles')
+    with op.batch_alter_table('ar_follow_up_assignments', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_ar_follow_up_assignments_organization_id'))
+        batch_op.drop_index(batch_op.f('ix_ar_follow_up_assignments_client_id'))
+
+    op.drop_table('ar_follow_up_assignments')
     with op.batch_alter_table('subscriptions', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_subscriptions_organization_id'))
 

@@ -1,0 +1,70 @@
+"""The one field type upload procedures use for a file, from any transport.
+
+`UploadedFileField` accepts the `UploadedFile` the router builds from a
+multipart or octet-stream body; JSON callers (e.g. `@trpc/client` with a plain
+JSON link) send `filename` + `contentBase64` (or, for CSV, `content` text)
+instead. `resolve_upload` turns either into (filename, content type, bytes).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from typing import Annotated, Any
+
+from pydantic import Field, PlainSerializer, PlainValidator, WithJsonSchema
+
+from api.rpc.errors import RpcError
+from api.rpc.schema import Schema
+from api.rpc.uploads import UploadedFile
+
+# Uploads carry their own cap (the router default is 1 MiB); independent of settings by design.
+MAX_UPLOAD_BYTES = 512 * 1024 * 1024
+
+
+def _validate_file(value: Any) -> UploadedFile:
+    if isinstance(value, UploadedFile):
+        return value
+    raise ValueError("expected a file part (multipart/form-data or application/octet-stream); "
+                     "JSON callers send 'filename' and 'contentBase64' instead")
+
+
+UploadedFileField = Annotated[
+    UploadedFile,
+    PlainValidator(_validate_file),
+    PlainSerializer(lambda f: {"filename": f.filename, "sha256": hashlib.sha256(f.data).hexdigest()}),
+    WithJsonSchema({"type": "string", "format": "binary", "description": "The file (multipart part named 'file')"}),
+]
+
+
+class UploadIn(Schema):
+    """A file, as a multipart/octet-stream part or as JSON (filename + base64 content)."""
+
+    file: UploadedFileField | None = None
+    filename: str | None = Field(default=None, max_length=255, description="Required with contentBase64/content")
+    content_base64: str | None = Field(default=None, description="The file's bytes, base64-encoded (JSON callers)")
+    profile: str | None = Field(default=None, max_length=80, description="Connector profile name (tabular files)")
+
+
+class CsvUploadIn(UploadIn):
+    content: str | None = Field(default=None, description="The CSV as UTF-8 text (JSON callers, small files)")
+
+
+def resolve_upload(value: UploadIn) -> tuple[str, str | None, bytes]:
+    """(filename, content type, bytes) from whichever transport the caller used."""
+    text = getattr(value, "content", None)
+    given = [value.file is not None, value.content_base64 is not None, text is not None]
+    if sum(given) != 1:
+        raise RpcError("BAD_REQUEST", "Send exactly one of: a file part, 'contentBase64', or 'content'")
+    if value.file is not None:
+        return value.filename or value.file.filename, value.file.content_type, value.file.data
+    if not value.filename:
+        raise RpcError("BAD_REQUEST", "Invalid input: 'filename' is required with 'contentBase64' or 'content'")
+    if text is not None:
+        return value.filename, "text/csv", text.encode("utf-8")
+    try:
+        data = base64.b64decode(value.content_base64 or "", validate=True)
+    except (binascii.Error, ValueError):
+        raise RpcError("BAD_REQUEST", "Invalid input: 'contentBase64' is not valid base64") from None
+    return value.filename, None, data

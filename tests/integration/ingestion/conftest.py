@@ -1,0 +1,47 @@
+"""Helpers for ingestion integration tests: uploads over the real wire, fixture files."""
+
+from __future__ import annotations
+
+import base64
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+X12_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "x12"
+
+
+def x12_bytes(name: str) -> bytes:
+    return (X12_DIR / name).read_bytes()
+
+
+def upload_json(rpc, data: bytes, filename: str, procedure: str = "ingestion.uploadUniversal", **extra):
+    body = {"filename": filename, "contentBase64": base64.b64encode(data).decode(), **extra}
+    return rpc.mutation(procedure, body)
+
+
+def upload_multipart(rpc, data: bytes, filename: str, procedure: str = "ingestion.uploadUniversal", **fields):
+    r = rpc.http.post(f"/api/rpc/{procedure}", headers=rpc.headers(),
+                      files={"file": (filename, data, "application/octet-stream")}, data=fields)
+    from tests.support.rpc_client import RpcResult
+
+    return RpcResult(r.status_code, r.json())
+
+
+def all_pages(rpc, path: str, input: dict) -> list[dict]:
+    items, cursor = [], None
+    while True:
+        page = rpc.query(path, {**input, "limit": 500, **({"cursor": cursor} if cursor else {})}).data
+        items.extend(page["items"])
+        cursor = page["nextCursor"]
+        if not cursor:
+            return items
+
+
+def money_sum(entries, **where) -> Decimal:
+    return sum((Decimal(e["amount"]) for e in entries if all(e[k] == v for k, v in where.items())), Decimal("0.00"))
+
+
+@pytest.fixture
+def member(make_member):
+    return make_member(role="admin")
