@@ -1,0 +1,273 @@
+"""Ground truth: running totals of exactly what was generated, and the per-claim rows.
+
+Money is kept in integer cents and emitted as exact decimal strings ("1234.56").
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .model import PAID, Claim
+from .money import x12_amount
+from .spec import CarcSpike, CorpusSpec, Intervention, SlowPayer, SystematicUnderpayment
+
+EPOCH = date(1970, 1, 1).toordinal()
+
+
+def _rate(num: int, den: int) -> float:
+    return round(num / den, 6) if den else 0.0
+
+
+_ONE_CENT = pa.scalar(Decimal("0.01"), pa.decimal128(3, 2))
+
+
+def decimal_array(cents: list[int]) -> pa.Array:
+    """Exact ``decimal128(18, 2)`` array from integer cents: decimal multiply by 0.01, no float on the way."""
+    scaled = pc.multiply(pa.array(cents, pa.int64()).cast(pa.decimal128(19, 0)), _ONE_CENT)
+    return scaled.cast(pa.decimal128(18, 2))
+
+
+TRUTH_SCHEMA = pa.schema([
+    ("claim_id", pa.string()), ("claim_type", pa.string()), ("facility", pa.string()), ("payer", pa.string()),
+    ("month", pa.string()), ("service_date", pa.date32()), ("submit_date", pa.date32()), ("remit_date", pa.date32()),
+    ("billed", pa.decimal128(18, 2)), ("expected_paid", pa.decimal128(18, 2)), ("initial_paid", pa.decimal128(18, 2)),
+    ("final_paid", pa.decimal128(18, 2)), ("patient_responsibility", pa.decimal128(18, 2)),
+    ("denied_amount", pa.decimal128(18, 2)), ("underpaid_amount", pa.decimal128(18, 2)),
+    ("initial_status", pa.string()), ("final_status", pa.string()), ("clp02", pa.string()),
+    ("denial_category", pa.string()), ("carc", pa.string()), ("group_code", pa.string()), ("rarc", pa.string()),
+    ("cause", pa.string()), ("overturned", pa.bool_()), ("overturn_date", pa.date32()), ("days_to_pay", pa.int32()),
+])
+
+
+INITIAL_STATUS = {"paid": "paid", "partial": "partially_denied", "denied": "denied"}
+
+
+class TruthAccumulator:
+    """Collects totals while claims stream past; ``rows_table`` drains per-claim rows per batch."""
+
+    def __init__(self, spec: CorpusSpec, payer_keys: list[str], month_labels: dict[int, str]) -> None:
+        self.spec = spec
+        self.payer_keys = payer_keys
+        self.month_labels = month_labels
+        self.labels = [month_labels[i] for i in sorted(month_labels)]
+        self.n = Counter()
+        self.cents = Counter()
+        self.clp_by_status = Counter()
+        self.cas_by_group = Counter()
+        self.plb_by_reason = Counter()
+        self.cat_count = Counter()
+        self.cat_amount = Counter()
+        self.carc_count = Counter()
+        self.carc_amount = Counter()
+        self.cause_count = Counter()
+        self.payer = defaultdict(Counter)
+        self.month = defaultdict(Counter)
+        self.month_cat = defaultdict(Counter)
+        self.spike = defaultdict(Counter)  # (scenario no, month) -> counts
+        self.underpay = defaultdict(Counter)
+        self._rows: list[tuple] = []  # one tuple per claim in TRUTH_SCHEMA order; transposed per batch
+
+    # ------------------------------------------------------------ recording
+    def add_claim(self, c: Claim, facility_code: str) -> None:
+        """Record one claim's generated facts (837 side, first adjudication, appeal)."""
+        n, cents = self.n, self.cents
+        n["claims"] += 1
+        n["claims_837" + c.ctype] += 1
+        n["service_lines"] += len(c.lines)
+        cents["billed"] += c.billed
+        cents["initial_paid"] += c.paid
+        cents["expected_paid"] += c.expected_paid
+        final_paid = c.paid + c.repay_paid
+        final_pr = c.repay_pr if c.overturn_day else c.patient_resp
+        cents["final_paid"] += final_paid
+        cents["final_patient_responsibility"] += final_pr
+        cents["initial_patient_responsibility"] += c.patient_resp
+        month = self.month_labels[c.month]
+        payer = self.payer[c.payer.key]
+        mon = self.month[month]
+        payer["claims"] += 1
+        payer["billed"] += c.billed
+        payer["paid"] += final_paid
+        payer["days_to_pay"] += c.remit_day - c.submit_day
+        mon["claims"] += 1
+        mon["billed"] += c.billed
+        mon["paid"] += final_paid
+        if c.category:
+            n["denied_claims"] += 1
+            n["status_" + c.status] += 1
+            cents["denied"] += c.denied
+            self.cat_count[c.category] += 1
+            self.cat_amount[c.category] += c.denied
+            key = f"{c.group}-{c.carc}"
+            self.carc_count[key] += 1
+            self.carc_amount[key] += c.denied
+            self.cause_count[c.cause] += 1
+            payer["denied_claims"] += 1
+            payer["denied_amount"] += c.denied
+            mon["denied_claims"] += 1
+            mon["denied_amount"] += c.denied
+            self.month_cat[month][c.category] += 1
+        if c.overturn_day:
+            n["overturned_claims"] += 1
+            cents["overturn_recovered"] += c.repay_paid
+        if c.underpaid:
+            n["underpaid_claims"] += 1
+            cents["underpaid_expected"] += c.expected_paid if c.status == "paid" else sum(
+                e[PAID] for i, e in enumerate(c.expected_results) if i != c.denied_line)
+            cents["underpaid_paid"] += c.paid
+            cents["underpaid_shortfall"] += c.underpaid
+        for no, s in enumerate(self.spec.scenarios):
+            if isinstance(s, CarcSpike) and c.payer.key == s.payer and any(ln.code == s.cpt for ln in c.lines):
+                k = self.spike[(no, month)]
+                k["claims_with_service"] += 1
+                if c.carc == s.carc and c.category:
+                    k["denied_with_carc"] += 1
+                    if c.cause == "carc_spike":
+                        k["denied_by_spike"] += 1
+            elif isinstance(s, SystematicUnderpayment) and c.payer.key == s.payer and c.status != "denied":
+                k = self.underpay[no]
+                for i, ln in enumerate(c.lines):
+                    if ln.code == s.cpt and i != c.denied_line:
+                        k["lines"] += 1
+                        k["expected"] += c.expected_results[i][PAID]
+                        k["paid"] += c.line_results[i][PAID]
+        initial_status = INITIAL_STATUS[c.status]
+        self._rows.append((
+            c.pcn, "837" + c.ctype, facility_code, c.payer.key, month,
+            c.first_day - EPOCH, c.submit_day - EPOCH, c.remit_day - EPOCH,
+            c.billed, c.expected_paid, c.paid, final_paid, final_pr, c.denied, c.underpaid,
+            initial_status, "overturned" if c.overturn_day else initial_status, c.clp02,
+            c.category, c.carc or None, c.group or None, c.rarc if c.category else None, c.cause or None,
+            bool(c.overturn_day), c.overturn_day - EPOCH if c.overturn_day else None, c.remit_day - c.submit_day,
+        ))
+
+    def add_clp(self, status: str, charge: int, paid: int, pr: int, cas: list[tuple[str, str, int]]) -> None:
+        """Record one CLP loop exactly as written to an 835."""
+        self.clp_by_status[status] += 1
+        self.cents["remit_charge"] += charge
+        self.cents["remit_paid"] += paid
+        self.cents["remit_patient_responsibility"] += pr
+        for group, _carc, amount in cas:
+            self.cas_by_group[group] += amount
+
+    def add_plb(self, reason: str, cents: int) -> None:
+        """Record one PLB adjustment (positive reduces the payment)."""
+        self.plb_by_reason[reason] += cents
+
+    def add_check(self, paid: int, deposited: bool) -> None:
+        """Record one 835 payment (BPR02) and whether it reaches the bank deposits file."""
+        self.n["remittances"] += 1
+        self.cents["bpr_total"] += paid
+        if deposited:
+            self.n["deposits"] += 1
+            self.cents["deposits"] += paid
+
+    def rows_table(self) -> pa.Table:
+        """The per-claim rows collected since the last call, as an Arrow table."""
+        columns = list(zip(*self._rows)) if self._rows else [()] * len(TRUTH_SCHEMA)
+        arrays = []
+        for field, values in zip(TRUTH_SCHEMA, columns):
+            if pa.types.is_decimal(field.type):
+                arrays.append(decimal_array(list(values)))
+            else:
+                arrays.append(pa.array(values, field.type))
+        self._rows = []
+        return pa.Table.from_arrays(arrays, schema=TRUTH_SCHEMA)
+
+    # -------------------------------------------------------------- summary
+    def summary(self, *, payer_names: dict[str, str], files: dict[str, int], csv_columns: dict[str, Any]) -> dict[str, Any]:
+        """The ground-truth document (JSON-able; money as exact decimal strings)."""
+        n, cents, m = self.n, self.cents, x12_amount
+        claims = n["claims"]
+        plb_total = sum(self.plb_by_reason.values())
+        per_payer = {}
+        for key in self.payer_keys:
+            p = self.payer.get(key, Counter())
+            per_payer[key] = {
+                "name": payer_names[key], "claims": p["claims"], "billed": m(p["billed"]), "paid": m(p["paid"]),
+                "denied_claims": p["denied_claims"], "denied_amount": m(p["denied_amount"]),
+                "denial_rate": _rate(p["denied_claims"], p["claims"]),
+                "mean_days_to_pay": round(p["days_to_pay"] / p["claims"], 3) if p["claims"] else None,
+            }
+        per_month = {}
+        for label in self.labels:
+            mon = self.month.get(label, Counter())
+            per_month[label] = {
+                "claims": mon["claims"], "billed": m(mon["billed"]), "paid": m(mon["paid"]),
+                "denied_claims": mon["denied_claims"], "denied_amount": m(mon["denied_amount"]),
+                "denial_rate": _rate(mon["denied_claims"], mon["claims"]),
+                "denials_by_category": dict(sorted(self.month_cat.get(label, Counter()).items())),
+            }
+        return {
+            "counts": {
+                "claims": claims, "claims_837p": n["claims_837P"], "claims_837i": n["claims_837I"],
+                "service_lines": n["service_lines"], "remittances": n["remittances"],
+                "clp_by_status": dict(sorted(self.clp_by_status.items())), "files": files,
+            },
+            "x12": {
+                "claims_total_charge": m(cents["billed"]),
+                "remit_total_charge": m(cents["remit_charge"]),
+                "remit_total_paid": m(cents["remit_paid"]),
+                "remit_total_patient_responsibility": m(cents["remit_patient_responsibility"]),
+                "cas_by_group": {g: m(v) for g, v in sorted(self.cas_by_group.items())},
+                "plb_total": m(plb_total),
+                "plb_by_reason": {r: m(v) for r, v in sorted(self.plb_by_reason.items())},
+                "bpr_total": m(cents["bpr_total"]),
+            },
+            "money": {
+                "total_billed": m(cents["billed"]), "total_expected_paid": m(cents["expected_paid"]),
+                "initial_paid": m(cents["initial_paid"]), "total_paid": m(cents["final_paid"]),
+                "initial_patient_responsibility": m(cents["initial_patient_responsibility"]),
+                "total_patient_responsibility": m(cents["final_patient_responsibility"]),
+                "deposits_total": m(cents["deposits"]), "deposits": n["deposits"],
+            },
+            "denials": {
+                "initial_denied_claims": n["denied_claims"], "fully_denied_claims": n["status_denied"],
+                "partially_denied_claims": n["status_partial"],
+                "initial_denial_rate_by_volume": _rate(n["denied_claims"], claims),
+                "denied_amount": m(cents["denied"]),
+                "initial_denial_rate_by_dollars": _rate(cents["denied"], cents["billed"]),
+                "by_category": {k: {"claims": v, "amount": m(self.cat_amount[k])} for k, v in self.cat_count.most_common()},
+                "by_carc": {k: {"claims": v, "amount": m(self.carc_amount[k])} for k, v in sorted(self.carc_count.items())},
+                "by_cause": dict(sorted(self.cause_count.items())),
+            },
+            "overturned": {"claims": n["overturned_claims"], "recovered": m(cents["overturn_recovered"])},
+            "underpaid": {
+                "claims": n["underpaid_claims"], "expected": m(cents["underpaid_expected"]),
+                "paid": m(cents["underpaid_paid"]), "shortfall": m(cents["underpaid_shortfall"]),
+            },
+            "per_payer": per_payer,
+            "per_month": per_month,
+            "scenarios": self._scenario_effects(per_payer, per_month),
+            "csv_columns": csv_columns,
+        }
+
+    def _scenario_effects(self, per_payer: dict, per_month: dict) -> list[dict[str, Any]]:
+        out = []
+        for no, s in enumerate(self.spec.scenarios):
+            entry: dict[str, Any] = {"kind": s.kind, "parameters": {k: v for k, v in vars(s).items() if k != "kind"}}
+            if isinstance(s, CarcSpike):
+                entry["effect"] = {label: dict(self.spike.get((no, label), Counter())) for label in self.labels}
+                entry["from_month_label"] = self.labels[s.from_month - 1]
+            elif isinstance(s, SlowPayer):
+                others = [p["mean_days_to_pay"] for k, p in per_payer.items() if k != s.payer and p["mean_days_to_pay"] is not None]
+                entry["effect"] = {"mean_days_to_pay": per_payer[s.payer]["mean_days_to_pay"],
+                                   "other_payers_mean_days_to_pay": round(sum(others) / len(others), 3) if others else None}
+            elif isinstance(s, SystematicUnderpayment):
+                k = self.underpay.get(no, Counter())
+                entry["effect"] = {"lines": k["lines"], "expected": x12_amount(k["expected"]), "paid": x12_amount(k["paid"]),
+                                   "shortfall": x12_amount(k["expected"] - k["paid"])}
+            elif isinstance(s, Intervention):
+                entry["from_month_label"] = self.labels[s.from_month - 1]
+                entry["effect"] = {label: {"claims": per_month[label]["claims"],
+                                           "category_denials": self.month_cat.get(label, Counter())[s.category],
+                                           "category_denial_rate": _rate(self.month_cat.get(label, Counter())[s.category], per_month[label]["claims"])}
+                                   for label in self.labels}
+            out.append(entry)
+        return out

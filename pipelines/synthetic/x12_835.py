@@ -1,0 +1,111 @@
+"""Renders remittance advice as X12 5010 835 (005010X221A1) segments.
+
+Balancing rules the output always satisfies (the tests check them independently):
+claim CLP03 - CLP04 = sum of claim and line CAS; line SVC02 - SVC03 = sum of line CAS;
+sum of PR adjustments = CLP05; BPR02 = sum CLP04 - sum PLB.
+"""
+
+from __future__ import annotations
+
+from .catalog import Facility, Payer
+from .model import CAS, PAID, RARC, ALLOWED, Claim, Patient
+from .money import x12_amount
+from .x12_837 import DateText
+
+VERSION_835 = "005010X221A1"
+
+
+def cas_segments(adjustments, sign: int, out: list[str], sink: list[tuple[str, str, int]]) -> None:
+    """Group (group, carc, cents) triplets into CAS segments (at most 6 triplets each);
+    the signed adjustments written are appended to ``sink``."""
+    if len(adjustments) == 1:  # the common case: one triplet, one segment
+        group, carc, cents = adjustments[0]
+        out.append(f"CAS*{group}*{carc}*{x12_amount(sign * cents)}")
+        sink.append((group, carc, sign * cents))
+        return
+    by_group: dict[str, list[str]] = {}
+    for group, carc, cents in adjustments:
+        by_group.setdefault(group, []).append(f"{carc}*{x12_amount(sign * cents)}")
+        sink.append((group, carc, sign * cents))
+    for group, triplets in by_group.items():
+        for i in range(0, len(triplets), 6):
+            out.append(f"CAS*{group}*" + "**".join(triplets[i : i + 6]))
+
+
+def claim_payment(
+    c: Claim, pat: Patient, d8: DateText, kind: str, out: list[str], sink: list[tuple[str, str, int]]
+) -> tuple[str, int, int, int]:
+    """Append one CLP loop; ``kind`` is ``initial``, ``reversal`` or ``repayment``.
+
+    Returns (CLP02, CLP03, CLP04, CLP05) in cents for the caller's totals.
+    """
+    payer = c.payer
+    if kind == "initial":
+        status, results, claim_cas, sign = c.clp02, c.line_results, c.claim_cas, 1
+        paid, pr = c.paid, c.patient_resp
+        ccn = c.payer_ccn
+    elif kind == "reversal":
+        status, results, claim_cas, sign = "22", c.line_results, c.claim_cas, -1
+        paid, pr = -c.paid, -c.patient_resp
+        ccn = c.payer_ccn
+    else:
+        status, results, claim_cas, sign = "1", c.repay_results, (), 1
+        paid, pr = c.repay_paid, c.repay_pr
+        ccn = c.payer_ccn[:-1] + "R"
+    charge = sign * c.billed
+    filing = payer.filing_i if c.ctype == "I" else payer.filing_p
+    out.append(f"CLP*{c.pcn}*{status}*{x12_amount(charge)}*{x12_amount(paid)}*{x12_amount(pr)}*{filing}*{ccn}*{c.place}*1")
+    if claim_cas:
+        cas_segments(claim_cas, sign, out, sink)
+    moa = f"MOA***{c.rarc}~\n" if kind == "initial" and c.claim_level_denial and c.rarc else ""
+    out.append(f"NM1*QC*1*{pat.last}*{pat.first}****MI*{pat.member_id}~\n{moa}"
+               f"DTM*232*{d8[c.first_day]}~\nDTM*233*{d8[c.last_day]}")
+    if results is not None:
+        institutional = c.ctype == "I"
+        for ln, res in zip(c.lines, results):
+            rev = ln.revenue if institutional and ln.code else ""
+            charge_text = ln.charge_text if sign == 1 else x12_amount(-ln.charge)
+            out.append(f"SVC*{ln.procedure}*{charge_text}*{x12_amount(sign * res[PAID])}*{rev}*{ln.units}~\n"
+                       f"DTM*472*{d8[ln.day]}")
+            adjustments = res[CAS]
+            if len(adjustments) == 1:  # the common case, without the grouping work
+                group, carc, cents = adjustments[0]
+                out.append(f"CAS*{group}*{carc}*{x12_amount(sign * cents)}")
+                sink.append((group, carc, sign * cents))
+            else:
+                cas_segments(adjustments, sign, out, sink)
+            if res[ALLOWED]:
+                out.append(f"AMT*B6*{x12_amount(sign * res[ALLOWED])}")
+            if res[RARC]:
+                out.append(f"LQ*HE*{res[RARC]}")
+    return status, charge, paid, pr
+
+
+def remittance_header(payer: Payer, fac: Facility, paid: int, trace: str, pay_day: str, production_day: str, eft: bool) -> list[str]:
+    """BPR/TRN/DTM and the payer/payee loops of one 835 (one check or EFT)."""
+    if paid == 0:
+        bpr = f"BPR*H*0.00*C*NON************{pay_day}"
+    elif eft:
+        bpr = (f"BPR*I*{x12_amount(paid)}*C*ACH*CCP*01*0110000{payer.payer_id[-2:]}*DA*7700{payer.payer_id}*1{payer.tin}"
+               f"**01*0210000{fac.code[-2:]}*DA*8800{fac.tin}*{pay_day}")
+    else:
+        bpr = f"BPR*C*{x12_amount(paid)}*C*CHK************{pay_day}"
+    return [
+        bpr,
+        f"TRN*1*{trace}*1{payer.tin}",
+        f"DTM*405*{production_day}",
+        f"N1*PR*{payer.name}",
+        f"N3*PO BOX {payer.payer_id}",
+        f"N4*{payer.city}*{payer.state}*{payer.zip}",
+        "PER*BL*PROVIDER SERVICES*TE*5555550199",
+        f"N1*PE*{fac.name}*XX*{fac.npi}",
+        f"REF*TJ*{fac.tin}",
+    ]
+
+
+def plb_segment(fac: Facility, year: int, adjustments: list[tuple[str, str, int]]) -> str:
+    """A PLB segment with (reason, reference, cents) adjustments (positive reduces payment)."""
+    parts = [f"PLB*{fac.npi}*{year}1231"]
+    for reason, ref, cents in adjustments:
+        parts.append(f"{reason}:{ref}*{x12_amount(cents)}")
+    return "*".join(parts)

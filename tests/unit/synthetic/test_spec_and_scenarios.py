@@ -1,0 +1,162 @@
+"""Spec validation, scenario parsing, reference loading and money formatting."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipelines.synthetic import (
+    CarcSpike,
+    CorpusSpec,
+    Intervention,
+    SlowPayer,
+    SpecError,
+    SystematicUnderpayment,
+    check_spec,
+    generate_corpus,
+)
+from pipelines.synthetic.money import accounting, dollars, x12_amount
+from pipelines.synthetic.reference import ReferenceError, load_carc_map, parse_carc_map
+from pipelines.synthetic.scenarios import PRESETS, parse_scenario
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        (CorpusSpec(claims=0), "claims"),
+        (CorpusSpec(seed=-1), "seed"),
+        (CorpusSpec(months=0), "months"),
+        (CorpusSpec(payers=1), "payers"),
+        (CorpusSpec(payers=9), "payers"),
+        (CorpusSpec(facilities=0), "facilities"),
+        (CorpusSpec(denial_rate=1.5), "denial_rate"),
+        (CorpusSpec(claims_per_file=0), "claims_per_file"),
+        (CorpusSpec(scenarios=(CarcSpike("northwind", "45", "99213", 2, 0.5),)), "scenarios[0] (carc_spike).carc"),
+        (CorpusSpec(scenarios=(CarcSpike("northwind", "50", "00000", 2, 0.5),)), "scenarios[0] (carc_spike).cpt"),
+        (CorpusSpec(scenarios=(CarcSpike("northwind", "50", "99213", 7, 0.5),)), "scenarios[0] (carc_spike).from_month"),
+        (CorpusSpec(scenarios=(CarcSpike("northwind", "50", "99213", 2, 1.5),)), "scenarios[0] (carc_spike).rate"),
+        (CorpusSpec(scenarios=(SlowPayer("medicare", -3),)), "scenarios[0] (slow_payer).extra_days"),
+        (CorpusSpec(scenarios=(SlowPayer("acme", 3),)), "scenarios[0] (slow_payer).payer"),
+        (CorpusSpec(scenarios=(SystematicUnderpayment("medicare", "99213", 100.0),)), "scenarios[0] (systematic_underpayment).pct_of_contract"),
+        (CorpusSpec(scenarios=(Intervention("x", "astrology", 2, 0.5),)), "scenarios[0] (intervention).category"),
+        (CorpusSpec(scenarios=(Intervention("", "coding", 2, 0.5),)), "scenarios[0] (intervention).name"),
+        (CorpusSpec(scenarios=("carc-spike",)), "scenarios[0]"),
+    ],
+)
+def test_invalid_specs_name_the_field(spec, field, tmp_path):
+    with pytest.raises(SpecError) as err:
+        check_spec(spec)
+    assert str(err.value).startswith(field), str(err.value)
+    with pytest.raises(SpecError):
+        generate_corpus(spec, tmp_path / "never")
+    assert not (tmp_path / "never").exists()
+
+
+def test_valid_spec_passes():
+    check_spec(CorpusSpec(scenarios=PRESETS["demo"]))
+
+
+def test_parse_scenario_presets_and_overrides():
+    assert parse_scenario("slow-payer") == PRESETS["slow-payer"]
+    (spike,) = parse_scenario("carc-spike:payer=medicaid,carc=16,cpt=99213,from_month=2,rate=0.25")
+    assert spike == CarcSpike(payer="medicaid", carc="16", cpt="99213", from_month=2, rate=0.25)
+    assert len(parse_scenario("demo")) == 5
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("nope", "unknown"), ("carc-spike:rate", "bad parameter"), ("carc-spike:colour=red", "bad parameter"),
+     ("slow-payer:extra_days=soon", "not a valid int"), ("demo:rate=1", "takes no parameters")],
+)
+def test_parse_scenario_errors(text, fragment):
+    with pytest.raises(SpecError, match=fragment):
+        parse_scenario(text)
+
+
+def test_carc_map_is_read_at_run_time_and_validated():
+    carcs = load_carc_map()
+    assert carcs["197"].category == "authorization" and carcs["197"].is_denial
+    assert not carcs["45"].is_denial
+    with pytest.raises(ReferenceError, match="missing column"):
+        parse_carc_map("code,category\n1,x\n", source="bad.csv")
+    with pytest.raises(ReferenceError, match="line 3"):
+        parse_carc_map("carc,category,is_denial\n16,missing_information,Y\n18,duplicate,maybe\n", source="bad.csv")
+
+
+def test_generator_follows_the_reference_map(tmp_path):
+    """A map that reclassifies CARC 16 moves its denials to the new category."""
+    ref = tmp_path / "ref"
+    ref.mkdir()
+    text = load_carc_map.__globals__["default_reference_dir"]().joinpath("carc_denial_categories.csv").read_text()
+    lines = [ln for ln in text.splitlines() if ln.split(",")[0] in ("carc", "1", "2", "3", "45", "253", "16")]
+    lines = [ln.replace("missing_information", "eligibility") for ln in lines]
+    (ref / "carc_denial_categories.csv").write_text("\n".join(lines) + "\n")
+    import json
+
+    generate_corpus(CorpusSpec(claims=400, denial_rate=0.3), tmp_path / "out", reference_dir=ref)
+    truth = json.loads((tmp_path / "out" / "ground_truth.json").read_text())
+    assert set(truth["denials"]["by_category"]) == {"eligibility"}
+    assert set(truth["denials"]["by_carc"]) <= {"CO-16"}
+
+
+@given(st.integers(min_value=-(10**14), max_value=10**14))
+def test_money_formats_are_exact(cents):
+    expected = Decimal(cents).scaleb(-2)
+    assert Decimal(x12_amount(cents)) == expected
+    plain = dollars(cents).replace("$", "").replace(",", "")
+    assert Decimal(plain) == expected
+    acct = accounting(cents)
+    assert acct.startswith("(") == (cents < 0)
+    assert Decimal(acct.strip("()").replace("$", "").replace(",", "")) == abs(expected)
+
+
+scenario_strategy = st.one_of(
+    st.builds(CarcSpike, payer=st.sampled_from(["medicare", "medicaid"]), carc=st.sampled_from(["50", "197", "16"]),
+              cpt=st.sampled_from(["99213", "80053", "36415"]), from_month=st.integers(1, 3), rate=st.floats(0, 1)),
+    st.builds(SlowPayer, payer=st.sampled_from(["medicare", "medicaid"]), extra_days=st.integers(0, 60)),
+    st.builds(SystematicUnderpayment, payer=st.sampled_from(["medicare", "medicaid"]),
+              cpt=st.sampled_from(["99213", "80053"]), pct_of_contract=st.floats(1, 99)),
+    st.builds(Intervention, name=st.just("iv"), category=st.sampled_from(["eligibility", "coding"]),
+              from_month=st.integers(1, 3), effect=st.floats(0, 1)),
+)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    claims=st.integers(1, 120),
+    per_file=st.integers(1, 60),
+    denial_rate=st.floats(0, 0.6),
+    share=st.floats(0, 1),
+    plb=st.floats(0, 1),
+    overturn=st.floats(0, 1),
+    scenarios=st.lists(scenario_strategy, max_size=3),
+    start=st.dates(min_value=date(2020, 1, 1), max_value=date(2030, 12, 31)),
+)
+def test_any_valid_spec_gives_a_balanced_consistent_corpus(seed, claims, per_file, denial_rate, share, plb, overturn,
+                                                            scenarios, start):
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from .x12_checker import X12Totals, check_file
+
+    spec = CorpusSpec(seed=seed, claims=claims, claims_per_file=per_file, denial_rate=denial_rate, months=3,
+                      payers=3, institutional_share=share, plb_rate=plb, overturn_rate=overturn,
+                      scenarios=tuple(scenarios), start=start)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        generate_corpus(spec, out)
+        totals = X12Totals()
+        for path in sorted(out.glob("*.83[57]")):
+            check_file(path.read_text(), totals)
+        truth = json.loads((out / "ground_truth.json").read_text())
+    assert totals.claims_837 == claims
+    assert totals.clp04 == Decimal(truth["x12"]["remit_total_paid"]) == Decimal(truth["money"]["total_paid"])
+    assert totals.plb == Decimal(truth["x12"]["plb_total"])
+    assert totals.bpr >= 0
+    assert dict(totals.clp_by_status) == truth["counts"]["clp_by_status"]
