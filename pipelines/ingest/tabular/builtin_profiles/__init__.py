@@ -1,0 +1,1 @@
+"""Built-in connector profiles: JSON data files (a package, so they ship as package data)."""

@@ -1,0 +1,122 @@
+"""Header-row detection and column-name matching.
+
+Export files often carry title rows ("Denials report - March") above the
+header, and every system names its columns differently. Headers are matched
+after ``normalise_header`` against the synonyms in ``synonyms.csv`` (or an
+explicit profile column map); the row with the most matches among the first
+rows is the header, and the matched fields decide the entity.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from pipelines.ingest.tabular.entities import ALL_FIELDS, ENTITIES, EntitySpec, entity_spec
+from pipelines.ingest.tabular.errors import TabularFileError
+
+MAX_HEADER_SCAN_ROWS = 30
+
+
+def normalise_header(text: str) -> str:
+    """Lower-case, ``#``/num/nbr -> number, punctuation -> single spaces."""
+    lowered = str(text).lower().replace("#", " number ")
+    lowered = re.sub(r"\bnum\b|\bnbr\b", " number ", lowered)
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", lowered).split())
+
+
+@lru_cache(maxsize=1)
+def synonym_map() -> dict[str, str]:
+    """Normalised header text -> canonical field, from ``synonyms.csv`` plus the field names."""
+    text = resources.files("pipelines.ingest.tabular").joinpath("synonyms.csv").read_text(encoding="utf-8")
+    mapping: dict[str, str] = {normalise_header(name): name for name in ALL_FIELDS}
+    for row in csv.DictReader(text.splitlines()):
+        field, synonym = row["field"].strip(), normalise_header(row["synonym"])
+        if field not in ALL_FIELDS:
+            raise ValueError(f"synonyms.csv: unknown field {field!r}")
+        if mapping.get(synonym, field) != field:
+            raise ValueError(f"synonyms.csv: {synonym!r} maps to both {mapping[synonym]!r} and {field!r}")
+        mapping[synonym] = field
+    return mapping
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderMatch:
+    """Where the header is and what each source column means."""
+
+    row_index: int
+    """0-based index of the header among the scanned rows."""
+    entity: str
+    columns: dict[int, str]
+    """Source column position -> canonical field."""
+    source_names: tuple[str, ...]
+
+
+def match_columns(cells: Sequence[str], lookup: Mapping[str, str], fields: frozenset[str] | None = None) -> dict[int, str]:
+    """Map cell positions to fields; a field claimed twice keeps its first column."""
+    taken: set[str] = set()
+    out: dict[int, str] = {}
+    for position, cell in enumerate(cells):
+        field = lookup.get(normalise_header(cell or ""))
+        if field is None or field in taken or (fields is not None and field not in fields):
+            continue
+        taken.add(field)
+        out[position] = field
+    return out
+
+
+def _entity_score(spec: EntitySpec, fields: set[str]) -> int:
+    signature_hits = sum(1 for name in spec.signature if name in fields)
+    if signature_hits == 0:
+        return 0
+    return signature_hits * 100 + sum(1 for name in spec.field_names if name in fields)
+
+
+def detect_header(
+    rows: Sequence[Sequence[str]],
+    *,
+    entity: str | None = None,
+    column_map: Mapping[str, str] | None = None,
+) -> HeaderMatch:
+    """Find the header among the first rows and the entity it describes.
+
+    With ``column_map`` (a profile's source header -> field) only those names
+    count and ``entity`` must be given. Raises ``TabularFileError`` when no
+    row looks like a header, or when required columns are absent.
+    """
+    if column_map is not None:
+        if entity is None:
+            raise ValueError("detect_header: a column_map needs its entity")
+        lookup = {normalise_header(source): field for source, field in column_map.items()}
+    else:
+        lookup = synonym_map()
+    candidates = [entity_spec(entity)] if entity is not None else list(ENTITIES.values())
+
+    best: tuple[int, int, int, EntitySpec, dict[int, str]] | None = None
+    for index, cells in enumerate(rows[:MAX_HEADER_SCAN_ROWS]):
+        for spec in candidates:
+            columns = match_columns(cells, lookup, frozenset(spec.field_names))
+            score = _entity_score(spec, set(columns.values()))
+            if score and len(columns) >= 2 and (best is None or (score, len(columns)) > (best[0], best[1])):
+                best = (score, len(columns), index, spec, columns)
+    if best is None:
+        scanned = min(len(rows), MAX_HEADER_SCAN_ROWS)
+        wanted = "the profile's columns" if column_map is not None else "e.g. 'Account Number', 'Billed Amount', 'Paid Amount', 'Denial Date'"
+        raise TabularFileError(f"no header row found in the first {scanned} rows: expected column names ({wanted})")
+    _, _, index, spec, columns = best
+    _check_required(spec, set(columns.values()), index)
+    return HeaderMatch(index, spec.name, columns, tuple(str(cell or "") for cell in rows[index]))
+
+
+def _check_required(spec: EntitySpec, present: set[str], index: int) -> None:
+    missing = [name for name in spec.required if name not in present]
+    if not any(name in present for name in spec.identifiers):
+        missing.append(" or ".join(spec.identifiers))
+    if missing:
+        raise TabularFileError(
+            f"header row lacks required {spec.name} column(s): {', '.join(missing)}", line=index + 1
+        )
