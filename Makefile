@@ -34,9 +34,10 @@ migrate: install
 bootstrap: migrate
 	$(PY) -m api.cli bootstrap
 
-## up: set up and run the platform on embedded defaults (SQLite + DuckDB under DATA_DIR)
-up: bootstrap
-	$(PY) -m api.cli serve --port $(PORT)
+## up: set up and run the platform on embedded defaults (SQLite + DuckDB under DATA_DIR):
+## migrate, bootstrap, load generated demo data, build the marts, Dagster UI + API
+up: install
+	$(PY) -m api.cli up --port $(PORT) --dagster-port $(DAGSTER_PORT)
 
 ## test: set up and run the whole suite (SQLite and PostgreSQL)
 test: install install-node

@@ -22,6 +22,7 @@ DEMO_ORG_SLUG = "demo-health"
 @dataclass(frozen=True)
 class BootstrapResult:
     email: str
+    user_id: int
     password: str | None  # None when the admin existed before and the password is not ours to show
     organization_id: int
     client_id: int
@@ -58,4 +59,4 @@ def bootstrap(settings: Settings, database: Database) -> BootstrapResult:
         else:
             client = db.scalar(select(Client).where(Client.organization_id == org.id).order_by(Client.id))
         shown = password if created or auth_service.verify_password(user.password_hash, password) else None
-        return BootstrapResult(email=email, password=shown, organization_id=org.id, client_id=client.id, created=created)
+        return BootstrapResult(email=email, user_id=user.id, password=shown, organization_id=org.id, client_id=client.id, created=created)

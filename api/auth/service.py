@@ -31,11 +31,17 @@ def login(db: Session, email: str, password: str, ttl_hours: int) -> tuple[User,
     ok = verify_password(user.password_hash if user else None, password)
     if not ok or user is None or user.disabled:
         raise RpcError("UNAUTHORIZED", "Email or password is not correct")
+    session, token = issue_session(db, user.id, ttl_hours)
+    return user, session, token
+
+
+def issue_session(db: Session, user_id: int, ttl_hours: int) -> tuple[AuthSession, str]:
+    """A new session token for a user already authenticated (by password, or by the server's own CLI)."""
     token = new_token(SESSION_PREFIX)
-    session = AuthSession(user_id=user.id, token_hash=token_digest(token), expires_at=utcnow() + timedelta(hours=ttl_hours))
+    session = AuthSession(user_id=user_id, token_hash=token_digest(token), expires_at=utcnow() + timedelta(hours=ttl_hours))
     db.add(session)
     db.flush()
-    return user, session, token
+    return session, token
 
 
 def create_user(db: Session, email: str, password: str | None, *, display_name: str = "",
