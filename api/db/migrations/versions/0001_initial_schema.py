@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-21 23:59:49.663098
+Create Date: 2026-11-22 00:19:05.334673
 """
 
 from alembic import op

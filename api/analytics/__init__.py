@@ -1,0 +1,1 @@
+"""analytics.* procedures (served from the published mart snapshot)."""

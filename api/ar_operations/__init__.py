@@ -1,0 +1,1 @@
+"""ar_operations.* procedures (served from the published mart snapshot)."""

@@ -1,0 +1,1 @@
+"""cash_truth.* procedures (served from the published mart snapshot)."""

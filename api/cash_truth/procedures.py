@@ -1,0 +1,86 @@
+"""cashTruth.*: what cash really arrived (ERA payments), by day and payer, against what the contracts
+say should have arrived. Expected cash = received + contract shortfall on the paid lines + PLB
+withholdings; the gap is what did not arrive."""
+
+from __future__ import annotations
+
+from api.cash_truth.schemas import ByPayerIn, ByPayerOut, CashIn, DailyOut, GapsIn, GapsOut
+from api.marts.inputs import month_label, page_rows
+from api.marts.serving import open_marts, snapshot_of
+from api.rpc.context import Context
+from api.rpc.procedure import rpc
+
+_MARTS = ("fct_remittances", "fct_service_lines")
+
+
+def _cash_sql(where: str, keys: list[str]) -> str:
+    """Cash figures per `keys` (columns of both marts: payer_key, payment_date, payment_month)."""
+    group = ", ".join(keys)
+    join = " and ".join(f"r.{k} is not distinct from s.{k}" for k in keys) if keys else "true"
+    select_keys = ", ".join(f"r.{k}" for k in keys) + (", " if keys else "")
+    group_by = f"group by {group}" if keys else ""
+    return f"""
+        with r as (
+            select {group}{',' if keys else ''} count(*) as remittances, sum(check_amount) as cash_received,
+                   sum(claims_paid_amount) as claim_payments, sum(provider_adjustment_amount) as provider_adjustments
+            from fct_remittances where {where} {group_by}
+        ),
+        s as (
+            select {group}{',' if keys else ''} -sum(allowed_variance) filter (where allowed_variance < 0) as contract_shortfall
+            from fct_service_lines where not is_reversal and {where} {group_by}
+        )
+        select {select_keys}r.remittances, r.cash_received, r.claim_payments, r.provider_adjustments,
+               coalesce(s.contract_shortfall, 0) as contract_shortfall,
+               r.cash_received + coalesce(s.contract_shortfall, 0) + r.provider_adjustments as cash_expected,
+               coalesce(s.contract_shortfall, 0) + r.provider_adjustments as gap
+        from r left join s on {join}"""
+
+
+def _filters(input, column: str = "payment_date") -> tuple[str, dict]:
+    where, params = input.date_params(column) if hasattr(input, "date_params") else input.month_params(column)
+    if getattr(input, "payer", None):
+        where += " and upper(payer_key) = $payer"
+        params["payer"] = input.payer
+    return where, params
+
+
+@rpc.query("cashTruth.daily")
+def daily(ctx: Context, input: CashIn) -> DailyOut:
+    """Cash received per payment date (ERA BPR02), with claim payments, PLB withholdings, the contract
+    shortfall and the gap to expected cash; oldest day first, paginated."""
+    where, params = _filters(input)
+    with open_marts(ctx, *_MARTS) as m:
+        rows, cursor = page_rows(m, _cash_sql(where, ["payment_date"]) + " order by r.payment_date", params, input)
+        snap = snapshot_of(m)
+    return DailyOut(snapshot=snap, items=rows, next_cursor=cursor)
+
+
+@rpc.query("cashTruth.byPayer")
+def by_payer(ctx: Context, input: ByPayerIn) -> ByPayerOut:
+    """Cash received per payer over the payment dates, with expected cash and the gap, largest first,
+    and the total over every payer."""
+    where, params = _filters(input)
+    with open_marts(ctx, *_MARTS) as m:
+        payers = m.rows(_cash_sql(where, ["payer_key"]) + " order by r.cash_received desc, r.payer_key", params)
+        total = m.one(_cash_sql(where, []), params)
+        snap = snapshot_of(m)
+    if total is None or total["remittances"] is None:
+        total = {"remittances": 0, "cash_received": 0, "claim_payments": 0, "provider_adjustments": 0,
+                 "contract_shortfall": 0, "cash_expected": 0, "gap": 0}
+    total["remittances"] = int(total["remittances"] or 0)
+    return ByPayerOut(snapshot=snap, payers=payers, total=total)
+
+
+@rpc.query("cashTruth.gaps")
+def gaps(ctx: Context, input: GapsIn) -> GapsOut:
+    """Payer-months where less cash arrived than the contracts imply (shortfall plus withholdings),
+    largest gap first, with the total gap over all pages."""
+    where, params = _filters(input, "payment_month")
+    params["min_gap"] = input.min_gap
+    sql = f"select * from ({_cash_sql(where, ['payer_key', 'payment_month'])}) where gap > 0 and gap >= $min_gap"
+    with open_marts(ctx, *_MARTS) as m:
+        total = m.one(f"select sum(gap) as g from ({sql})", params)["g"]
+        rows, cursor = page_rows(m, sql + " order by gap desc, payer_key, payment_month", params, input)
+        snap = snapshot_of(m)
+    items = [{**r, "month": month_label(r["payment_month"])} for r in rows]
+    return GapsOut(snapshot=snap, items=items, next_cursor=cursor, total_gap=total)

@@ -1,0 +1,62 @@
+"""Inputs and outputs of cashTruth.*."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import Field
+
+from api.marts.inputs import DateRange, MartPageInput, MonthRange, PayerKey
+from api.marts.serving import MartAnswer, MartPage, Money
+from api.rpc.schema import Output
+
+
+class CashIn(DateRange, MartPageInput):
+    """Payment dates (BPR16) and payer."""
+
+    payer: PayerKey | None = None
+
+
+class CashFigures(Output):
+    remittances: int
+    cash_received: Money = Field(description="ERA payment amounts (BPR02): the cash that arrived")
+    claim_payments: Money = Field(description="Claim payments (CLP04) in those ERAs")
+    provider_adjustments: Money = Field(description="PLB amounts withheld (positive) or added (negative)")
+    contract_shortfall: Money = Field(description="Money allowed below contract on the paid lines")
+    cash_expected: Money = Field(description="Cash had every line been allowed at contract: received + shortfall + PLB")
+    gap: Money = Field(description="cash_expected - cash_received")
+
+
+class CashDay(CashFigures):
+    payment_date: date
+
+
+class DailyOut(MartPage[CashDay]):
+    pass
+
+
+class CashPayer(CashFigures):
+    payer_key: str
+
+
+class ByPayerIn(DateRange):
+    pass
+
+
+class ByPayerOut(MartAnswer):
+    payers: list[CashPayer]
+    total: CashFigures
+
+
+class GapsIn(MonthRange, MartPageInput):
+    payer: PayerKey | None = None
+    min_gap: Money = Field(default=0, ge=0, description="Only payer-months whose gap is at least this")
+
+
+class CashGap(CashFigures):
+    payer_key: str
+    month: str
+
+
+class GapsOut(MartPage[CashGap]):
+    total_gap: Money

@@ -1,0 +1,1 @@
+"""client_roi_portal.* procedures (served from the published mart snapshot)."""

@@ -1,0 +1,1 @@
+"""operational_observability.* procedures (served from the published mart snapshot)."""

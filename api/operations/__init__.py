@@ -1,0 +1,1 @@
+"""operations.* procedures (served from the published mart snapshot)."""

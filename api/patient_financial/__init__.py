@@ -1,0 +1,1 @@
+"""patient_financial.* procedures (served from the published mart snapshot)."""

@@ -1,0 +1,1 @@
+"""payer_change_radar.* procedures (served from the published mart snapshot)."""

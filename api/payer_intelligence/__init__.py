@@ -1,0 +1,1 @@
+"""payer_intelligence.* procedures (served from the published mart snapshot)."""

@@ -1,0 +1,1 @@
+"""payment_integrity.* procedures (served from the published mart snapshot)."""

@@ -1,0 +1,1 @@
+"""rcm_portfolio.* procedures (served from the published mart snapshot)."""

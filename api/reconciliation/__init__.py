@@ -1,0 +1,1 @@
+"""reconciliation.* procedures (served from the published mart snapshot)."""

@@ -1,0 +1,1 @@
+"""revenue_reconciliation.* procedures (served from the published mart snapshot)."""

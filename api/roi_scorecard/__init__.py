@@ -1,0 +1,1 @@
+"""roi_scorecard.* procedures (served from the published mart snapshot)."""
