@@ -1,0 +1,30 @@
+{#- Generic data tests used in the marts' yml (no dbt_utils here). -#}
+
+{#- Rows whose combination of `combination_of_columns` is not unique. -#}
+{% test unique_combination_of_columns(model, combination_of_columns) %}
+select {{ combination_of_columns | join(', ') }}, count(*) as n
+from {{ model }}
+group by {{ combination_of_columns | join(', ') }}
+having count(*) > 1
+{% endtest %}
+
+{#- Rows where `expression` is not true (null counts as a failure). -#}
+{% test expression_is_true(model, expression) %}
+select *
+from {{ model }}
+where not coalesce(({{ expression }}), false)
+{% endtest %}
+
+{#- Money balance: `left` must equal `right` to the cent on every row (e.g. billed = paid + adjustments). -#}
+{% test money_balances(model, left, right) %}
+select *
+from {{ model }}
+where cast(coalesce({{ left }}, 0) as numeric(18, 2)) <> cast(coalesce({{ right }}, 0) as numeric(18, 2))
+{% endtest %}
+
+{#- Every row carries a tenant. -#}
+{% test has_tenant(model) %}
+select *
+from {{ model }}
+where organization_id is null or client_id is null
+{% endtest %}

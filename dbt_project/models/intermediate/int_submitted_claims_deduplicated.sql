@@ -1,0 +1,32 @@
+-- One row per submitted (837) claim and tenant: a claim sent again (replacement, frequency 7,
+-- or the same export twice) keeps its latest version.
+with ranked as (
+    select
+        claims.*,
+        row_number() over (
+            partition by organization_id, client_id, claim_key
+            order by case when frequency_code = '7' then 1 else 0 end desc, statement_to desc, submitted_claim_key desc
+        ) as version_rank,
+        count(*) over (partition by organization_id, client_id, claim_key) as submissions
+    from {{ ref('stg_claims__claims') }} as claims
+)
+select
+    submitted_claim_key,
+    organization_id,
+    client_id,
+    claim_key,
+    claim_type,
+    billed_amount,
+    facility_code,
+    frequency_code,
+    billing_provider_npi,
+    payer_key,
+    payer_name,
+    payer_id,
+    statement_from,
+    statement_to,
+    has_prior_authorization,
+    line_count,
+    submissions
+from ranked
+where version_rank = 1

@@ -1,0 +1,86 @@
+-- One row per claim and tenant, submitted (837) or remitted (835): billed vs allowed vs paid vs
+-- patient responsibility, the initial decision and the outcome, the contract expectation and
+-- the ERA-to-claim match status:
+--   matched                  submitted and remitted, CLP03 equals the submitted charge
+--   charge_mismatch          submitted and remitted, charges differ
+--   awaiting_remittance      submitted, no remittance yet
+--   remittance_without_claim remitted, never seen submitted
+with submitted as (
+    select * from {{ ref('int_submitted_claims_deduplicated') }}
+),
+adjudicated as (
+    select * from {{ ref('int_claims_latest_status') }}
+),
+latest_lines as (
+    select
+        remittance_claim_key,
+        sum(allowed_amount) as allowed_amount,
+        sum(expected_allowed_amount) as expected_allowed_amount,
+        sum(allowed_variance) as allowed_variance,
+        count(expected_allowed_amount) as lines_with_contract
+    from {{ ref('fct_service_lines') }}
+    group by remittance_claim_key
+),
+keys as (
+    select organization_id, client_id, claim_key from submitted
+    union
+    select organization_id, client_id, claim_key from adjudicated
+)
+select
+    cast(keys.organization_id as varchar) || '-' || cast(keys.client_id as varchar) || '-' || keys.claim_key as claim_sk,
+    keys.organization_id,
+    keys.client_id,
+    keys.claim_key,
+    cast(keys.organization_id as varchar) || '-' || cast(keys.client_id as varchar) || '-'
+        || coalesce(adjudicated.payer_key, submitted.payer_key) as payer_sk,
+    coalesce(adjudicated.payer_key, submitted.payer_key) as payer_key,
+    submitted.claim_type,
+    submitted.facility_code,
+    coalesce(submitted.statement_from, adjudicated.statement_from) as statement_from,
+    coalesce(submitted.statement_to, adjudicated.statement_to) as statement_to,
+    {{ month_of('coalesce(submitted.statement_from, adjudicated.statement_from)') }} as service_month,
+    submitted.billed_amount as submitted_billed_amount,
+    adjudicated.remit_billed_amount,
+    coalesce(submitted.billed_amount, adjudicated.remit_billed_amount) as billed_amount,
+    latest_lines.allowed_amount,
+    coalesce(adjudicated.final_paid_amount, 0) as paid_amount,
+    coalesce(adjudicated.final_patient_responsibility, 0) as patient_responsibility,
+    adjudicated.initial_paid_amount,
+    adjudicated.initial_patient_responsibility,
+    adjudicated.initial_payment_date,
+    adjudicated.adjudication_month,
+    adjudicated.initial_status_code,
+    adjudicated.latest_status_code,
+    coalesce(adjudicated.initially_denied, false) as initially_denied,
+    coalesce(adjudicated.initially_fully_denied, false) as initially_fully_denied,
+    coalesce(adjudicated.initial_denied_amount, 0) as initial_denied_amount,
+    adjudicated.primary_denial_category,
+    adjudicated.primary_carc_category,
+    adjudicated.primary_denial_group_code,
+    adjudicated.primary_denial_carc,
+    adjudicated.primary_denial_hard_or_soft,
+    adjudicated.primary_denial_preventable,
+    coalesce(adjudicated.overturned, false) as overturned,
+    coalesce(adjudicated.recovered_amount, 0) as recovered_amount,
+    adjudicated.recovery_date,
+    coalesce(adjudicated.remittance_events, 0) as remittance_events,
+    coalesce(adjudicated.reversals, 0) as reversals,
+    coalesce(adjudicated.claim_outcome, 'awaiting_remittance') as claim_outcome,
+    latest_lines.expected_allowed_amount,
+    latest_lines.allowed_variance,
+    case
+        when submitted.claim_key is null then 'remittance_without_claim'
+        when adjudicated.claim_key is null then 'awaiting_remittance'
+        when adjudicated.remit_billed_amount <> submitted.billed_amount then 'charge_mismatch'
+        else 'matched'
+    end as match_status,
+    {{ dbt.datediff('coalesce(adjudicated.claim_received_date, adjudicated.statement_to)', 'adjudicated.initial_payment_date', 'day') }}
+        as days_to_pay
+from keys
+left join submitted
+    on submitted.organization_id = keys.organization_id and submitted.client_id = keys.client_id
+    and submitted.claim_key = keys.claim_key
+left join adjudicated
+    on adjudicated.organization_id = keys.organization_id and adjudicated.client_id = keys.client_id
+    and adjudicated.claim_key = keys.claim_key
+left join latest_lines on latest_lines.remittance_claim_key = adjudicated.latest_remittance_claim_key

@@ -1,0 +1,48 @@
+-- Payer intelligence: one row per payer, tenant, adjudication month, root-cause category and CARC
+-- of the claims the payer denied (in whole or in part) on first adjudication, with the payer-month
+-- context (claims adjudicated, first-pass yield, days to pay, overturn rate).
+with denied as (
+    select * from {{ ref('fct_claim_reconciliation') }}
+    where adjudication_month is not null and initially_denied
+),
+grouped as (
+    select
+        organization_id,
+        client_id,
+        payer_sk,
+        payer_key,
+        adjudication_month,
+        coalesce(primary_denial_category, 'other') as denial_category,
+        coalesce(primary_denial_carc, 'NONE') as carc,
+        count(*) as denied_claims,
+        sum(initial_denied_amount) as denied_amount,
+        sum(case when overturned then 1 else 0 end) as overturned_claims,
+        sum(recovered_amount) as recovered_amount
+    from denied
+    group by organization_id, client_id, payer_sk, payer_key, adjudication_month,
+             coalesce(primary_denial_category, 'other'), coalesce(primary_denial_carc, 'NONE')
+)
+select
+    grouped.payer_sk || '-' || cast(grouped.adjudication_month as varchar) || '-' || grouped.denial_category
+        || '-' || grouped.carc as payer_denial_month_key,
+    grouped.organization_id,
+    grouped.client_id,
+    grouped.payer_sk,
+    grouped.payer_key,
+    grouped.adjudication_month,
+    grouped.denial_category,
+    grouped.carc,
+    grouped.denied_claims,
+    grouped.denied_amount,
+    grouped.overturned_claims,
+    grouped.recovered_amount,
+    {{ ratio('grouped.overturned_claims', 'grouped.denied_claims') }} as overturn_rate,
+    payer_months.claims_adjudicated as payer_claims_adjudicated,
+    {{ ratio('grouped.denied_claims', 'payer_months.claims_adjudicated') }} as denial_rate,
+    payer_months.denial_rate as payer_denial_rate,
+    payer_months.first_pass_yield as payer_first_pass_yield,
+    payer_months.avg_days_to_pay as payer_avg_days_to_pay,
+    payer_months.overturn_rate as payer_overturn_rate
+from grouped
+inner join {{ ref('fct_payer_monthly') }} as payer_months
+    on payer_months.payer_sk = grouped.payer_sk and payer_months.adjudication_month = grouped.adjudication_month

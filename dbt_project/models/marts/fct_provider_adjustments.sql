@@ -1,0 +1,22 @@
+-- One row per PLB adjustment pair. Positive amounts reduce the check (e.g. WO overpayment
+-- recovery, FB forwarding balance); negative amounts add to it (e.g. L6 interest).
+select
+    adjustments.provider_adjustment_key,
+    adjustments.remittance_key,
+    adjustments.organization_id,
+    adjustments.client_id,
+    cast(adjustments.organization_id as varchar) || '-' || cast(adjustments.client_id as varchar) || '-' || remittances.payer_key
+        as payer_sk,
+    remittances.payer_key,
+    remittances.payment_date,
+    {{ month_of('remittances.payment_date') }} as payment_month,
+    remittances.trace_number,
+    adjustments.provider_id,
+    adjustments.fiscal_period_date,
+    adjustments.reason_code,
+    reasons.description as reason_description,
+    adjustments.reference_id,
+    adjustments.amount
+from {{ ref('stg_era__provider_adjustments') }} as adjustments
+inner join {{ ref('stg_era__remittances') }} as remittances on remittances.remittance_key = adjustments.remittance_key
+left join {{ ref('plb03_1_provider_adjustment_reason_codes') }} as reasons on trim(reasons.code) = adjustments.reason_code

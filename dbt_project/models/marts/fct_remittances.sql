@@ -1,0 +1,31 @@
+-- One row per 835 transaction (check or EFT): the check amount and how it balances
+-- (BPR02 = sum of CLP04 - sum of PLB amounts).
+with claim_totals as (
+    select remittance_key, count(*) as claim_payments, sum(paid_amount) as claims_paid_amount
+    from {{ ref('stg_era__claims') }}
+    group by remittance_key
+),
+plb_totals as (
+    select remittance_key, sum(amount) as provider_adjustment_amount
+    from {{ ref('stg_era__provider_adjustments') }}
+    group by remittance_key
+)
+select
+    remittances.remittance_key,
+    remittances.organization_id,
+    remittances.client_id,
+    remittances.batch_id,
+    cast(remittances.organization_id as varchar) || '-' || cast(remittances.client_id as varchar) || '-' || remittances.payer_key
+        as payer_sk,
+    remittances.payer_key,
+    remittances.payment_date,
+    {{ month_of('remittances.payment_date') }} as payment_month,
+    remittances.trace_number,
+    remittances.payment_method,
+    remittances.check_amount,
+    coalesce(claim_totals.claim_payments, 0) as claim_payments,
+    coalesce(claim_totals.claims_paid_amount, 0) as claims_paid_amount,
+    coalesce(plb_totals.provider_adjustment_amount, 0) as provider_adjustment_amount
+from {{ ref('stg_era__remittances') }} as remittances
+left join claim_totals on claim_totals.remittance_key = remittances.remittance_key
+left join plb_totals on plb_totals.remittance_key = remittances.remittance_key

@@ -1,0 +1,95 @@
+-- One row per SVC service line: billed vs allowed vs paid vs patient responsibility, its
+-- adjustments by group, and the expected (contracted) allowed amount with the variance.
+-- Expected allowed: fee_schedule -> least(charge, allowed_per_unit x units); pct_of_charges ->
+-- charge x pct; both truncated to the cent. Variance is only computed for lines the payer did
+-- not deny (a denied line is a denial, not an underpayment) and not for reversals.
+with lines as (
+    select * from {{ ref('stg_era__service_lines') }}
+),
+claims as (
+    select remittance_claim_key, claim_key, payer_key, payment_date, claim_status_code, is_reversal
+    from {{ ref('int_remittance_claims_summarised') }}
+),
+adjustments as (
+    select
+        service_line_key,
+        sum(amount) as adjustment_total,
+        sum(case when group_code = 'CO' then amount else 0 end) as co_amount,
+        sum(case when group_code = 'PR' then amount else 0 end) as pr_amount,
+        sum(case when group_code = 'OA' then amount else 0 end) as oa_amount,
+        sum(case when group_code = 'PI' then amount else 0 end) as pi_amount,
+        sum(case when is_payer_denial then amount else 0 end) as denied_amount,
+        bool_or(is_payer_denial) as is_denied
+    from {{ ref('int_adjustments_classified') }}
+    where service_line_key is not null
+    group by service_line_key
+),
+fee_schedule as (
+    select * from {{ ref('int_contract_terms') }} where method = 'fee_schedule'
+),
+pct_of_charges as (
+    select * from {{ ref('int_contract_terms') }} where method = 'pct_of_charges' and procedure_code = '*'
+),
+joined as (
+    select
+        lines.*,
+        claims.claim_key,
+        claims.payer_key,
+        claims.payment_date,
+        claims.claim_status_code,
+        claims.is_reversal,
+        coalesce(adjustments.adjustment_total, 0) as adjustment_total,
+        coalesce(adjustments.co_amount, 0) as co_amount,
+        coalesce(adjustments.pr_amount, 0) as pr_amount,
+        coalesce(adjustments.oa_amount, 0) as oa_amount,
+        coalesce(adjustments.pi_amount, 0) as pi_amount,
+        coalesce(adjustments.denied_amount, 0) as denied_amount,
+        coalesce(adjustments.is_denied, false) as is_denied,
+        case
+            when fee_schedule.payer_key is not null
+                then least(lines.charge_amount, floor(fee_schedule.allowed_per_unit * lines.units * 100) / 100)
+            when pct_of_charges.payer_key is not null
+                then floor(lines.charge_amount * pct_of_charges.pct_of_charges * 100) / 100
+        end as contract_allowed_amount
+    from lines
+    inner join claims on claims.remittance_claim_key = lines.remittance_claim_key
+    left join adjustments on adjustments.service_line_key = lines.service_line_key
+    left join fee_schedule
+        on fee_schedule.payer_key = claims.payer_key and fee_schedule.procedure_code = lines.procedure_code
+    left join pct_of_charges on pct_of_charges.payer_key = claims.payer_key
+)
+select
+    service_line_key,
+    remittance_claim_key,
+    organization_id,
+    client_id,
+    claim_key,
+    cast(organization_id as varchar) || '-' || cast(client_id as varchar) || '-' || payer_key as payer_sk,
+    payer_key,
+    payment_date,
+    {{ month_of('payment_date') }} as payment_month,
+    claim_status_code,
+    is_reversal,
+    line_index,
+    procedure_code,
+    modifier_1,
+    revenue_code,
+    units,
+    service_date,
+    charge_amount,
+    allowed_amount,
+    paid_amount,
+    pr_amount as patient_responsibility,
+    adjustment_total,
+    co_amount,
+    pr_amount,
+    oa_amount,
+    pi_amount,
+    denied_amount,
+    is_denied,
+    case when not is_reversal and not is_denied then cast(contract_allowed_amount as numeric(18, 2)) end
+        as expected_allowed_amount,
+    case when not is_reversal and not is_denied and contract_allowed_amount is not null and allowed_amount is not null
+        then cast(allowed_amount - cast(contract_allowed_amount as numeric(18, 2)) as numeric(18, 2)) end
+        as allowed_variance
+from joined

@@ -1,0 +1,16 @@
+-- Payments from billing-system exports (valid rows only).
+select
+    organization_id,
+    client_id,
+    source_file_sha256,
+    row_number as source_row_number,
+    coalesce(claim_id, patient_account_number) as claim_key,
+    upper(trim(payer_name)) as payer_key,
+    check_number,
+    cast(payment_date as date) as payment_date,
+    cast(paid_amount as numeric(18, 2)) as paid_amount,
+    cast(adjustment_amount as numeric(18, 2)) as adjustment_amount,
+    upper(trim(group_code)) as group_code,
+    upper(trim(carc)) as carc
+from {{ source('exports', 'csv_payments') }}
+where row_status = 'valid'

@@ -1,0 +1,25 @@
+-- Normalised money movements posted when a batch is confirmed (from the extract).
+select
+    id as financial_entry_id,
+    organization_id,
+    client_id,
+    batch_id,
+    entry_type,
+    component,
+    cast(amount as numeric(18, 2)) as amount,
+    claim_key,
+    payer_claim_number,
+    claim_status_code,
+    cast(billed_amount as numeric(18, 2)) as billed_amount,
+    upper(trim(payer)) as payer_key,
+    group_code,
+    carc,
+    denial_category,
+    is_denial,
+    service_date,
+    payment_date,
+    reference,
+    reverses_entry_id,
+    review_status,
+    created_at
+from {{ source('ops', 'financial_entries') }}

@@ -1,0 +1,16 @@
+-- Reconciliation exceptions (from the extract).
+select
+    id as reconciliation_exception_id,
+    organization_id,
+    client_id,
+    run_id as reconciliation_run_id,
+    exception_type,
+    claim_key,
+    upper(trim(payer)) as payer_key,
+    cast(expected_amount as numeric(18, 2)) as expected_amount,
+    cast(actual_amount as numeric(18, 2)) as actual_amount,
+    status as exception_status,
+    resolution,
+    created_at,
+    resolved_at
+from {{ source('ops', 'reconciliation_exceptions') }}

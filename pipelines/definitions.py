@@ -1,0 +1,34 @@
+"""The Dagster code location of the denial platform (``dagster dev`` from the repository root).
+
+Asset groups: raw (parsed files), extract (operational tables), staging (dbt staging and
+seeds), marts (dbt intermediate models and marts), publish (the snapshot the API reads).
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from pipelines.defs.automation.jobs import JOBS
+from pipelines.defs.automation.schedules import SCHEDULES
+from pipelines.defs.automation.sensors import SENSORS
+from pipelines.defs.checks.raw_checks import RAW_CHECKS
+from pipelines.defs.dbt.assets import DBT_ASSETS, dbt_resource
+from pipelines.defs.extract.assets import EXTRACT_ASSETS
+from pipelines.defs.publish.assets import PUBLISH_ASSETS
+from pipelines.defs.raw.assets import RAW_ASSETS
+from pipelines.resources import WarehouseResource, default_warehouse
+
+
+def build_definitions(warehouse: WarehouseResource | None = None) -> dg.Definitions:
+    """All assets, checks, jobs, sensors and schedules, bound to ``warehouse`` (default: api.settings)."""
+    return dg.Definitions(
+        assets=[*RAW_ASSETS, *EXTRACT_ASSETS, *DBT_ASSETS, *PUBLISH_ASSETS],
+        asset_checks=RAW_CHECKS,
+        jobs=JOBS,
+        sensors=SENSORS,
+        schedules=SCHEDULES,
+        resources={"warehouse": warehouse or default_warehouse(), "dbt": dbt_resource()},
+    )
+
+
+defs = build_definitions()

@@ -1,0 +1,1 @@
+"""Dagster definitions, one folder per domain (raw, extract, dbt, publish, automation, checks)."""

@@ -1,0 +1,62 @@
+"""Publishing: copy the marts into a new immutable snapshot and switch the pointer the API reads."""
+
+
+import duckdb
+import dagster as dg
+
+from pipelines.defs.dbt.assets import dbt_models
+from pipelines.resources import WarehouseResource
+from pipelines.warehouse.publish import publish_snapshot
+
+MART_PREFIXES = ("fct_", "dim_")
+MARTS_SCHEMA = "marts"
+
+MART_KEYS = sorted(
+    (spec.key for spec in dbt_models.specs if spec.key.path[-1].startswith(MART_PREFIXES)),
+    key=lambda key: key.to_user_string(),
+)
+
+
+def mart_tables(build_db: str) -> list[tuple[str, str]]:
+    """``(schema, table)`` of every mart table in the build database."""
+    con = duckdb.connect(build_db, read_only=True)
+    try:
+        rows = con.execute(
+            "select table_schema, table_name from information_schema.tables "
+            "where table_schema = ? and table_type = 'BASE TABLE' order by table_name",
+            [MARTS_SCHEMA],
+        ).fetchall()
+    finally:
+        con.close()
+    return [(schema, name) for schema, name in rows if name.startswith(MART_PREFIXES)]
+
+
+@dg.asset(
+    key="published_snapshot",
+    group_name="publish",
+    deps=MART_KEYS,
+    kinds={"duckdb"},
+    description=(
+        "Copy every mart into a new immutable DuckDB snapshot (tables only) and atomically switch "
+        "warehouse/published.json to it; the API reads only published snapshots. Runs only after "
+        "the dbt build and its tests succeeded. Keeps the last 3 snapshots."
+    ),
+)
+def published_snapshot(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult:
+    layout = warehouse.layout
+    tables = mart_tables(str(layout.build_db))
+    result = publish_snapshot(layout, layout.build_db, tables, run_id=context.run_id)
+    lines = ["| mart | rows |", "|---|---|"] + [f"| {name} | {rows:,} |" for name, rows in sorted(result.tables.items())]
+    context.log.info(f"published {result.snapshot.name} with {len(result.tables)} marts")
+    return dg.MaterializeResult(
+        metadata={
+            "snapshot": dg.MetadataValue.path(str(result.snapshot)),
+            "built_at": dg.MetadataValue.text(result.built_at),
+            "marts": dg.MetadataValue.int(len(result.tables)),
+            "tables": dg.MetadataValue.md("\n".join(lines)),
+            "snapshots_removed": dg.MetadataValue.int(len(result.removed)),
+        }
+    )
+
+
+PUBLISH_ASSETS = [published_snapshot]

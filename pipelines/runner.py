@@ -1,0 +1,247 @@
+"""Run the whole pipeline in-process: ``run_pipeline(data_dir, database_url)`` and a CLI.
+
+The API's ``operations.runPipeline`` and the ``make up`` demo call ``run_pipeline``; it
+materialises every asset (or a selection) of the code location with the warehouse bound
+to ``data_dir`` and returns a summary: run id, status, timings, rows per asset.
+
+    python -m pipelines.runner --data-dir data/local [--database-url sqlite:///...] [--select raw]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+DAGSTER_YAML = "telemetry:\n  enabled: false\n"
+
+
+@dataclass
+class RunSummary:
+    """What one pipeline run did."""
+
+    run_id: str
+    status: str  # SUCCESS | FAILURE
+    started_at: datetime
+    finished_at: datetime
+    step_seconds: dict[str, float] = field(default_factory=dict)
+    row_counts: dict[str, int] = field(default_factory=dict)
+    failed_steps: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    published_snapshot: str | None = None
+    check_results: dict[str, bool] = field(default_factory=dict)  # "<asset>:<check>" -> passed
+
+    @property
+    def seconds(self) -> float:
+        return (self.finished_at - self.started_at).total_seconds()
+
+    @property
+    def success(self) -> bool:
+        return self.status == "SUCCESS"
+
+    def to_json(self) -> dict:
+        return {
+            "runId": self.run_id, "status": self.status, "startedAt": self.started_at.isoformat(),
+            "finishedAt": self.finished_at.isoformat(), "seconds": round(self.seconds, 3),
+            "stepSeconds": self.step_seconds, "rowCounts": self.row_counts, "failedSteps": self.failed_steps,
+            "errors": self.errors, "publishedSnapshot": self.published_snapshot,
+            "checksPassed": sum(self.check_results.values()), "checksFailed": sorted(k for k, ok in self.check_results.items() if not ok),
+        }
+
+
+def ensure_dagster_home(data_dir: str | os.PathLike[str]) -> Path:
+    """``DATA_DIR/dagster`` with a ``dagster.yaml`` that switches telemetry off; returns the folder."""
+    home = Path(data_dir).resolve() / "dagster"
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        config.write_text(DAGSTER_YAML)
+    return home
+
+
+def _selection_keys(defs, selection: list[str] | None):
+    """Asset keys for ``selection`` items: an asset key ("marts/fct_kpis_monthly") or a group name ("raw")."""
+    if not selection:
+        return None
+    import dagster as dg
+
+    graph = defs.resolve_asset_graph()
+    keys = []
+    for item in selection:
+        key = dg.AssetKey.from_user_string(item)
+        if graph.has(key):
+            keys.append(key)
+            continue
+        group = [k for k in graph.get_all_asset_keys() if graph.get(k).group_name == item]
+        if not group:
+            raise ValueError(f"selection {item!r} is neither an asset key nor an asset group")
+        keys.extend(group)
+    return sorted(set(keys), key=lambda k: k.to_user_string())
+
+
+def run_pipeline(
+    data_dir: str | os.PathLike[str],
+    database_url: str | None = None,
+    *,
+    selection: list[str] | None = None,
+    persist_runs: bool = False,
+    parse_workers: int | None = None,
+    on_event=None,
+) -> RunSummary:
+    """Materialise the pipeline (or ``selection``: asset keys or group names) in this process.
+
+    ``persist_runs`` records the run in ``DATA_DIR/dagster`` (visible in ``dagster dev`` with
+    that DAGSTER_HOME); otherwise an ephemeral instance is used. ``on_event(step_key, kind)``
+    is called as steps start and finish (the CLI's progress display).
+    """
+    from dagster import DagsterEventType, DagsterInstance
+
+    from pipelines.definitions import build_definitions
+    from pipelines.defs.dbt.project import ensure_manifest
+    from pipelines.resources import WarehouseResource
+
+    data_dir = Path(data_dir).resolve()
+    database_url = database_url or f"sqlite:///{data_dir / 'platform.db'}"
+    ensure_manifest()
+    warehouse = WarehouseResource(data_dir=str(data_dir), database_url=database_url, parse_workers=parse_workers)
+    defs = build_definitions(warehouse)
+    job = defs.resolve_job_def("full_pipeline")
+    keys = _selection_keys(defs, selection)
+    if persist_runs:
+        instance = DagsterInstance.from_config(str(ensure_dagster_home(data_dir)))
+    else:
+        instance = DagsterInstance.ephemeral()
+    run_id = str(uuid.uuid4())
+    started = datetime.now(UTC)
+    stop = threading.Event()
+    watcher = None
+    if on_event is not None:
+        watcher = threading.Thread(target=_watch, args=(instance, run_id, on_event, stop), daemon=True)
+        watcher.start()
+    try:
+        result = job.execute_in_process(instance=instance, raise_on_error=False, asset_selection=keys, run_id=run_id)
+    finally:
+        stop.set()
+        if watcher is not None:
+            watcher.join(timeout=5)
+    finished = datetime.now(UTC)
+    summary = RunSummary(run_id, "SUCCESS" if result.success else "FAILURE", started, finished)
+    starts: dict[str, float] = {}
+    for record in instance.all_logs(run_id):
+        event = record.dagster_event
+        if event is None or event.step_key is None:
+            continue
+        step = event.step_key
+        if event.event_type == DagsterEventType.STEP_START:
+            starts[step] = record.timestamp
+        elif event.event_type in (DagsterEventType.STEP_SUCCESS, DagsterEventType.STEP_FAILURE) and step in starts:
+            summary.step_seconds[step] = round(record.timestamp - starts[step], 3)
+        if event.event_type == DagsterEventType.STEP_FAILURE:
+            summary.failed_steps.append(step)
+            error = event.step_failure_data.error if event.step_failure_data else None
+            if error is not None:
+                summary.errors.append(f"{step}: {error.message.strip()[:2000]}")
+    for event in result.get_asset_materialization_events():
+        mat = event.step_materialization_data.materialization
+        rows = mat.metadata.get("dagster/row_count")
+        if rows is not None:
+            summary.row_counts[mat.asset_key.to_user_string()] = int(rows.value)
+        snapshot = mat.metadata.get("snapshot")
+        if snapshot is not None:
+            summary.published_snapshot = str(snapshot.value)
+    for evaluation in result.get_asset_check_evaluations():
+        name = f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"
+        summary.check_results[name] = bool(evaluation.passed)
+    if summary.published_snapshot:
+        from pipelines.warehouse.snapshot import read_pointer
+
+        for name, rows in read_pointer(data_dir)["tables"].items():
+            summary.row_counts[f"marts/{name}"] = int(rows)
+    instance.dispose()
+    return summary
+
+
+def _watch(instance, run_id: str, on_event, stop: threading.Event) -> None:
+    """Report step starts and ends from the run's event log while it executes."""
+    from dagster import DagsterEventType
+
+    seen = 0
+    while True:
+        finished = stop.is_set()  # one more pass after the run ends, for its last events
+        try:
+            records = instance.all_logs(run_id)
+        except Exception:  # the run may not be registered yet
+            records = []
+        for record in records[seen:]:
+            event = record.dagster_event
+            if event is None or event.step_key is None:
+                continue
+            if event.event_type in (DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS,
+                                    DagsterEventType.STEP_FAILURE, DagsterEventType.STEP_SKIPPED):
+                on_event(event.step_key, event.event_type.value)
+        seen = len(records)
+        if finished:
+            return
+        time.sleep(0.3)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import typer
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    app = typer.Typer(add_completion=False)
+    exit_code = {"value": 0}
+
+    @app.command()
+    def run(
+        data_dir: Path = typer.Option(Path(os.environ.get("DATA_DIR", "data/local")), help="Platform data directory."),
+        database_url: str = typer.Option(os.environ.get("DATABASE_URL") or "", help="Operational database URL (default: SQLite in DATA_DIR)."),
+        select: list[str] = typer.Option([], "--select", help="Asset key or group to run (repeatable); default everything."),
+        persist: bool = typer.Option(False, help="Record the run in DATA_DIR/dagster for the Dagster UI."),
+    ) -> None:
+        console = Console(file=sys.__stdout__)
+        log_path = ensure_dagster_home(data_dir) / "last_run.log"
+        progress_display = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console)
+        # dagster-dbt echoes every dbt event to stdout; keep the terminal for the progress display.
+        with (log_path.open("w") as log, contextlib.redirect_stdout(log), contextlib.redirect_stderr(log),
+              progress_display as progress):
+            overall = progress.add_task("pipeline", total=None)
+            tasks: dict[str, int] = {}
+
+            def on_event(step: str, kind: str) -> None:
+                if kind == "STEP_START":
+                    tasks[step] = progress.add_task(f"[cyan]{step}", total=None)
+                elif step in tasks:
+                    mark = {"STEP_SUCCESS": "[green]done", "STEP_FAILURE": "[red]failed", "STEP_SKIPPED": "[yellow]skipped"}[kind]
+                    progress.update(tasks[step], description=f"{step} {mark}", total=1, completed=1)
+
+            summary = run_pipeline(data_dir, database_url or None, selection=list(select) or None,
+                                   persist_runs=persist, on_event=on_event)
+            progress.update(overall, total=1, completed=1)
+        table = Table(title=f"run {summary.run_id} - {summary.status} in {summary.seconds:.1f}s")
+        table.add_column("asset")
+        table.add_column("rows", justify="right")
+        for key, rows in sorted(summary.row_counts.items()):
+            table.add_row(key, f"{rows:,}")
+        console.print(table)
+        for error in summary.errors:
+            console.print(f"[red]{error}")
+        if summary.published_snapshot:
+            console.print(f"published: {summary.published_snapshot}")
+        console.print(f"dbt and Dagster logs: {log_path}")
+        exit_code["value"] = 0 if summary.success else 1
+
+    app(args=argv, standalone_mode=False)
+    return exit_code["value"]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

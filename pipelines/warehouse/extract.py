@@ -1,0 +1,128 @@
+"""Extract of the operational tables the marts need, declared per table.
+
+Adding a table (``cases``, ``appeals``, ``outcomes``, ``deadlines``) is one
+entry in ``EXTRACT_TABLES``. A table that does not exist yet in the
+operational database yields an empty, typed extract (and says so), so the
+marts build before the domain that owns it ships. dbt never reads the live
+database: it reads these Parquet files.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import polars as pl
+from sqlalchemy import Engine, MetaData, Table, inspect, select
+from sqlalchemy import Column as SAColumn
+from sqlalchemy.types import JSON, BigInteger, Boolean, Date, DateTime, Numeric, String
+
+from pipelines.warehouse.layout import WarehouseLayout, temp_path_for
+
+MONEY = pl.Decimal(18, 2)
+# Column type name -> (SQLAlchemy type used to read it, Polars type written)
+_TYPES = {
+    "id": (BigInteger(), pl.Int64()),
+    "int": (BigInteger(), pl.Int64()),
+    "text": (String(), pl.String()),
+    "money": (Numeric(18, 2), MONEY),
+    "date": (Date(), pl.Date()),
+    "ts": (DateTime(timezone=True), pl.Datetime("us", "UTC")),
+    "bool": (Boolean(), pl.Boolean()),
+    "json": (JSON(), pl.String()),  # kept as JSON text; dbt models parse what they need
+}
+
+
+@dataclass(frozen=True)
+class ExtractTable:
+    """One operational table: its name and the columns the warehouse takes (name -> type name)."""
+
+    name: str
+    columns: dict[str, str]
+
+    def polars_schema(self) -> dict[str, pl.DataType]:
+        return {c: _TYPES[t][1] for c, t in self.columns.items()}
+
+    def sa_table(self) -> Table:
+        return Table(self.name, MetaData(), *[SAColumn(c, _TYPES[t][0]) for c, t in self.columns.items()])
+
+
+_TENANT = {"id": "id", "organization_id": "int", "client_id": "int"}
+
+EXTRACT_TABLES: dict[str, ExtractTable] = {t.name: t for t in (
+    ExtractTable("import_batches", {
+        **_TENANT, "kind": "text", "status": "text", "content_sha256": "text", "source_format": "text",
+        "parser_version": "text", "row_count": "int", "valid_count": "int", "invalid_count": "int",
+        "excluded_count": "int", "entries_posted": "int", "totals": "json",
+        "created_at": "ts", "confirmed_at": "ts",
+    }),
+    ExtractTable("financial_entries", {
+        **_TENANT, "batch_id": "int", "entry_type": "text", "component": "text", "amount": "money",
+        "claim_key": "text", "payer_claim_number": "text", "claim_status_code": "text", "billed_amount": "money",
+        "payer": "text", "group_code": "text", "carc": "text", "rarcs": "json", "denial_category": "text",
+        "is_denial": "bool", "service_date": "date", "payment_date": "date", "reference": "text",
+        "reverses_entry_id": "int", "review_status": "text", "created_at": "ts",
+    }),
+    ExtractTable("reconciliation_runs", {
+        **_TENANT, "status": "text", "finished_at": "ts", "claims_considered": "int",
+        "remittances_considered": "int", "matched": "int", "exception_counts": "json", "created_at": "ts",
+    }),
+    ExtractTable("reconciliation_exceptions", {
+        **_TENANT, "run_id": "int", "exception_type": "text", "claim_key": "text", "payer": "text",
+        "expected_amount": "money", "actual_amount": "money", "status": "text", "resolution": "text",
+        "created_at": "ts", "resolved_at": "ts",
+    }),
+)}
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    table: str
+    rows: int
+    exists: bool
+    path: str
+
+
+def _cell(value, kind: str):
+    if value is None:
+        return None
+    if kind == "json":
+        return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    if kind == "money":
+        return Decimal(value).quantize(Decimal("0.01"))
+    if kind == "ts" and isinstance(value, datetime):
+        return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    if kind == "date" and isinstance(value, datetime):
+        return value.date()
+    return value
+
+
+def read_table(engine: Engine, spec: ExtractTable) -> tuple[pl.DataFrame, bool]:
+    """The table's declared columns as a typed frame; ``(empty frame, False)`` when the table does not exist."""
+    schema = spec.polars_schema()
+    if not inspect(engine).has_table(spec.name):
+        return pl.DataFrame(schema=schema), False
+    table = spec.sa_table()
+    kinds = list(spec.columns.values())
+    with engine.connect() as conn:
+        rows = conn.execute(select(table).order_by(table.c.id)).all()
+    columns = {name: [_cell(row[i], kinds[i]) for row in rows] for i, name in enumerate(spec.columns)}
+    return pl.DataFrame(columns, schema=schema), True
+
+
+def extract_table(engine: Engine, layout: WarehouseLayout, spec: ExtractTable) -> ExtractResult:
+    """Write one table's extract to ``extract/<table>.parquet`` atomically."""
+    frame, exists = read_table(engine, spec)
+    path = layout.extract_dir / f"{spec.name}.parquet"
+    tmp = temp_path_for(path)
+    try:
+        frame.write_parquet(tmp, compression="zstd")
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return ExtractResult(spec.name, frame.height, exists, str(path))
+
+

@@ -1,0 +1,130 @@
+"""Where everything lives under ``DATA_DIR`` (one place, so assets, dbt and the API agree).
+
+    DATA_DIR/drop/client_<client_id>/...             folder drop (bulk and scheduled loads)
+    DATA_DIR/landing/sha256/ab/cd/<sha256>           landing zone (api.ingestion.landing)
+    DATA_DIR/warehouse/raw/<table>/<sha256>_c<client_id>.parquet
+    DATA_DIR/warehouse/raw/<table>/_empty.parquet    zero-row file with the table's schema
+    DATA_DIR/warehouse/raw/_files/<sha256>_c<client_id>.json   what a file produced, and with which parser
+    DATA_DIR/warehouse/extract/<table>.parquet       operational extract
+    DATA_DIR/warehouse/build/warehouse.duckdb        the dbt build database (never read by the API)
+    DATA_DIR/warehouse/snapshots/marts_<UTC>.duckdb  immutable published snapshots
+    DATA_DIR/warehouse/published.json                pointer to the current snapshot
+
+Raw files are keyed by content hash *and* client: the same bytes uploaded by
+two clients are two tenants' data. The ``_empty.parquet`` file keeps
+``read_parquet('<table>/*.parquet')`` valid when no file of a kind exists yet.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+EMPTY_FILE = "_empty.parquet"
+_DROP_DIR = re.compile(r"^client_(\d+)$")
+
+
+@dataclass(frozen=True)
+class WarehouseLayout:
+    """Paths of the analytical store under one data directory."""
+
+    data_dir: Path
+
+    @classmethod
+    def at(cls, data_dir: str | os.PathLike[str]) -> "WarehouseLayout":
+        return cls(Path(data_dir).resolve())
+
+    @property
+    def drop_dir(self) -> Path:
+        return self.data_dir / "drop"
+
+    @property
+    def landing_dir(self) -> Path:
+        return self.data_dir / "landing"
+
+    @property
+    def warehouse_dir(self) -> Path:
+        return self.data_dir / "warehouse"
+
+    @property
+    def raw_dir(self) -> Path:
+        return self.warehouse_dir / "raw"
+
+    @property
+    def raw_state_dir(self) -> Path:
+        return self.raw_dir / "_files"
+
+    @property
+    def extract_dir(self) -> Path:
+        return self.warehouse_dir / "extract"
+
+    @property
+    def build_db(self) -> Path:
+        return self.warehouse_dir / "build" / "warehouse.duckdb"
+
+    @property
+    def snapshots_dir(self) -> Path:
+        return self.warehouse_dir / "snapshots"
+
+    @property
+    def published_pointer(self) -> Path:
+        return self.warehouse_dir / "published.json"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.data_dir / "dagster"
+
+    def raw_table_dir(self, table: str) -> Path:
+        return self.raw_dir / table
+
+    def raw_file(self, table: str, file_key: str) -> Path:
+        return self.raw_table_dir(table) / f"{file_key}.parquet"
+
+    def raw_glob(self, table: str) -> str:
+        return str(self.raw_table_dir(table) / "*.parquet")
+
+    def landing_path(self, sha256: str) -> Path:
+        return self.landing_dir / "sha256" / sha256[:2] / sha256[2:4] / sha256
+
+    def drop_client_dirs(self) -> list[tuple[int, Path]]:
+        """``(client_id, folder)`` for every ``drop/client_<id>`` folder, sorted by client id."""
+        if not self.drop_dir.is_dir():
+            return []
+        found = []
+        for child in self.drop_dir.iterdir():
+            match = _DROP_DIR.match(child.name)
+            if match and child.is_dir():
+                found.append((int(match.group(1)), child))
+        return sorted(found)
+
+
+def file_key(sha256: str, client_id: int) -> str:
+    """The name of one source file's outputs in the raw zone."""
+    return f"{sha256}_c{client_id}"
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def temp_path_for(path: Path) -> Path:
+    """A unique temporary sibling of ``path`` (same folder, so ``os.replace`` is atomic)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    return Path(tmp)

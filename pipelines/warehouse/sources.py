@@ -1,0 +1,150 @@
+"""The files the raw layer must hold: confirmed import batches and folder drops.
+
+Reads the operational database with SQLAlchemy Core (plain SQL on the
+declared columns), never the API's ORM session, so a pipeline run cannot
+touch anything else the API owns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Engine, text
+
+from pipelines.ingest.x12 import detect_transaction_set
+from pipelines.warehouse.layout import WarehouseLayout, atomic_write_bytes, file_key
+
+#: ImportBatch.kind -> raw file kind
+BATCH_KINDS = {"era_835": "835", "claims_837": "837", "csv_claims": "csv", "csv_payments": "csv", "csv_denials": "csv"}
+X12_SUFFIXES = frozenset({".835", ".837", ".x12", ".edi", ".txt", ".dat"})
+TABULAR_SUFFIXES = frozenset({".csv", ".tsv", ".psv", ".xlsx"})
+
+
+class SourceError(ValueError):
+    """A source file cannot be attributed or read; the message names the file, never its content."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file to hold in the raw zone, with its tenant."""
+
+    sha256: str
+    path: Path
+    kind: str  # 835 | 837 | csv
+    organization_id: int
+    client_id: int
+    batch_id: int | None
+    name: str
+
+    @property
+    def key(self) -> str:
+        return file_key(self.sha256, self.client_id)
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def drop_file_kind(path: Path) -> str | None:
+    """``835``/``837``/``csv`` for a dropped file, from its first bytes (None: not a file we load)."""
+    suffix = path.suffix.lower()
+    if suffix in TABULAR_SUFFIXES:
+        return "csv"
+    if suffix not in X12_SUFFIXES:
+        return None
+    with path.open("rb") as fh:
+        head = fh.read(64 * 1024)
+    return detect_transaction_set(head)
+
+
+def client_organizations(engine: Engine) -> dict[int, int]:
+    """``{client_id: organization_id}`` of every client."""
+    with engine.connect() as conn:
+        return {int(c): int(o) for c, o in conn.execute(text("select id, organization_id from clients"))}
+
+
+def confirmed_batch_files(engine: Engine, layout: WarehouseLayout) -> list[SourceFile]:
+    """The landing files of every confirmed import batch of a kind the raw layer loads."""
+    query = text(
+        "select id, organization_id, client_id, kind, content_sha256, source_filename "
+        "from import_batches where status = 'confirmed' order by id"
+    )
+    out = []
+    with engine.connect() as conn:
+        for batch_id, org, client, kind, sha, name in conn.execute(query):
+            raw_kind = BATCH_KINDS.get(kind)
+            if raw_kind is None:
+                continue
+            path = layout.landing_path(sha)
+            if not path.is_file():
+                raise SourceError(f"import batch {batch_id}: its landing file {sha[:12]}... is missing from the landing zone")
+            out.append(SourceFile(sha, path, raw_kind, int(org), int(client), int(batch_id), str(name)))
+    return out
+
+
+def drop_files(layout: WarehouseLayout, organizations: dict[int, int], *, known: dict[tuple[str, int], str] | None = None) -> list[SourceFile]:
+    """Every loadable file under ``drop/client_<id>/`` (recursively), hashed.
+
+    ``known`` maps ``(path, size-mtime)`` signatures to hashes already computed,
+    so a sensor does not re-hash unchanged files.
+    """
+    out = []
+    for client_id, folder in layout.drop_client_dirs():
+        if client_id not in organizations:
+            raise SourceError(f"drop folder {folder.name}: client {client_id} does not exist in the operational database")
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+            kind = drop_file_kind(path)
+            if kind is None:
+                continue
+            stat = path.stat()
+            signature = (str(path), f"{stat.st_size}-{stat.st_mtime_ns}")
+            sha = (known or {}).get(signature) or sha256_of(path)
+            out.append(SourceFile(sha, path, kind, organizations[client_id], client_id, None, path.name))
+    return out
+
+
+def current_sources(engine: Engine, layout: WarehouseLayout) -> list[SourceFile]:
+    """All files the raw zone must hold now; a file in both a batch and a drop counts once (as the batch)."""
+    batches = confirmed_batch_files(engine, layout)
+    drops = cached_drop_files(layout, client_organizations(engine))
+    chosen: dict[str, SourceFile] = {}
+    for src in batches + drops:
+        chosen.setdefault(src.key, src)
+    return sorted(chosen.values(), key=lambda s: (s.client_id, s.name, s.sha256))
+
+
+def file_signature(path: Path) -> str:
+    """Cheap change detector for sensors: size and modification time."""
+    stat = os.stat(path)
+    return f"{stat.st_size}-{stat.st_mtime_ns}"
+
+
+def cached_drop_files(layout: WarehouseLayout, organizations: dict[int, int]) -> list[SourceFile]:
+    """``drop_files`` with the hashes of unchanged files (same path, size and mtime) taken from a cache."""
+    cache_path = layout.raw_dir / "_drop_hashes.json"
+    files = drop_files(layout, organizations, known=_load_hash_cache(cache_path))
+    _save_hash_cache(cache_path, files)
+    return files
+
+
+def _load_hash_cache(path: Path) -> dict[tuple[str, str], str]:
+    try:
+        doc = json.loads(path.read_text())
+    except (FileNotFoundError, ValueError):
+        return {}
+    return {(entry["path"], entry["signature"]): entry["sha256"] for entry in doc}
+
+
+def _save_hash_cache(path: Path, files: list[SourceFile]) -> None:
+    """Remember drop-file hashes by (path, size-mtime) so unchanged files are not hashed again."""
+    doc = [{"path": str(f.path), "signature": file_signature(f.path), "sha256": f.sha256} for f in files]
+    atomic_write_bytes(path, json.dumps(doc).encode())
