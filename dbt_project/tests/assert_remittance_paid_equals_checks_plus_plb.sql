@@ -1,3 +1,4 @@
+{{ config(severity='warn', meta={'dagster': {'ref': {'name': 'fct_remittances'}}}) }}
 -- Across each tenant, the checks (BPR02) plus provider adjustments equal the claim payments (CLP04).
 select organization_id, client_id
 from {{ ref('fct_remittances') }}

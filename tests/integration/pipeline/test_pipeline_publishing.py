@@ -78,8 +78,9 @@ def test_readers_during_a_build_and_an_idempotent_rerun(pipeline_world):
         assert snap.tables == before_pointer["tables"]
 
 
-def test_a_failing_dbt_test_blocks_publishing(tmp_path):
-    """A remittance that does not balance fails a money-balance test: nothing is published."""
+def test_an_unbalanced_payer_file_warns_but_still_publishes(tmp_path):
+    """A remittance that does not balance is the payer's data, not our bug: the balance check
+    fails visibly (a warning asset check) but every tenant still gets a fresh snapshot."""
     from pipelines.synthetic import CorpusSpec, generate_corpus
     from tests.integration.pipeline.conftest import drop_corpus, make_operational_db
 
@@ -98,9 +99,7 @@ def test_a_failing_dbt_test_blocks_publishing(tmp_path):
     drop_corpus(corpus, data_dir)
 
     summary = run_pipeline(data_dir, url)
-    assert not summary.success
-    assert "dbt_models" in summary.failed_steps
-    assert "published_snapshot" not in summary.step_seconds
-    assert not WarehouseLayout.at(data_dir).published_pointer.exists()
+    assert summary.success, summary.errors
+    assert WarehouseLayout.at(data_dir).published_pointer.exists()
     failed_checks = [name for name, passed in summary.check_results.items() if not passed]
-    assert any("money_balances_fct_remittance_claims" in name for name in failed_checks)
+    assert any("money_balances_fct_remittance_claims" in name for name in failed_checks), failed_checks
