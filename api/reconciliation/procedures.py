@@ -41,22 +41,32 @@ def summary(ctx: Context, input: SummaryIn) -> SummaryOut:
                       manually_matched=int(manual), buckets=buckets)
 
 
-@rpc.query("reconciliation.unmatchedRemittances")
-def unmatched_remittances(ctx: Context, input: UnmatchedIn) -> UnmatchedRemittancesOut:
-    """Claim payments (835 CLP) with no submitted claim, or whose charge differs from it, that nobody has
-    matched by hand yet; oldest first, paginated."""
-    done = list(ctx.db.scalars(select(ManualMatch.remittance_claim_key)))
-    where, params = "match_status in ('no_submitted_claim', 'charge_mismatch') and not is_reversal", {}
+def _unmatched_page(ctx: Context, input: UnmatchedIn, *, table: str, key: str, done_column, where: str,
+                   order_by: str):
+    """One page of a mart's unmatched rows, minus the keys somebody matched by hand."""
+    done = list(ctx.db.scalars(select(done_column)))
+    params: dict = {}
     if done:
-        where += " and not list_contains($done, remittance_claim_key)"
+        where += f" and not list_contains($done, {key})"
         params["done"] = done
     if input.payer:
         where += " and upper(payer_key) = $payer"
         params["payer"] = input.payer
-    with open_marts(ctx, "fct_remittance_claims") as m:
-        rows, cursor = page_rows(m, f"""select * from fct_remittance_claims where {where}
-                                       order by payment_date, remittance_claim_key""", params, input)
-        snap = snapshot_of(m)
+    with open_marts(ctx, table) as m:
+        rows, cursor = page_rows(m, f"select * from {table} where {where} order by {order_by}", params, input)
+        return snapshot_of(m), rows, cursor
+
+
+@rpc.query("reconciliation.unmatchedRemittances")
+def unmatched_remittances(ctx: Context, input: UnmatchedIn) -> UnmatchedRemittancesOut:
+    """Claim payments (835 CLP) with no submitted claim, or whose charge differs from it, that nobody has
+    matched by hand yet; oldest first, paginated."""
+    snap, rows, cursor = _unmatched_page(
+        ctx, input, table="fct_remittance_claims", key="remittance_claim_key",
+        done_column=ManualMatch.remittance_claim_key,
+        where="match_status in ('no_submitted_claim', 'charge_mismatch') and not is_reversal",
+        order_by="payment_date, remittance_claim_key",
+    )
     return UnmatchedRemittancesOut(snapshot=snap, items=rows, next_cursor=cursor)
 
 
@@ -64,18 +74,10 @@ def unmatched_remittances(ctx: Context, input: UnmatchedIn) -> UnmatchedRemittan
 def unmatched_claims(ctx: Context, input: UnmatchedIn) -> UnmatchedClaimsOut:
     """Submitted claims without a remittance, or whose remitted charge differs, excluding claims a
     payment was matched to by hand; oldest first, paginated."""
-    done = list(ctx.db.scalars(select(ManualMatch.claim_key)))
-    where, params = "match_status in ('awaiting_remittance', 'charge_mismatch')", {}
-    if done:
-        where += " and not list_contains($done, claim_key)"
-        params["done"] = done
-    if input.payer:
-        where += " and upper(payer_key) = $payer"
-        params["payer"] = input.payer
-    with open_marts(ctx, "fct_claim_reconciliation") as m:
-        rows, cursor = page_rows(m, f"""select * from fct_claim_reconciliation where {where}
-                                       order by statement_from, claim_key""", params, input)
-        snap = snapshot_of(m)
+    snap, rows, cursor = _unmatched_page(
+        ctx, input, table="fct_claim_reconciliation", key="claim_key", done_column=ManualMatch.claim_key,
+        where="match_status in ('awaiting_remittance', 'charge_mismatch')", order_by="statement_from, claim_key",
+    )
     return UnmatchedClaimsOut(snapshot=snap, items=rows, next_cursor=cursor)
 
 
