@@ -32,7 +32,7 @@ from api.ingestion.schemas import (
     RunRef,
     UploadOut,
 )
-from api.ingestion.upload_input import MAX_UPLOAD_BYTES, CsvUploadIn, UploadIn, resolve_upload
+from api.ingestion.upload_input import CsvUploadIn, UploadIn, resolve_upload
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, PageInput, paginate
@@ -50,21 +50,21 @@ def _upload(ctx: Context, input: UploadIn, accepts: frozenset[str] | None) -> Up
     return UploadOut(batch=ImportBatchOut.model_validate(batch), duplicate=duplicate)
 
 
-@rpc.mutation("ingestion.uploadCsv", accepts_files=True, max_body_bytes=MAX_UPLOAD_BYTES)
+@rpc.mutation("ingestion.uploadCsv", accepts_files=True)
 def upload_csv(ctx: Context, input: CsvUploadIn) -> UploadOut:
     """Upload a claims, payments or denials export (CSV/TSV/pipe, also XLSX/JSON) with an optional
     connector `profile`; answers the import batch (duplicate=true when the same content was already uploaded)."""
     return _upload(ctx, input, TABULAR_FORMATS)
 
 
-@rpc.mutation("ingestion.uploadEra", accepts_files=True, max_body_bytes=MAX_UPLOAD_BYTES)
+@rpc.mutation("ingestion.uploadEra", accepts_files=True)
 def upload_era(ctx: Context, input: UploadIn) -> UploadOut:
     """Upload an X12 835 remittance (ERA) file; answers the import batch, `failed` with an error report
     when the file is broken (segment number and what was expected)."""
     return _upload(ctx, input, frozenset({"x12_835"}))
 
 
-@rpc.mutation("ingestion.uploadUniversal", accepts_files=True, max_body_bytes=MAX_UPLOAD_BYTES)
+@rpc.mutation("ingestion.uploadUniversal", accepts_files=True)
 def upload_universal(ctx: Context, input: UploadIn) -> UploadOut:
     """Upload any supported file (X12 835/837, CSV/TSV/pipe, XLSX, JSON): the format is detected from the content."""
     return _upload(ctx, input, None)

@@ -19,10 +19,6 @@ from api.rpc.errors import RpcError
 from api.rpc.schema import Schema
 from api.rpc.uploads import UploadedFile
 
-# Uploads carry their own cap (the router default is 1 MiB); independent of settings by design.
-MAX_UPLOAD_BYTES = 512 * 1024 * 1024
-
-
 def _validate_file(value: Any) -> UploadedFile:
     if isinstance(value, UploadedFile):
         return value

@@ -19,7 +19,7 @@ class ProcedureContract(BaseModel):
     description: str
     input_schema: dict[str, Any] | None = Field(alias="inputSchema")
     output_schema: dict[str, Any] = Field(alias="outputSchema")
-    max_body_bytes: int | None = Field(alias="maxBodyBytes")
+    max_body_bytes: int = Field(alias="maxBodyBytes", description="Largest request body accepted")
     accepts_files: bool = Field(alias="acceptsFiles")
 
     model_config = {"populate_by_name": True}
@@ -37,7 +37,7 @@ def _schema_for(model: Any, mode: str) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=4)
-def _cached(registry_id: int, count: int, registry: Registry) -> ContractOut:
+def _cached(registry: Registry, count: int, rpc_limit: int, upload_limit: int) -> ContractOut:
     procedures = [
         ProcedureContract(
             name=p.name,
@@ -47,7 +47,7 @@ def _cached(registry_id: int, count: int, registry: Registry) -> ContractOut:
             description=p.description,
             inputSchema=_schema_for(p.input_model, "validation") if p.input_model else None,
             outputSchema=_schema_for(p.output_type, "serialization"),
-            maxBodyBytes=p.max_body_bytes,
+            maxBodyBytes=p.max_body_bytes or (upload_limit if p.accepts_files else rpc_limit),
             acceptsFiles=p.accepts_files,
         )
         for p in sorted(registry.procedures.values(), key=lambda p: p.name)
@@ -60,5 +60,6 @@ def _cached(registry_id: int, count: int, registry: Registry) -> ContractOut:
     )
 
 
-def build_contract(registry: Registry) -> ContractOut:
-    return _cached(id(registry), len(registry.procedures), registry)
+def build_contract(registry: Registry, settings) -> ContractOut:
+    """The contract with each procedure's effective body limit under these settings."""
+    return _cached(registry, len(registry.procedures), settings.rpc_max_body_bytes, settings.upload_max_bytes)

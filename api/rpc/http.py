@@ -120,8 +120,13 @@ class RpcEndpoint:
         return [parsed.get(str(i), UNDEFINED) for i in range(len(paths))]
 
     def _body_limit(self, proc: Procedure | None) -> int:
-        default = self.services.settings.rpc_max_body_bytes
-        return (proc.max_body_bytes or default) if proc else default
+        settings = self.services.settings
+        if proc is None:
+            return settings.rpc_max_body_bytes
+        if proc.max_body_bytes:
+            return proc.max_body_bytes
+        # Upload procedures share one configurable cap (UPLOAD_MAX_BYTES), ordinary ones RPC_MAX_BODY_BYTES.
+        return settings.upload_max_bytes if proc.accepts_files else settings.rpc_max_body_bytes
 
 
 def _parse_json(raw: bytes) -> Any:

@@ -43,7 +43,7 @@ class Procedure:
     output_type: Any
     description: str
     is_async: bool
-    max_body_bytes: int | None = None  # None: the router default; uploads raise it
+    max_body_bytes: int | None = None  # None: RPC_MAX_BODY_BYTES, or UPLOAD_MAX_BYTES for file procedures
     accepts_files: bool = False
 
     def __post_init__(self) -> None:

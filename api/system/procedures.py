@@ -37,4 +37,4 @@ async def version(ctx: Context) -> VersionOut:
 async def contract(ctx: Context) -> ContractOut:
     """The whole router as a machine-readable contract: every procedure with its kind,
     auth requirement, permission, description and input/output JSON Schema."""
-    return build_contract(rpc)
+    return build_contract(rpc, ctx.services.settings)
