@@ -85,7 +85,11 @@ def up(host: str = "127.0.0.1", port: int | None = None, dagster_port: int = 300
     migrate()
     bootstrap_cmd()
     if with_demo:
-        demo(claims=DEMO_CLAIMS, pipeline=True)
+        try:
+            demo(claims=DEMO_CLAIMS, pipeline=True)
+        except typer.Exit:
+            # The platform is still useful without demo marts: say so and keep going.
+            console.print("[yellow]Continuing without demo analytics; see the message above.[/yellow]")
     dagster = _start_dagster_ui(settings, host, dagster_port)
     console.print(Panel.fit(
         f"API:       http://{host}:{port or settings.port}/api/rpc/system.ping\n"
