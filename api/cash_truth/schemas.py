@@ -8,7 +8,10 @@ from pydantic import Field
 
 from api.marts.inputs import DateRange, MartPageInput, MonthRange, PayerKey
 from api.marts.serving import MartAnswer, MartPage, Money
+from api.revenue_reconciliation.deposit_basis import Basis
 from api.rpc.schema import Output
+
+_BASIS = Field(description="bank_deposits: cash received is the bank deposits; era: the ERA payments stand in")
 
 
 class CashIn(DateRange, MartPageInput):
@@ -19,11 +22,13 @@ class CashIn(DateRange, MartPageInput):
 
 class CashFigures(Output):
     remittances: int
-    cash_received: Money = Field(description="ERA payment amounts (BPR02): the cash that arrived")
+    cash_received: Money = Field(description="Bank deposits (bank_deposits basis) or ERA payment amounts "
+                                             "(BPR02, era basis): the cash that arrived")
+    era_payments: Money = Field(description="ERA payment amounts (BPR02) of those rows")
     claim_payments: Money = Field(description="Claim payments (CLP04) in those ERAs")
     provider_adjustments: Money = Field(description="PLB amounts withheld (positive) or added (negative)")
     contract_shortfall: Money = Field(description="Money allowed below contract on the paid lines")
-    cash_expected: Money = Field(description="Cash had every line been allowed at contract: received + shortfall + PLB")
+    cash_expected: Money = Field(description="Cash had every line been allowed at contract: ERA payments + shortfall + PLB")
     gap: Money = Field(description="cash_expected - cash_received")
 
 
@@ -32,7 +37,7 @@ class CashDay(CashFigures):
 
 
 class DailyOut(MartPage[CashDay]):
-    pass
+    basis: Basis = _BASIS
 
 
 class CashPayer(CashFigures):
@@ -44,6 +49,7 @@ class ByPayerIn(DateRange):
 
 
 class ByPayerOut(MartAnswer):
+    basis: Basis = _BASIS
     payers: list[CashPayer]
     total: CashFigures
 
@@ -59,4 +65,5 @@ class CashGap(CashFigures):
 
 
 class GapsOut(MartPage[CashGap]):
+    basis: Basis = _BASIS
     total_gap: Money

@@ -13,7 +13,7 @@ from api.rpc.schema import Output, Schema
 class ConnectorProfileOut(Output):
     name: str
     description: str
-    entity: Literal["claim", "payment", "denial"]
+    entity: Literal["claim", "payment", "denial", "deposit"]
     column_map: dict[str, str]
     delimiter: str | None
     date_format: str | None

@@ -175,6 +175,11 @@ def _tabular_plans(row: RowView, classifier: Classifier) -> list[EntryPlan]:
                 denial_category=result.category if result else None, is_denial=bool(result and result.is_denial),
                 payment_date=_date(d.get("payment_date")), reference=d.get("check_number"), **common))
         return plans
+    if row.entity == "csv_deposit":
+        # Bank money, not claim money: no claim key; the trace number ties it to an 835 (TRN02).
+        return [EntryPlan(row.row_id, "deposit", "deposited", _money(d.get("amount")) or Decimal("0.00"),
+                          payer=d.get("payer_name"), payment_date=_date(d.get("deposit_date")),
+                          reference=d.get("trace_number"))]
     if row.entity == "csv_denial":
         group = d.get("group_code") or "CO"
         result = _classify(classifier, group, d.get("carc"), d.get("rarc") or [])

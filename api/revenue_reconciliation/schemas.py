@@ -8,10 +8,13 @@ from typing import Literal
 from pydantic import Field
 
 from api.marts.inputs import DateRange, MartPageInput, PayerKey
-from api.marts.serving import MartPage, Money
+from api.marts.serving import MartPage, Money, OptionalMoney
+from api.revenue_reconciliation.deposit_basis import Basis
 from api.rpc.schema import Output, Schema
 
-MatchStatus = Literal["balanced", "explained_by_plb", "unexplained"]
+EraMatchStatus = Literal["balanced", "explained_by_plb", "unexplained"]
+DepositMatchStatus = Literal["matched", "amount_mismatch", "deposit_without_era", "era_without_deposit"]
+MatchStatus = EraMatchStatus | DepositMatchStatus
 Resolution = Literal["plb_posted", "recoupment_accepted", "payer_error", "bank_adjustment", "other"]
 
 
@@ -21,21 +24,31 @@ class DepositMatchesIn(DateRange, MartPageInput):
 
 
 class DepositMatch(Output):
-    remittance_key: str
-    payer_key: str
+    match_key: str = Field(description="Key to resolve this row by: the remittance key (era basis) or the "
+                                       "bank deposit key (bank_deposits basis)")
+    remittance_key: str | None = Field(description="The 835 transaction; null for a deposit without an ERA")
+    payer_key: str | None
     payment_date: date | None
     trace_number: str | None
     payment_method: str | None
+    deposit_key: str | None = Field(default=None, description="The bank deposit row (bank_deposits basis)")
+    deposit_date: date | None = None
+    deposit_amount: OptionalMoney = Field(default=None, description="Amount the bank credited (bank_deposits basis)")
     payment_amount: Money = Field(description="ERA payment (BPR02): what the bank deposit should show")
     posted_amount: Money = Field(description="Claim payments (CLP04) posted to claims")
     provider_adjustments: Money = Field(description="PLB withholdings (positive reduce the payment)")
-    variance_amount: Money = Field(description="payment_amount - posted_amount")
-    status: str = Field(description="balanced | explained_by_plb | unexplained")
+    posting_variance: Money = Field(description="payment_amount - posted_amount")
+    variance_amount: Money = Field(description="bank_deposits basis: deposit_amount - payment_amount (a missing "
+                                               "side counts as zero); era basis: payment_amount - posted_amount")
+    status: str = Field(description="bank_deposits basis: matched | amount_mismatch | deposit_without_era | "
+                                    "era_without_deposit; era basis: balanced | explained_by_plb | unexplained")
     resolution: str | None = None
     resolved_at: datetime | None = None
 
 
 class DepositMatchesOut(MartPage[DepositMatch]):
+    basis: Basis = Field(description="bank_deposits when the client's bank deposits are in the snapshot, "
+                                     "else era (ERA payments stand in for the deposits)")
     total_variance: Money
 
 
@@ -45,7 +58,7 @@ class VariancesIn(DateRange, MartPageInput):
 
 
 class ResolveVarianceIn(Schema):
-    remittance_key: str = Field(min_length=1, max_length=200)
+    remittance_key: str = Field(min_length=1, max_length=200, description="The row's match_key")
     resolution: Resolution
     note: str | None = Field(default=None, max_length=1000)
 

@@ -10,12 +10,13 @@ database: it reads these Parquet files.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 
 import polars as pl
-from sqlalchemy import Engine, MetaData, Table, inspect, select
+from sqlalchemy import Engine, MetaData, Table, inspect, select, text
 from sqlalchemy import Column as SAColumn
 from sqlalchemy.types import JSON, BigInteger, Boolean, Date, DateTime, Numeric, String
 
@@ -37,10 +38,15 @@ _TYPES = {
 
 @dataclass(frozen=True)
 class ExtractTable:
-    """One operational table: its name and the columns the warehouse takes (name -> type name)."""
+    """One operational table: its name and the columns the warehouse takes (name -> type name).
+
+    ``reader`` makes a derived extract: it returns the rows (tuples in column
+    order) from the database, or None when the tables it reads do not exist yet.
+    """
 
     name: str
     columns: dict[str, str]
+    reader: Callable[[Engine], list[tuple] | None] | None = None
 
     def polars_schema(self) -> dict[str, pl.DataType]:
         return {c: _TYPES[t][1] for c, t in self.columns.items()}
@@ -50,6 +56,35 @@ class ExtractTable:
 
 
 _TENANT = {"id": "id", "organization_id": "int", "client_id": "int"}
+
+#: Row keys that locate an excluded import row in its file's parsed tables (from ImportRow.data).
+EXCLUSION_KEYS = ("transaction_index", "claim_index", "line_index", "segment_number", "part_index")
+
+
+def read_row_exclusions(engine: Engine) -> list[tuple] | None:
+    """Rows excluded (decision = exclude) from confirmed import batches, with the keys that locate them.
+
+    ``row_number`` is the import row number (for CSV rows, the file's row number);
+    ``part_index`` is the CAS triplet or PLB pair. Only keys leave ``data``:
+    it holds PHI, the keys do not.
+    """
+    found = inspect(engine)
+    if not (found.has_table("import_rows") and found.has_table("import_batches")):
+        return None
+    query = text(
+        "select r.id, r.organization_id, r.client_id, r.batch_id, r.row_number, r.entity, r.parent_row_number, r.data "
+        "from import_rows r join import_batches b on b.id = r.batch_id "
+        "where b.status = 'confirmed' and r.decision = 'exclude' order by r.id"
+    )
+    out = []
+    with engine.connect() as conn:
+        for row_id, org, client, batch_id, number, entity, parent, data in conn.execute(query):
+            data = json.loads(data) if isinstance(data, str) else (data or {})
+            part = data.get("triplet_index") if entity == "adjustment" else data.get("pair_index")
+            keys = {**{k: data.get(k) for k in EXCLUSION_KEYS[:-1]}, "part_index": part}
+            out.append((row_id, org, client, batch_id, number, entity, parent,
+                        *[int(keys[k]) if keys[k] is not None else None for k in EXCLUSION_KEYS]))
+    return out
 
 EXTRACT_TABLES: dict[str, ExtractTable] = {t.name: t for t in (
     ExtractTable("import_batches", {
@@ -74,6 +109,12 @@ EXTRACT_TABLES: dict[str, ExtractTable] = {t.name: t for t in (
         "expected_amount": "money", "actual_amount": "money", "status": "text", "resolution": "text",
         "created_at": "ts", "resolved_at": "ts",
     }),
+    # Not a table: the rows reviewers excluded from confirmed batches. The raw layer drops them
+    # from the batch's parsed file; here they are, for lineage and for what the marts left out.
+    ExtractTable("import_row_exclusions", {
+        **_TENANT, "batch_id": "int", "row_number": "int", "entity": "text", "parent_row_number": "int",
+        **{key: "int" for key in EXCLUSION_KEYS},
+    }, reader=read_row_exclusions),
 )}
 
 
@@ -102,12 +143,17 @@ def _cell(value, kind: str):
 def read_table(engine: Engine, spec: ExtractTable) -> tuple[pl.DataFrame, bool]:
     """The table's declared columns as a typed frame; ``(empty frame, False)`` when the table does not exist."""
     schema = spec.polars_schema()
-    if not inspect(engine).has_table(spec.name):
-        return pl.DataFrame(schema=schema), False
-    table = spec.sa_table()
     kinds = list(spec.columns.values())
-    with engine.connect() as conn:
-        rows = conn.execute(select(table).order_by(table.c.id)).all()
+    if spec.reader is not None:
+        rows = spec.reader(engine)
+        if rows is None:
+            return pl.DataFrame(schema=schema), False
+    elif not inspect(engine).has_table(spec.name):
+        return pl.DataFrame(schema=schema), False
+    else:
+        table = spec.sa_table()
+        with engine.connect() as conn:
+            rows = conn.execute(select(table).order_by(table.c.id)).all()
     columns = {name: [_cell(row[i], kinds[i]) for row in rows] for i, name in enumerate(spec.columns)}
     return pl.DataFrame(columns, schema=schema), True
 

@@ -5,6 +5,11 @@ sources: new files are parsed and written (every Parquet file temp + rename,
 then a per-file state record, so a crash leaves no file half-counted),
 files whose batch is no longer confirmed are removed, files already there
 are left alone. Re-running gives the same files.
+
+Rows a reviewer excluded from an import batch never reach the raw zone: they
+are dropped from the batch's parsed tables (an excluded claim takes its
+service lines, adjustments and remarks with it), and a file is parsed again
+when its set of exclusions changes. Folder drops have no review: all rows load.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from pipelines.warehouse.raw_tables import (
     empty_raw,
     tables_of_kind,
 )
-from pipelines.warehouse.sources import SourceFile
+from pipelines.warehouse.sources import RowExclusion, SourceFile
 
 #: money columns summed into each table's materialisation metadata
 MONEY_TOTALS: dict[str, tuple[str, ...]] = {
@@ -44,6 +49,7 @@ MONEY_TOTALS: dict[str, tuple[str, ...]] = {
     "csv_claims": ("billed_amount",),
     "csv_payments": ("paid_amount", "adjustment_amount"),
     "csv_denials": ("denied_amount",),
+    "csv_deposits": ("amount",),
 }
 # Below this many bytes of new input, a worker pool costs more than it saves.
 _PARALLEL_MIN_BYTES = 32 * 1024 * 1024
@@ -81,8 +87,8 @@ class SyncResult:
 
 
 def parse_source(src: SourceFile) -> dict[str, pl.DataFrame]:
-    """The raw tables of one source file, with lineage columns. Raises RawLoadError."""
-    tables = _parse_by_kind(src)
+    """The raw tables of one source file without its excluded rows, with lineage columns. Raises RawLoadError."""
+    tables = drop_excluded(_parse_by_kind(src), src.kind, src.exclusions)
     lineage = {
         "organization_id": pl.lit(src.organization_id, pl.Int64),
         "client_id": pl.lit(src.client_id, pl.Int64),
@@ -113,6 +119,63 @@ def _parse_by_kind(src: SourceFile) -> dict[str, pl.DataFrame]:
         # One export is one entity; the kind's other tables get nothing from this file.
         return {CSV_TABLE_FOR_ENTITY[result.entity]: result.rows.drop("row_errors", strict=False)}
     raise ValueError(f"unknown raw file kind {src.kind!r}")
+
+
+def _keys(exclusions: Iterable[RowExclusion], entities: tuple[str, ...], *names: str) -> pl.DataFrame:
+    rows = [tuple(getattr(x, n) for n in names) for x in exclusions if x.entity in entities]
+    return pl.DataFrame(rows, schema={n: pl.Int64 for n in names}, orient="row")
+
+
+def _without(frame: pl.DataFrame, keys: pl.DataFrame, on: dict[str, str]) -> pl.DataFrame:
+    """``frame`` minus the rows whose ``on`` columns (frame column -> key column) match a row of ``keys``."""
+    if keys.height == 0 or frame.height == 0:
+        return frame
+    keys = keys.rename({k: f for f, k in on.items() if f != k}).select(list(on)).unique()
+    return frame.join(keys, on=list(on), how="anti", nulls_equal=False, maintain_order="left")
+
+
+def drop_excluded(tables: dict[str, pl.DataFrame], kind: str, exclusions: Iterable[RowExclusion]) -> dict[str, pl.DataFrame]:
+    """The parsed tables of a batch's file without the rows excluded from the batch.
+
+    X12 rows are located by file-global keys: a claim by its claim index (its
+    service lines, adjustments and remarks go with it), a service line or 837
+    claim line by its segment number (its line-level remarks go with it), a CAS
+    triplet by segment number and triplet, a PLB pair by segment number and pair.
+    CSV rows are located by their row number.
+    """
+    exclusions = list(exclusions)
+    if not exclusions:
+        return tables
+    out = dict(tables)
+
+    def apply(table: str, keys: pl.DataFrame, on: dict[str, str]) -> None:
+        if table in out:
+            out[table] = _without(out[table], keys, on)
+
+    if kind == "835":
+        claims = _keys(exclusions, ("remittance_claim",), "claim_index")
+        lines = _keys(exclusions, ("service_line",), "segment_number")
+        line_keys = ["claim_index", "line_index"]
+        gone_lines = _without(out["remittance_service_lines"], claims, {"claim_index": "claim_index"}).join(
+            lines, on="segment_number", how="semi").select(line_keys)
+        for table in ("remittance_claims", "remittance_service_lines", "remittance_adjustments", "remittance_remarks"):
+            apply(table, claims, {"claim_index": "claim_index"})
+        apply("remittance_service_lines", lines, {"segment_number": "segment_number"})
+        apply("remittance_remarks", gone_lines, {k: k for k in line_keys})
+        apply("remittance_adjustments", _keys(exclusions, ("adjustment",), "segment_number", "part_index"),
+              {"segment_number": "segment_number", "triplet_index": "part_index"})
+        apply("provider_adjustments", _keys(exclusions, ("provider_adjustment",), "segment_number", "part_index"),
+              {"segment_number": "segment_number", "pair_index": "part_index"})
+    elif kind == "837":
+        claims = _keys(exclusions, ("claim",), "claim_index")
+        apply("claims", claims, {"claim_index": "claim_index"})
+        apply("claim_lines", claims, {"claim_index": "claim_index"})
+        apply("claim_lines", _keys(exclusions, ("claim_line",), "segment_number"), {"segment_number": "segment_number"})
+    elif kind == "csv":
+        rows = _keys(exclusions, tuple({x.entity for x in exclusions if x.entity.startswith("csv_")}), "row_number")
+        for table in list(out):
+            apply(table, rows, {"row_number": "row_number"})
+    return out
 
 
 def _totals(frame: pl.DataFrame, table: str) -> dict[str, str]:
@@ -146,7 +209,7 @@ def load_one(src: SourceFile, data_dir: str) -> dict:
     record = {
         "key": src.key, "name": src.name, "kind": src.kind, "sha256": src.sha256,
         "organization_id": src.organization_id, "client_id": src.client_id, "batch_id": src.batch_id,
-        "parser_version": RAW_PARSER_VERSION, "tables": {},
+        "parser_version": RAW_PARSER_VERSION, "exclusions_digest": src.exclusions_digest, "tables": {},
     }
     for table in tables_of_kind(src.kind):
         frame = tables.get(table)
@@ -193,6 +256,7 @@ def _is_current(record: dict, src: SourceFile) -> bool:
         record.get("parser_version") == RAW_PARSER_VERSION
         and record.get("batch_id") == src.batch_id
         and record.get("organization_id") == src.organization_id
+        and record.get("exclusions_digest", "") == src.exclusions_digest
     )
 
 

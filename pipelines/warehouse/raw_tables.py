@@ -12,7 +12,7 @@ from pipelines.ingest.tabular.entities import entity_spec
 from pipelines.ingest.x12.schemas import TABLES_835, TABLES_837
 
 # Bump when the rows a file produces change: every file is re-parsed once.
-RAW_PARSER_VERSION = "raw-2026.11.1"
+RAW_PARSER_VERSION = "raw-2026.11.2"
 
 LINEAGE_COLUMNS: dict[str, pl.DataType] = {
     "organization_id": pl.Int64(),
@@ -21,7 +21,9 @@ LINEAGE_COLUMNS: dict[str, pl.DataType] = {
     "source_file_sha256": pl.String(),
 }
 
-_CSV_ENTITIES = {"csv_claims": "claim", "csv_payments": "payment", "csv_denials": "denial"}
+_CSV_ENTITIES = {
+    "csv_claims": "claim", "csv_payments": "payment", "csv_denials": "denial", "csv_deposits": "deposit",
+}
 CSV_TABLE_FOR_ENTITY = {entity: table for table, entity in _CSV_ENTITIES.items()}
 
 

@@ -16,10 +16,12 @@ from pathlib import Path
 from sqlalchemy import Engine, text
 
 from pipelines.ingest.x12 import detect_transaction_set
+from pipelines.warehouse.extract import EXTRACT_TABLES, read_table
 from pipelines.warehouse.layout import WarehouseLayout, atomic_write_bytes, file_key
 
 #: ImportBatch.kind -> raw file kind
-BATCH_KINDS = {"era_835": "835", "claims_837": "837", "csv_claims": "csv", "csv_payments": "csv", "csv_denials": "csv"}
+BATCH_KINDS = {"era_835": "835", "claims_837": "837", "csv_claims": "csv", "csv_payments": "csv", "csv_denials": "csv",
+               "csv_deposits": "csv"}
 X12_SUFFIXES = frozenset({".835", ".837", ".x12", ".edi", ".txt", ".dat"})
 TABULAR_SUFFIXES = frozenset({".csv", ".tsv", ".psv", ".xlsx"})
 
@@ -28,9 +30,25 @@ class SourceError(ValueError):
     """A source file cannot be attributed or read; the message names the file, never its content."""
 
 
+@dataclass(frozen=True, order=True)
+class RowExclusion:
+    """One import row a reviewer excluded before confirming, located by its keys in the parsed file.
+
+    ``entity`` is the ImportRow entity (remittance_claim, service_line, adjustment,
+    provider_adjustment, claim, claim_line, csv_*); ``row_number`` is the import
+    row number, which for CSV rows is the file's row number.
+    """
+
+    entity: str
+    row_number: int
+    claim_index: int | None = None
+    segment_number: int | None = None
+    part_index: int | None = None  # CAS triplet / PLB pair
+
+
 @dataclass(frozen=True)
 class SourceFile:
-    """One file to hold in the raw zone, with its tenant."""
+    """One file to hold in the raw zone, with its tenant and (for a batch) the rows excluded from it."""
 
     sha256: str
     path: Path
@@ -39,10 +57,19 @@ class SourceFile:
     client_id: int
     batch_id: int | None
     name: str
+    exclusions: tuple[RowExclusion, ...] = ()
 
     @property
     def key(self) -> str:
         return file_key(self.sha256, self.client_id)
+
+    @property
+    def exclusions_digest(self) -> str:
+        """SHA-256 of the sorted exclusions ("" when none): a changed set means the file is parsed again."""
+        if not self.exclusions:
+            return ""
+        doc = json.dumps([list(vars(x).values()) for x in sorted(self.exclusions)], separators=(",", ":"))
+        return hashlib.sha256(doc.encode()).hexdigest()
 
 
 def sha256_of(path: Path) -> str:
@@ -72,13 +99,25 @@ def client_organizations(engine: Engine) -> dict[int, int]:
         return {int(c): int(o) for c, o in conn.execute(text("select id, organization_id from clients"))}
 
 
+def batch_exclusions(engine: Engine) -> dict[int, tuple[RowExclusion, ...]]:
+    """``{batch_id: excluded rows}`` of confirmed batches (the ``import_row_exclusions`` extract)."""
+    frame, _exists = read_table(engine, EXTRACT_TABLES["import_row_exclusions"])
+    out: dict[int, list[RowExclusion]] = {}
+    for row in frame.iter_rows(named=True):
+        out.setdefault(row["batch_id"], []).append(RowExclusion(
+            row["entity"], row["row_number"], row["claim_index"], row["segment_number"], row["part_index"],
+        ))
+    return {batch: tuple(sorted(rows)) for batch, rows in out.items()}
+
+
 def confirmed_batch_files(engine: Engine, layout: WarehouseLayout) -> list[SourceFile]:
-    """The landing files of every confirmed import batch of a kind the raw layer loads."""
+    """The landing files of every confirmed import batch of a kind the raw layer loads, with their exclusions."""
     query = text(
         "select id, organization_id, client_id, kind, content_sha256, source_filename "
         "from import_batches where status = 'confirmed' order by id"
     )
     out = []
+    exclusions = batch_exclusions(engine)
     with engine.connect() as conn:
         for batch_id, org, client, kind, sha, name in conn.execute(query):
             raw_kind = BATCH_KINDS.get(kind)
@@ -87,7 +126,8 @@ def confirmed_batch_files(engine: Engine, layout: WarehouseLayout) -> list[Sourc
             path = layout.landing_path(sha)
             if not path.is_file():
                 raise SourceError(f"import batch {batch_id}: its landing file {sha[:12]}... is missing from the landing zone")
-            out.append(SourceFile(sha, path, raw_kind, int(org), int(client), int(batch_id), str(name)))
+            out.append(SourceFile(sha, path, raw_kind, int(org), int(client), int(batch_id), str(name),
+                                  exclusions.get(int(batch_id), ())))
     return out
 
 

@@ -24,6 +24,7 @@ _DESCRIPTIONS = {
     "csv_claims": "Claims from billing-system CSV/XLSX exports (canonical columns).",
     "csv_payments": "Payments from billing-system exports.",
     "csv_denials": "Denial work lists from billing-system exports.",
+    "csv_deposits": "Bank deposits (EFT/check credits with their trace numbers) from bank statement exports.",
 }
 _ASSET_NAMES = {"835": "raw_era_835", "837": "raw_claims_837", "csv": "raw_exports"}
 _KIND_LABEL = {"835": "X12 835 remittance", "837": "X12 837 claim", "csv": "billing-system export"}

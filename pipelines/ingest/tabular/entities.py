@@ -1,4 +1,4 @@
-"""Canonical schemas of the tabular entities (claim, payment, denial).
+"""Canonical schemas of the tabular entities (claim, payment, denial, bank deposit).
 
 Each field has a kind that decides how the raw string is cast:
 ``text`` (trimmed string), ``code`` (trimmed, upper-cased), ``code_list``
@@ -15,7 +15,7 @@ from typing import Literal
 import polars as pl
 
 FieldKind = Literal["text", "code", "code_list", "date", "money"]
-EntityName = Literal["claim", "payment", "denial"]
+EntityName = Literal["claim", "payment", "denial", "deposit"]
 
 MONEY_DTYPE = pl.Decimal(18, 2)
 _DTYPES: dict[str, pl.DataType] = {
@@ -100,6 +100,7 @@ CLAIM = EntitySpec(
         FieldSpec("facility", "text"),
         FieldSpec("npi", "code"),
         FieldSpec("bill_type", "code"),
+        FieldSpec("claim_form", "text"),
     ),
     signature=("billed_amount",),
 )
@@ -121,6 +122,7 @@ PAYMENT = EntitySpec(
         FieldSpec("service_from", "date"),
         FieldSpec("billed_amount", "money"),
         FieldSpec("procedure_code", "code"),
+        FieldSpec("transaction_type", "text"),
     ),
     signature=("paid_amount", "check_number", "payment_date"),
 )
@@ -136,6 +138,7 @@ DENIAL = EntitySpec(
         FieldSpec("group_code", "code"),
         FieldSpec("carc", "code", required=True),
         FieldSpec("rarc", "code_list"),
+        FieldSpec("denial_reason", "text"),
         FieldSpec("denied_amount", "money", required=True),
         FieldSpec("billed_amount", "money"),
         FieldSpec("service_from", "date"),
@@ -147,7 +150,22 @@ DENIAL = EntitySpec(
     signature=("denial_date", "denied_amount"),
 )
 
-ENTITIES: dict[str, EntitySpec] = {spec.name: spec for spec in (CLAIM, PAYMENT, DENIAL)}
+DEPOSIT = EntitySpec(
+    name="deposit",
+    fields=(
+        FieldSpec("deposit_date", "date", required=True),
+        FieldSpec("amount", "money", required=True),
+        FieldSpec("trace_number", "text"),
+        FieldSpec("account_last4", "code"),
+        FieldSpec("payer_name", "text"),
+        FieldSpec("description", "text"),
+    ),
+    signature=("deposit_date", "amount", "trace_number"),
+    # A bank line is matched to its 835 by the EFT/check trace number (TRN02), so every row needs one.
+    identifiers=("trace_number",),
+)
+
+ENTITIES: dict[str, EntitySpec] = {spec.name: spec for spec in (CLAIM, PAYMENT, DENIAL, DEPOSIT)}
 
 ALL_FIELDS: frozenset[str] = frozenset(name for spec in ENTITIES.values() for name in spec.field_names)
 

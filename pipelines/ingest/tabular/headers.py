@@ -2,8 +2,8 @@
 
 Export files often carry title rows ("Denials report - March") above the
 header, and every system names its columns differently. Headers are matched
-after ``normalise_header`` against the synonyms in ``synonyms.csv`` (or an
-explicit profile column map); the row with the most matches among the first
+after ``normalise_header`` against the synonyms in ``synonyms.csv`` (a row may
+be scoped to one entity in its ``entity`` column) or an explicit profile column map; the row with the most matches among the first
 rows is the header, and the matched fields decide the entity.
 """
 
@@ -30,17 +30,60 @@ def normalise_header(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def synonym_map() -> dict[str, str]:
-    """Normalised header text -> canonical field, from ``synonyms.csv`` plus the field names."""
+def _synonym_rows() -> tuple[tuple[str, str, str | None], ...]:
+    """``(field, normalised synonym, entity or None)`` rows of ``synonyms.csv``, checked."""
     text = resources.files("pipelines.ingest.tabular").joinpath("synonyms.csv").read_text(encoding="utf-8")
-    mapping: dict[str, str] = {normalise_header(name): name for name in ALL_FIELDS}
-    for row in csv.DictReader(text.splitlines()):
+    rows = []
+    for line_no, row in enumerate(csv.DictReader(text.splitlines()), start=2):
         field, synonym = row["field"].strip(), normalise_header(row["synonym"])
-        if field not in ALL_FIELDS:
-            raise ValueError(f"synonyms.csv: unknown field {field!r}")
-        if mapping.get(synonym, field) != field:
-            raise ValueError(f"synonyms.csv: {synonym!r} maps to both {mapping[synonym]!r} and {field!r}")
-        mapping[synonym] = field
+        entity = (row.get("entity") or "").strip() or None
+        if entity is not None:
+            if entity not in ENTITIES:
+                raise ValueError(f"synonyms.csv line {line_no}: unknown entity {entity!r}")
+            if field not in ENTITIES[entity].field_names:
+                raise ValueError(f"synonyms.csv line {line_no}: {field!r} is not a {entity} field")
+        elif field not in ALL_FIELDS:
+            raise ValueError(f"synonyms.csv line {line_no}: unknown field {field!r}")
+        rows.append((field, synonym, entity))
+    return tuple(rows)
+
+
+def _add_synonym(mapping: dict[str, str], synonym: str, field: str, scope: str) -> None:
+    if mapping.get(synonym, field) != field:
+        raise ValueError(f"synonyms.csv: {synonym!r} maps to both {mapping[synonym]!r} and {field!r} ({scope})")
+    mapping[synonym] = field
+
+
+@lru_cache(maxsize=1)
+def synonym_map() -> dict[str, str]:
+    """Normalised header text -> canonical field: the unscoped rows of ``synonyms.csv`` plus the field names."""
+    mapping: dict[str, str] = {}
+    for field, synonym, entity in _synonym_rows():
+        if entity is None:
+            _add_synonym(mapping, synonym, field, "all entities")
+    # A field name is its own synonym unless a listed synonym already claims that text
+    # ("trace number" is a payment's check_number; the deposit entity scopes it to trace_number).
+    for name in ALL_FIELDS:
+        mapping.setdefault(normalise_header(name), name)
+    return mapping
+
+
+@lru_cache(maxsize=None)
+def entity_synonym_map(entity: str) -> dict[str, str]:
+    """``synonym_map`` for one entity: its rows scoped to ``entity`` override the unscoped ones.
+
+    Scoping lets one header mean different fields per entity ("Remit Date" is a
+    payment date in a payment export but the denial date in a denial work list).
+    """
+    spec = entity_spec(entity)
+    mapping = dict(synonym_map())
+    for name in spec.field_names:
+        mapping[normalise_header(name)] = name
+    scoped: dict[str, str] = {}
+    for field, synonym, scope in _synonym_rows():
+        if scope == entity:
+            _add_synonym(scoped, synonym, field, entity)
+    mapping.update(scoped)
     return mapping
 
 
@@ -91,21 +134,20 @@ def detect_header(
     if column_map is not None:
         if entity is None:
             raise ValueError("detect_header: a column_map needs its entity")
-        lookup = {normalise_header(source): field for source, field in column_map.items()}
-    else:
-        lookup = synonym_map()
+        profile_lookup = {normalise_header(source): field for source, field in column_map.items()}
     candidates = [entity_spec(entity)] if entity is not None else list(ENTITIES.values())
 
     best: tuple[int, int, int, EntitySpec, dict[int, str]] | None = None
     for index, cells in enumerate(rows[:MAX_HEADER_SCAN_ROWS]):
         for spec in candidates:
+            lookup = profile_lookup if column_map is not None else entity_synonym_map(spec.name)
             columns = match_columns(cells, lookup, frozenset(spec.field_names))
             score = _entity_score(spec, set(columns.values()))
             if score and len(columns) >= 2 and (best is None or (score, len(columns)) > (best[0], best[1])):
                 best = (score, len(columns), index, spec, columns)
     if best is None:
         scanned = min(len(rows), MAX_HEADER_SCAN_ROWS)
-        wanted = "the profile's columns" if column_map is not None else "e.g. 'Account Number', 'Billed Amount', 'Paid Amount', 'Denial Date'"
+        wanted = "the profile's columns" if column_map is not None else "e.g. 'Account Number', 'Billed Amount', 'Paid Amount', 'Denial Date', 'Deposit Amount'"
         raise TabularFileError(f"no header row found in the first {scanned} rows: expected column names ({wanted})")
     _, _, index, spec, columns = best
     _check_required(spec, set(columns.values()), index)

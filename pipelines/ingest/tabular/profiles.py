@@ -31,7 +31,7 @@ class ConnectorProfile(BaseModel):
 
     name: str
     description: str = ""
-    entity: Literal["claim", "payment", "denial"]
+    entity: Literal["claim", "payment", "denial", "deposit"]
     column_map: dict[str, str] = Field(description="source column header -> canonical field")
     delimiter: str | None = Field(default=None, description="None = detect from content")
     date_format: str | None = Field(default=None, description="strftime layout; None = the usual US/ISO layouts")

@@ -170,7 +170,7 @@ def _parse(chunks: Iterator[bytes], delims: Delimiters, *, source: str, strict: 
             claim_offset += tables["remittance_claims"].height
         elif validator.kind == "837":
             tables = extract_837(
-                with_elements(seg, delims), delims, validator.transactions,
+                seg, delims, validator.transactions,
                 transaction_offset=txn_offset, claim_offset=claim_offset, source=source,
             )
             claim_offset += tables["claims"].height

@@ -112,3 +112,27 @@ def test_synthetic_corpus_generate_list_get(make_member):
     specialist = make_member(role="specialist")
     assert specialist.rpc.mutation("syntheticCorpus.generate", {"claims": 5}).code == "FORBIDDEN"
     assert specialist.rpc.query("syntheticCorpus.getCorpus", {"corpusId": made["id"]}).code == "NOT_FOUND"
+
+
+def test_bank_deposits_upload_and_post_to_the_cent(member, corpus):
+    """The generator's bank deposits file goes through uploadCsv like any export and posts as
+    deposit entries whose sum is the ground truth's deposit total."""
+    import json
+    from decimal import Decimal
+
+    truth = json.loads((corpus / "ground_truth.json").read_text())["money"]
+    text = (corpus / "deposits.csv").read_text()
+    batch = member.rpc.mutation("ingestion.uploadCsv", {"filename": "deposits.csv", "content": text}).data["batch"]
+    assert batch["kind"] == "csv_deposits" and batch["status"] == "parsed", batch
+    member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data
+    entries, cursor = [], None
+    while True:
+        page = member.rpc.query("ingestion.listFinancialEntries",
+                                {"batchId": batch["id"], "limit": 500, **({"cursor": cursor} if cursor else {})}).data
+        entries += page["items"]
+        cursor = page["nextCursor"]
+        if not cursor:
+            break
+    assert {e["entryType"] for e in entries} == {"deposit"}
+    assert len(entries) == truth["deposits"]
+    assert sum(Decimal(e["amount"]) for e in entries) == Decimal(truth["deposits_total"])

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-22 00:19:05.334673
+Create Date: 2026-11-22 00:41:22.476879
 """
 
 from alembic import op
