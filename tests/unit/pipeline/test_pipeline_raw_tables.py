@@ -15,7 +15,7 @@ def test_every_raw_table_is_the_parser_schema_plus_lineage():
     for table, schema in TABLES_835.items():
         assert RAW_SCHEMAS[table] == {**schema, **LINEAGE_COLUMNS}
     assert tables_of_kind("837") == ("claims", "claim_lines")
-    assert set(tables_of_kind("csv")) == {"csv_claims", "csv_payments", "csv_denials"}
+    assert set(tables_of_kind("csv")) == {"csv_claims", "csv_payments", "csv_denials", "csv_deposits"}
 
 
 def test_unknown_kind_names_the_choices():
