@@ -66,7 +66,9 @@ def load(services: Services, admin: BootstrapResult, *,
     with services.database.transaction() as db:
         # The CLI runs on the server itself: it acts as the bootstrap admin without a password.
         _session, token = auth_service.issue_session(db, admin.user_id, ttl_hours=1)
-    files = sorted(p for p in corpus.iterdir() if p.suffix in (".837", ".835"))
+    # The CSV exports repeat what the X12 files say (claims, payments, denials); the bank deposits do
+    # not, and give the three-way reconciliation its third side.
+    files = sorted(p for p in corpus.iterdir() if p.suffix in (".837", ".835") or p.name == "deposits.csv")
     for path in files:
         batch = _call(services, "ingestion.uploadUniversal",
                       {"filename": path.name, "contentBase64": base64.b64encode(path.read_bytes()).decode()},
