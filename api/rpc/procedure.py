@@ -95,6 +95,10 @@ class Registry:
                 raise TypeError(f"{name}: 'input' must be annotated with a Pydantic model")
             if "return" not in hints:
                 raise TypeError(f"{name}: annotate the return type; it is the output contract")
+            if inspect.iscoroutinefunction(fn) and auth != "public":
+                # Database work is synchronous (SQLAlchemy sessions in a worker thread); only
+                # public procedures that touch nothing may take the async fast path.
+                raise TypeError(f"{name}: only auth='public' procedures may be async")
             doc = inspect.getdoc(fn)
             if not doc:
                 raise TypeError(f"{name}: a docstring is required; it is the contract description")
