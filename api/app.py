@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 import api
+from api.access_log import AccessLogMiddleware
 from api.auth.oidc import OidcVerifier
 from api.db.session import Database
 from api.jobs.worker import Worker
@@ -114,6 +115,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         telemetry={"tracing": False, "metrics": False, "logs": False}, lifespan=lifespan,
     )
     app.state.services = services
+    app.add_middleware(AccessLogMiddleware)
     app.router.routes.append(
         Route("/api/rpc/{path:path}", RpcEndpoint(registry, services).handle,
               methods=["GET", "POST", "PUT", "PATCH", "DELETE"])

@@ -74,7 +74,9 @@ def serve(host: str = "127.0.0.1", port: int | None = None, reload: bool = False
     """Serve the API with uvicorn on PORT (default 8000)."""
     settings = get_settings()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    uvicorn.run("api.main:app", host=host, port=port or settings.port, reload=reload, log_level="info")
+    # access_log=False: uvicorn would log query strings (tRPC inputs); api.access_log logs paths only.
+    uvicorn.run("api.main:app", host=host, port=port or settings.port, reload=reload, log_level="info",
+                access_log=False)
 
 
 @app.command()
