@@ -61,8 +61,9 @@ def _filters(input, column: str = "payment_date") -> tuple[str, dict]:
 
 @rpc.query("cashTruth.daily")
 def daily(ctx: Context, input: CashIn) -> DailyOut:
-    """Cash received per payment date (ERA BPR02), with claim payments, PLB withholdings, the contract
-    shortfall and the gap to expected cash; oldest day first, paginated."""
+    """Cash received per day (bank deposits when the client has any, else ERA BPR02 payment dates),
+    with claim payments, PLB withholdings, the contract shortfall and the gap to expected cash;
+    oldest day first, paginated."""
     where, params = _filters(input)
     with open_cash_marts(ctx, *_MARTS) as (m, basis):
         rows, cursor = page_rows(m, _cash_sql(where, ["payment_date"], basis) + " order by r.payment_date", params, input)

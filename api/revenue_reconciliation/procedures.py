@@ -104,17 +104,17 @@ def resolve_variance(ctx: Context, input: ResolveVarianceIn) -> ResolutionOut:
     """Record how a row's variance was explained (PLB posted, recoupment accepted, ...), by its match_key.
     The row must show a variance in the current snapshot; a variance is resolved once (CONFLICT after)."""
     with open_cash_marts(ctx, _MART) as (m, basis):
-        row = m.one(f"select * from ({_SQL[basis]}) where match_key = $k", {"k": input.remittance_key})
+        row = m.one(f"select * from ({_SQL[basis]}) where match_key = $k", {"k": input.match_key})
     if row is None:
         raise RpcError("NOT_FOUND", "Payment was not found in this client's current snapshot")
     if row["variance_amount"] == 0:
         raise RpcError("PRECONDITION_FAILED", "This payment is balanced; there is no variance to resolve")
-    if ctx.db.scalar(select(VarianceResolution.id).where(VarianceResolution.remittance_key == input.remittance_key)):
+    if ctx.db.scalar(select(VarianceResolution.id).where(VarianceResolution.remittance_key == input.match_key)):
         raise RpcError("CONFLICT", "This payment's variance is already resolved")
-    res = VarianceResolution(remittance_key=input.remittance_key, variance_amount=Decimal(row["variance_amount"]),
+    res = VarianceResolution(remittance_key=input.match_key, variance_amount=Decimal(row["variance_amount"]),
                              resolution=input.resolution, note=input.note, resolved_by=ctx.user_id)
     ctx.db.add(res)
     ctx.db.flush()
-    ctx.note("revenue_variance_resolution", res.id, after={"remittance_key": input.remittance_key,
+    ctx.note("revenue_variance_resolution", res.id, after={"remittance_key": input.match_key,
                                                           "resolution": input.resolution, "note": input.note})
     return ResolutionOut.model_validate(res)

@@ -58,7 +58,8 @@ class VariancesIn(DateRange, MartPageInput):
 
 
 class ResolveVarianceIn(Schema):
-    remittance_key: str = Field(min_length=1, max_length=200, description="The row's match_key")
+    match_key: str = Field(min_length=1, max_length=200,
+                           description="matchKey of the row (the remittance key on the ERA basis, the deposit key on the bank-deposit basis)")
     resolution: Resolution
     note: str | None = Field(default=None, max_length=1000)
 

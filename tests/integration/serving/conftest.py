@@ -12,10 +12,15 @@ test modules upload into the shared session database (some deliberately
 unbalanced) would otherwise fail its data tests and block the snapshot. The corpus plants a CARC
 spike, a slow payer and a systematic underpayment; the 837I of file 1 is
 withheld so its remittances have no submitted claim.
+
+A third tenant (`c`, its own organization) gets the same 835s, no 837s, and a bank deposits file
+derived from the generator's with three planted breaks (see `planted_deposits`), so its cash answers
+use the bank-deposit basis; it is built in the same pipeline run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import uuid
@@ -35,6 +40,7 @@ from pipelines.ingest.x12 import parse_x12
 from pipelines.synthetic import CorpusSpec, generate_corpus
 from pipelines.synthetic.spec import CarcSpike, SlowPayer, SystematicUnderpayment
 from tests.conftest import create_pg_database, drop_pg_database, make_user, sign_in
+from tests.integration.serving.planted_deposits import EraPayment, PlantedDeposits, paying_era_payments, plant_differences
 from tests.support.rpc_client import Rpc
 
 SPEC = CorpusSpec(
@@ -71,6 +77,9 @@ class World:
     pipeline_run: dict
     built_at: str
     services: object
+    c: Tenant  # own organization: the corpus 835s plus a bank deposits file with planted breaks
+    deposits: PlantedDeposits
+    era_payments: dict[str, EraPayment]  # every paying 835 transaction, by trace number
 
 
 def new_tenant(services, http) -> Tenant:
@@ -121,7 +130,19 @@ def corpus(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def world(serving_stack, corpus) -> World:
+def planted_deposits(corpus, tmp_path_factory) -> PlantedDeposits:
+    """The generator's deposits file for the corpus (same spec with CSVs on), with the breaks planted."""
+    out = tmp_path_factory.mktemp("serving_corpus_csv")
+    generate_corpus(dataclasses.replace(SPEC, write_csv=True, write_deposits=True), out)
+    for path in corpus.glob("*.835"):
+        # The deposits describe these very 835s: CSV output must not change the generated X12.
+        assert (out / path.name).read_bytes() == path.read_bytes(), f"{path.name} differs with CSV output on"
+    columns = json.loads((out / "ground_truth.json").read_text())["csv_columns"]["deposits.csv"]
+    return plant_differences((out / "deposits.csv").read_text(), columns)
+
+
+@pytest.fixture(scope="session")
+def world(serving_stack, corpus, planted_deposits) -> World:
     settings, services, http = serving_stack
     a, b = new_tenant(services, http), new_tenant(services, http)
     analyst, auditor = invite(services, http, a, "analyst"), invite(services, http, a, "auditor")
@@ -130,6 +151,13 @@ def world(serving_stack, corpus) -> World:
     for path in sorted(corpus.iterdir()):
         if path.suffix in (".835", ".837") and path.name != WITHHELD:
             shutil.copy(path, drop / path.name)
+    c = new_tenant(services, http)
+    drop_c = settings.resolved_data_dir / "drop" / f"client_{c.client_id}"
+    drop_c.mkdir(parents=True)
+    remits = sorted(corpus.glob("*.835"))
+    for path in remits:
+        shutil.copy(path, drop_c / path.name)
+    (drop_c / "deposits.csv").write_text(planted_deposits.csv_text)
     pointer = settings.warehouse_dir / "published.json"
     if not pointer.exists():
         before = a.rpc.query("analytics.kpis", {})
@@ -148,4 +176,5 @@ def world(serving_stack, corpus) -> World:
         a=a, b=b, analyst=analyst, auditor=auditor, truth=json.loads((corpus / "ground_truth.json").read_text()),
         truth_rows=pq.read_table(corpus / "truth_claims.parquet").to_pylist(), withheld_claims=withheld,
         pipeline_run=run, built_at=json.loads(pointer.read_text())["built_at"], services=services,
+        c=c, deposits=planted_deposits, era_payments=paying_era_payments(remits),
     )

@@ -65,7 +65,7 @@ def test_resolve_a_payment_variance(world):
     assert {v["status"] for v in variances["items"]} == {"explained_by_plb"}
     target = variances["items"][0]
     resolved = rpc.mutation("revenueReconciliation.resolveVariance",
-                            {"remittanceKey": target["remittanceKey"], "resolution": "plb_posted"}).data
+                            {"matchKey": target["remittanceKey"], "resolution": "plb_posted"}).data
     assert Decimal(resolved["varianceAmount"]) == Decimal(target["varianceAmount"])
     audited(world, "revenueReconciliation.resolveVariance", "revenue_variance_resolution", resolved["id"])
     open_now = rpc.query("revenueReconciliation.variances", {"limit": 500}).data["items"]
@@ -73,10 +73,10 @@ def test_resolve_a_payment_variance(world):
     with_resolved = rpc.query("revenueReconciliation.variances", {"limit": 500, "includeResolved": True}).data["items"]
     assert next(v for v in with_resolved if v["remittanceKey"] == target["remittanceKey"])["resolution"] == "plb_posted"
     assert rpc.mutation("revenueReconciliation.resolveVariance",
-                        {"remittanceKey": target["remittanceKey"], "resolution": "other"}).code == "CONFLICT"
+                        {"matchKey": target["remittanceKey"], "resolution": "other"}).code == "CONFLICT"
     balanced = rpc.query("revenueReconciliation.depositMatches", {"status": "balanced", "limit": 1}).data["items"][0]
     assert rpc.mutation("revenueReconciliation.resolveVariance",
-                        {"remittanceKey": balanced["remittanceKey"], "resolution": "other"}).code == "PRECONDITION_FAILED"
+                        {"matchKey": balanced["remittanceKey"], "resolution": "other"}).code == "PRECONDITION_FAILED"
     matches = rpc.query("revenueReconciliation.depositMatches", {"limit": 500}).data
     assert len(matches["items"]) == world.truth["counts"]["remittances"]
 
