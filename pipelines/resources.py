@@ -37,12 +37,13 @@ class WarehouseResource(dg.ConfigurableResource):
         finally:
             engine.dispose()
 
-    def dbt_env(self) -> dict[str, str]:
-        """Environment variables the dbt profile and sources read."""
+    def dbt_env(self, run_id: str) -> dict[str, str]:
+        """Environment variables the dbt profile and sources read, for one run's build."""
         layout = self.layout
-        layout.build_db.parent.mkdir(parents=True, exist_ok=True)
+        build_db = layout.build_db_for(run_id)
+        build_db.parent.mkdir(parents=True, exist_ok=True)
         return {
-            "DBT_DUCKDB_PATH": str(layout.build_db),
+            "DBT_DUCKDB_PATH": str(build_db),
             "DBT_WAREHOUSE_DIR": str(layout.warehouse_dir),
             "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
             "DBT_TARGET": "duckdb",

@@ -6,7 +6,7 @@
     DATA_DIR/warehouse/raw/<table>/_empty.parquet    zero-row file with the table's schema
     DATA_DIR/warehouse/raw/_files/<sha256>_c<client_id>.json   what a file produced, and with which parser
     DATA_DIR/warehouse/extract/<table>.parquet       operational extract
-    DATA_DIR/warehouse/build/warehouse.duckdb        the dbt build database (never read by the API)
+    DATA_DIR/warehouse/build/<run_id>/warehouse.duckdb  one dbt build database per run (never read by the API)
     DATA_DIR/warehouse/snapshots/marts_<UTC>.duckdb  immutable published snapshots
     DATA_DIR/warehouse/published.json                pointer to the current snapshot
 
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 EMPTY_FILE = "_empty.parquet"
+BUILD_COMPLETE = "COMPLETE"  # marker file written when a run's dbt build succeeded
 _DROP_DIR = re.compile(r"^client_(\d+)$")
 
 
@@ -62,8 +63,18 @@ class WarehouseLayout:
         return self.warehouse_dir / "extract"
 
     @property
-    def build_db(self) -> Path:
-        return self.warehouse_dir / "build" / "warehouse.duckdb"
+    def builds_dir(self) -> Path:
+        return self.warehouse_dir / "build"
+
+    def build_db_for(self, run_id: str) -> Path:
+        """Each run builds into its own database, so concurrent runs (a sensor's and an API
+        request's) never write into, or publish from, each other's half-built file."""
+        return self.builds_dir / run_id / "warehouse.duckdb"
+
+    def latest_complete_build(self) -> Path | None:
+        """The newest build whose dbt step finished (for publishing without a fresh build)."""
+        done = sorted(self.builds_dir.glob(f"*/{BUILD_COMPLETE}"), key=lambda p: p.stat().st_mtime)
+        return done[-1].parent / "warehouse.duckdb" if done else None
 
     @property
     def snapshots_dir(self) -> Path:

@@ -44,8 +44,12 @@ def mart_tables(build_db: str) -> list[tuple[str, str]]:
 )
 def published_snapshot(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult:
     layout = warehouse.layout
-    tables = mart_tables(str(layout.build_db))
-    result = publish_snapshot(layout, layout.build_db, tables, run_id=context.run_id)
+    # This run's build; when only the publish step is materialised, the newest complete build.
+    build_db = layout.build_db_for(context.run_id)
+    if not build_db.is_file():
+        build_db = layout.latest_complete_build() or build_db
+    tables = mart_tables(str(build_db))
+    result = publish_snapshot(layout, build_db, tables, run_id=context.run_id)
     lines = ["| mart | rows |", "|---|---|"] + [f"| {name} | {rows:,} |" for name, rows in sorted(result.tables.items())]
     context.log.info(f"published {result.snapshot.name} with {len(result.tables)} marts")
     return dg.MaterializeResult(

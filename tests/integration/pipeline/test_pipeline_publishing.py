@@ -103,3 +103,32 @@ def test_an_unbalanced_payer_file_warns_but_still_publishes(tmp_path):
     assert WarehouseLayout.at(data_dir).published_pointer.exists()
     failed_checks = [name for name, passed in summary.check_results.items() if not passed]
     assert any("money_balances_fct_remittance_claims" in name for name in failed_checks), failed_checks
+
+
+def test_two_concurrent_runs_on_one_data_dir_both_succeed(tmp_path):
+    """A sensor's run and an API-requested run may overlap: each builds its own database, and
+    the pointer always names a complete snapshot."""
+    import threading
+
+    from pipelines.synthetic import CorpusSpec, generate_corpus
+    from pipelines.warehouse.snapshot import open_published
+    from tests.integration.pipeline.conftest import drop_corpus, make_operational_db
+
+    corpus = tmp_path / "corpus"
+    generate_corpus(CorpusSpec(seed=11, claims=40, months=2, write_csv=False), corpus)
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    url = make_operational_db(data_dir)
+    drop_corpus(corpus, data_dir)
+
+    summaries = []
+    threads = [threading.Thread(target=lambda: summaries.append(run_pipeline(data_dir, url))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    assert len(summaries) == 2 and all(s.success for s in summaries), [s.errors for s in summaries]
+    assert len({s.run_id for s in summaries}) == 2
+    with open_published(data_dir) as snapshot:
+        claims = snapshot.connection.execute("select count(*) from fct_claim_reconciliation").fetchone()[0]
+    assert claims == 40
