@@ -22,7 +22,7 @@ import polars as pl
 
 from pipelines.ingest.x12.delimiters import Delimiters
 from pipelines.ingest.x12.envelope import TransactionEnvelope
-from pipelines.ingest.x12.errors import X12ParseError
+from pipelines.ingest.x12.errors import reject_first
 from pipelines.ingest.x12.schemas import CLAIM_LINES, CLAIMS, conform
 from pipelines.ingest.x12.values import blank_to_null, convert
 
@@ -223,10 +223,8 @@ def _diagnoses(segs: _Segments, comp: str) -> pl.DataFrame:
 
 
 def _claims(segs: _Segments, clm: pl.DataFrame, envelopes: list[TransactionEnvelope], comp: str, source: str) -> pl.DataFrame:
-    missing = clm.filter(_e(2).is_null())
-    if missing.height:
-        raise X12ParseError(source, "CLM is missing the total charge (CLM02)", segment_number=int(missing["seg_no"][0]),
-                            segment_id="CLM", expected="CLM02")
+    reject_first(clm.filter(_e(2).is_null()), source, "CLM is missing the total charge (CLM02)",
+                 segment_id="CLM", expected="CLM02")
     composite = pl.col("el").list.get(5, null_on_oob=True).fill_null("").str.split(comp)
     txns = clm["transaction_index"].unique().sort().to_list()
     types = pl.DataFrame(

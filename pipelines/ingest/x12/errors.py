@@ -31,3 +31,15 @@ class X12ParseError(ValueError):
         else:
             message = f"{source}: {detail}"
         super().__init__(message)
+
+
+def reject_first(bad, source: str, detail: str, *, expected: str, segment_id: str | None = None) -> None:
+    """Raise for the first offending segment of ``bad`` (a frame with ``seg_no`` and ``sid``), if any.
+
+    The vectorised extractors find every bad segment at once; the error names the first one,
+    as a segment-by-segment reader would."""
+    if bad.height:
+        raise X12ParseError(
+            source, detail, segment_number=int(bad["seg_no"][0]),
+            segment_id=segment_id or str(bad["sid"][0]), expected=expected,
+        )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from pipelines.ingest.x12.delimiters import Delimiters
-from pipelines.ingest.x12.errors import X12ParseError
+from pipelines.ingest.x12.errors import X12ParseError, reject_first
 from pipelines.ingest.x12.segments import with_elements
 from pipelines.ingest.x12.values import MONEY, blank_to_null, convert
 
@@ -176,13 +176,9 @@ def _remittance_header(segs: Segments, source: str) -> pl.DataFrame:
 
 
 def _outside_claims(frame: pl.DataFrame, what: str, source: str) -> None:
-    stray = frame.filter(~_IN_CLAIM_OR_LINE)
-    if stray.height:
-        raise X12ParseError(
-            source, f"{what} outside a claim (no CLP before it in the transaction)",
-            segment_number=int(stray["seg_no"][0]), segment_id=str(stray["sid"][0]),
-            expected="CLP before claim and service-line segments",
-        )
+    reject_first(frame.filter(~_IN_CLAIM_OR_LINE), source,
+                 f"{what} outside a claim (no CLP before it in the transaction)",
+                 expected="CLP before claim and service-line segments")
 
 
 def _adjustments(segs: Segments, source: str) -> pl.DataFrame:
@@ -231,12 +227,8 @@ def _adjustments(segs: Segments, source: str) -> pl.DataFrame:
     )
     if triplets.select(pl.any_horizontal([p for p, _ in problems]).any()).item():
         for problem, what in problems:
-            bad = triplets.filter(problem)
-            if bad.height:
-                raise X12ParseError(
-                    source, f"CAS has {what}", segment_number=int(bad["seg_no"][0]),
-                    segment_id="CAS", expected="CAS01 group code and complete reason/amount pairs",
-                )
+            reject_first(triplets.filter(problem), source, f"CAS has {what}", segment_id="CAS",
+                         expected="CAS01 group code and complete reason/amount pairs")
     if len(parts) > 1:
         # Unused trailing slots (e.g. "CAS*CO*45*10****") leave empty triplets behind.
         triplets = triplets.filter(carc)
@@ -283,13 +275,9 @@ def _provider_adjustments(segs: Segments, delims: Delimiters, source: str) -> pl
         pl.col("el").list.gather([4 + 2 * i for i in idx], null_on_oob=True).alias("amount"),
     ).explode(["pair_index", "_reason", "amount"])
     pairs = pairs.with_columns(blank_to_null(pl.col("_reason")).alias("_reason"), blank_to_null(pl.col("amount")).alias("amount"))
-    bad = pairs.filter(pl.col("_reason").is_null() != pl.col("amount").is_null())
-    if bad.height:
-        raise X12ParseError(
-            source, "PLB has an adjustment identifier without an amount (or the reverse)",
-            segment_number=int(bad["seg_no"][0]), segment_id="PLB",
-            expected="complete identifier/amount pairs",
-        )
+    reject_first(pairs.filter(pl.col("_reason").is_null() != pl.col("amount").is_null()), source,
+                 "PLB has an adjustment identifier without an amount (or the reverse)", segment_id="PLB",
+                 expected="complete identifier/amount pairs")
     pairs = pairs.filter(pl.col("_reason").is_not_null())
     parts = pl.col("_reason").str.split(delims.component)
     pairs = pairs.with_columns(
@@ -311,12 +299,9 @@ def _claims(segs: Segments, source: str) -> pl.DataFrame:
         e(6).alias("filing_indicator"), e(7).alias("payer_claim_control_number"),
         e(8).alias("facility_type_code"), e(9).alias("frequency_code"), e(11).alias("drg_code"),
     )
-    missing = clp.filter(pl.col("total_charge").is_null() | pl.col("paid_amount").is_null())
-    if missing.height:
-        raise X12ParseError(
-            source, "CLP is missing the total charge (CLP03) or the paid amount (CLP04)",
-            segment_number=int(missing["seg_no"][0]), segment_id="CLP", expected="CLP03 and CLP04",
-        )
+    reject_first(clp.filter(pl.col("total_charge").is_null() | pl.col("paid_amount").is_null()), source,
+                 "CLP is missing the total charge (CLP03) or the paid amount (CLP04)", segment_id="CLP",
+                 expected="CLP03 and CLP04")
     clp = convert(
         clp,
         {
@@ -367,18 +352,11 @@ def _service_lines(segs: Segments, delims: Delimiters, source: str) -> pl.DataFr
         e(5).alias("units"),
         blank_to_null(pl.col("_orig")).alias("original_procedure_code"),
     )
-    outside = lines.filter(pl.col("claim_index") < 0)
-    if outside.height:
-        raise X12ParseError(
-            source, "SVC service line before any CLP claim", segment_number=int(outside["seg_no"][0]),
-            segment_id="SVC", expected="CLP before SVC",
-        )
-    missing = lines.filter(pl.col("charge_amount").is_null() | pl.col("paid_amount").is_null())
-    if missing.height:
-        raise X12ParseError(
-            source, "SVC is missing the charge (SVC02) or the paid amount (SVC03)",
-            segment_number=int(missing["seg_no"][0]), segment_id="SVC", expected="SVC02 and SVC03",
-        )
+    reject_first(lines.filter(pl.col("claim_index") < 0), source, "SVC service line before any CLP claim",
+                 segment_id="SVC", expected="CLP before SVC")
+    reject_first(lines.filter(pl.col("charge_amount").is_null() | pl.col("paid_amount").is_null()), source,
+                 "SVC is missing the charge (SVC02) or the paid amount (SVC03)", segment_id="SVC",
+                 expected="SVC02 and SVC03")
     lines = convert(
         lines,
         {"charge_amount": ("money", "SVC02"), "paid_amount": ("money", "SVC03"), "units": ("quantity", "SVC05")},
