@@ -65,3 +65,16 @@ class Rpc:
 
     def call(self, kind: str, path: str, input: Any = None) -> RpcResult:
         return self.query(path, input) if kind == "query" else self.mutation(path, input)
+
+
+def collect_pages(rpc: Rpc, path: str, input: dict, *, limit: int = 500, on_page=None) -> list[dict]:
+    """Every item of a paginated query, following nextCursor; `on_page(page)` sees each page."""
+    items, cursor = [], None
+    while True:
+        page = rpc.query(path, {**input, "limit": limit, **({"cursor": cursor} if cursor else {})}).data
+        if on_page is not None:
+            on_page(page)
+        items.extend(page["items"])
+        cursor = page["nextCursor"]
+        if not cursor:
+            return items

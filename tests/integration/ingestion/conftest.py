@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.rpc_client import collect_pages
+
 X12_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "x12"
 
 
@@ -29,13 +31,7 @@ def upload_multipart(rpc, data: bytes, filename: str, procedure: str = "ingestio
 
 
 def all_pages(rpc, path: str, input: dict) -> list[dict]:
-    items, cursor = [], None
-    while True:
-        page = rpc.query(path, {**input, "limit": 500, **({"cursor": cursor} if cursor else {})}).data
-        items.extend(page["items"])
-        cursor = page["nextCursor"]
-        if not cursor:
-            return items
+    return collect_pages(rpc, path, input)
 
 
 def money_sum(entries, **where) -> Decimal:

@@ -8,7 +8,7 @@ import pytest
 
 from pipelines.synthetic import CorpusSpec, generate_corpus
 from pipelines.ingest.x12 import parse_x12
-from tests.integration.ingestion.conftest import upload_json, upload_multipart
+from tests.integration.ingestion.conftest import all_pages, upload_json, upload_multipart
 
 
 @pytest.fixture(scope="module")
@@ -125,14 +125,7 @@ def test_bank_deposits_upload_and_post_to_the_cent(member, corpus):
     batch = member.rpc.mutation("ingestion.uploadCsv", {"filename": "deposits.csv", "content": text}).data["batch"]
     assert batch["kind"] == "csv_deposits" and batch["status"] == "parsed", batch
     member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data
-    entries, cursor = [], None
-    while True:
-        page = member.rpc.query("ingestion.listFinancialEntries",
-                                {"batchId": batch["id"], "limit": 500, **({"cursor": cursor} if cursor else {})}).data
-        entries += page["items"]
-        cursor = page["nextCursor"]
-        if not cursor:
-            break
+    entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"]})
     assert {e["entryType"] for e in entries} == {"deposit"}
     assert len(entries) == truth["deposits"]
     assert sum(Decimal(e["amount"]) for e in entries) == Decimal(truth["deposits_total"])

@@ -9,6 +9,8 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.rpc_client import collect_pages
+
 from tests.integration.serving.conftest import PAYER_NAMES
 
 # Shares one real pipeline run per backend (session fixture `world`, ~15 s each).
@@ -35,13 +37,7 @@ def money(value) -> Decimal:
 
 
 def all_items(rpc, path: str, input: dict) -> list[dict]:
-    items, cursor = [], None
-    while True:
-        page = rpc.query(path, {**input, "limit": 7, **({"cursor": cursor} if cursor else {})}).data
-        items.extend(page["items"])
-        cursor = page["nextCursor"]
-        if not cursor:
-            return items
+    return collect_pages(rpc, path, input, limit=7)  # small pages: the cursors are exercised too
 
 
 @pytest.mark.parametrize(("path", "input"), READS, ids=[p for p, _ in READS])

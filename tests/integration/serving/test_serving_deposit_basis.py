@@ -11,6 +11,8 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.rpc_client import collect_pages
+
 # Shares one real pipeline run per backend (session fixture `world`, ~15 s each).
 pytestmark = pytest.mark.slow
 
@@ -24,14 +26,11 @@ def money(value) -> Decimal:
 
 def all_items(rpc, path: str, input: dict, basis: str) -> list[dict]:
     """Every item of a paginated procedure, checking each page's basis."""
-    items, cursor = [], None
-    while True:
-        page = rpc.query(path, {**input, "limit": 50, **({"cursor": cursor} if cursor else {})}).data
+
+    def check(page: dict) -> None:
         assert page["basis"] == basis, (path, page["basis"])
-        items += page["items"]
-        cursor = page["nextCursor"]
-        if not cursor:
-            return items
+
+    return collect_pages(rpc, path, input, limit=50, on_page=check)
 
 
 def month_end(first: date) -> date:

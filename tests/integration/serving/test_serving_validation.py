@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.rpc_client import collect_pages
+
 # Shares one real pipeline run per backend (session fixture `world`, ~15 s each).
 pytestmark = pytest.mark.slow
 
@@ -39,12 +41,6 @@ def test_bad_filters_are_bad_request_naming_the_field(world, path, input, needle
 def test_pages_walk_every_row_once(world):
     rpc = world.a.rpc
     everything = rpc.query("patientFinancial.balances", {"limit": 500}).data["items"]
-    walked, cursor = [], None
-    while True:
-        page = rpc.query("patientFinancial.balances", {"limit": 40, **({"cursor": cursor} if cursor else {})}).data
-        walked.extend(page["items"])
-        cursor = page["nextCursor"]
-        if not cursor:
-            break
+    walked = collect_pages(rpc, "patientFinancial.balances", {}, limit=40)
     assert [i["claimKey"] for i in walked] == [i["claimKey"] for i in everything]
     assert len({i["claimKey"] for i in walked}) == len(walked)
