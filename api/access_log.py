@@ -33,5 +33,10 @@ class AccessLogMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            log.info("%s %s %s %.1fms", scope["method"], scope["path"], status["code"],
-                     (time.perf_counter() - started) * 1000)
+            log.info(
+                "%s %s %s %.1fms",
+                scope["method"],
+                scope["path"],
+                status["code"],
+                (time.perf_counter() - started) * 1000,
+            )

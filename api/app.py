@@ -55,9 +55,14 @@ def build_services(settings: Settings | None = None) -> Services:
         )
     database = Database(settings.resolved_database_url)
     worker = Worker(database, poll_seconds=settings.job_poll_seconds) if settings.job_worker_enabled else None
-    return Services(settings=settings, database=database, oidc_verifier=verifier,
-                    signing_keys=SigningKeys.from_settings(settings), job_worker=worker,
-                    marts=MartReader(settings.warehouse_dir))
+    return Services(
+        settings=settings,
+        database=database,
+        oidc_verifier=verifier,
+        signing_keys=SigningKeys.from_settings(settings),
+        job_worker=worker,
+        marts=MartReader(settings.warehouse_dir),
+    )
 
 
 def _domain_modules(name: str) -> list:
@@ -111,14 +116,21 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
                 services.close()
 
     app = FastAPI(
-        title="Denial-management platform", version=api.__version__, docs_url=None, redoc_url=None,
-        telemetry={"tracing": False, "metrics": False, "logs": False}, lifespan=lifespan,
+        title="Denial-management platform",
+        version=api.__version__,
+        docs_url=None,
+        redoc_url=None,
+        telemetry={"tracing": False, "metrics": False, "logs": False},
+        lifespan=lifespan,
     )
     app.state.services = services
     app.add_middleware(AccessLogMiddleware)
     app.router.routes.append(
-        Route("/api/rpc/{path:path}", RpcEndpoint(registry, services).handle,
-              methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
+        Route(
+            "/api/rpc/{path:path}",
+            RpcEndpoint(registry, services).handle,
+            methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+        )
     )
     install_entry_points(app, services)
     return app

@@ -59,4 +59,6 @@ def bootstrap(settings: Settings, database: Database) -> BootstrapResult:
         else:
             client = db.scalar(select(Client).where(Client.organization_id == org.id).order_by(Client.id))
         shown = password if created or auth_service.verify_password(user.password_hash, password) else None
-        return BootstrapResult(email=email, user_id=user.id, password=shown, organization_id=org.id, client_id=client.id, created=created)
+        return BootstrapResult(
+            email=email, user_id=user.id, password=shown, organization_id=org.id, client_id=client.id, created=created
+        )

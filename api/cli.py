@@ -40,25 +40,34 @@ def bootstrap_cmd() -> BootstrapResult:
     settings = get_settings()
     result = bootstrap(settings, Database(settings.resolved_database_url))
     password = result.password or "(unchanged: set BOOTSTRAP_ADMIN_PASSWORD to the one you chose)"
-    console.print(Panel.fit(
-        f"email:     [bold]{result.email}[/bold]\npassword:  [bold]{password}[/bold]\n"
-        f"org id:    {result.organization_id}\nclient id: {result.client_id}",
-        title="Sign in with auth.login",
-    ))
+    console.print(
+        Panel.fit(
+            f"email:     [bold]{result.email}[/bold]\npassword:  [bold]{password}[/bold]\n"
+            f"org id:    {result.organization_id}\nclient id: {result.client_id}",
+            title="Sign in with auth.login",
+        )
+    )
     return result
 
 
 @app.command()
-def demo(claims: int = typer.Option(DEMO_CLAIMS, min=10, max=50_000, help="Size of the generated corpus"),
-         pipeline: bool = typer.Option(True, help="Run the analytics pipeline after loading")) -> None:
+def demo(
+    claims: int = typer.Option(DEMO_CLAIMS, min=10, max=50_000, help="Size of the generated corpus"),
+    pipeline: bool = typer.Option(True, help="Run the analytics pipeline after loading"),
+) -> None:
     """Load generated demo data through the real upload procedures, confirm it and build the marts."""
     settings = get_settings()
     admin = bootstrap(settings, Database(settings.resolved_database_url))
     services = build_services(settings.model_copy(update={"job_worker_enabled": False}))
     try:
         with console.status("Loading demo data...") as status:
-            result = load_demo(services, admin, claims=claims, run_pipeline=pipeline,
-                               progress=lambda msg: status.update(f"Loading demo data: {msg}"))
+            result = load_demo(
+                services,
+                admin,
+                claims=claims,
+                run_pipeline=pipeline,
+                progress=lambda msg: status.update(f"Loading demo data: {msg}"),
+            )
     except DemoError as exc:
         console.print(f"[red]Demo data could not be loaded:[/red] {exc}")
         raise typer.Exit(1) from None
@@ -75,13 +84,18 @@ def serve(host: str = "127.0.0.1", port: int | None = None, reload: bool = False
     settings = get_settings()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     # access_log=False: uvicorn would log query strings (tRPC inputs); api.access_log logs paths only.
-    uvicorn.run("api.main:app", host=host, port=port or settings.port, reload=reload, log_level="info",
-                access_log=False)
+    uvicorn.run(
+        "api.main:app", host=host, port=port or settings.port, reload=reload, log_level="info", access_log=False
+    )
 
 
 @app.command()
-def up(host: str = "127.0.0.1", port: int | None = None, dagster_port: int = 3000,
-       with_demo: bool = typer.Option(True, "--demo/--no-demo", help="Load demo data and build the marts")) -> None:
+def up(
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    dagster_port: int = 3000,
+    with_demo: bool = typer.Option(True, "--demo/--no-demo", help="Load demo data and build the marts"),
+) -> None:
     """Migrate, bootstrap, load demo data, start the Dagster UI and serve the API: one command."""
     settings = get_settings()
     migrate()
@@ -93,12 +107,14 @@ def up(host: str = "127.0.0.1", port: int | None = None, dagster_port: int = 300
             # The platform is still useful without demo marts: say so and keep going.
             console.print("[yellow]Continuing without demo analytics; see the message above.[/yellow]")
     dagster = _start_dagster_ui(settings, host, dagster_port)
-    console.print(Panel.fit(
-        f"API:       http://{host}:{port or settings.port}/api/rpc/system.ping\n"
-        f"Health:    http://{host}:{port or settings.port}/api/health\n"
-        f"Dagster:   http://{host}:{dagster_port} (assets, runs, sensors, schedules)",
-        title="Denial-management platform",
-    ))
+    console.print(
+        Panel.fit(
+            f"API:       http://{host}:{port or settings.port}/api/rpc/system.ping\n"
+            f"Health:    http://{host}:{port or settings.port}/api/health\n"
+            f"Dagster:   http://{host}:{dagster_port} (assets, runs, sensors, schedules)",
+            title="Denial-management platform",
+        )
+    )
     try:
         serve(host=host, port=port)
     finally:
@@ -114,14 +130,22 @@ def _start_dagster_ui(settings, host: str, port: int) -> subprocess.Popen:
     from pipelines.runner import ensure_dagster_home
 
     home = ensure_dagster_home(settings.resolved_data_dir)
-    env = {**os.environ, "DAGSTER_HOME": str(home), "DATA_DIR": str(settings.resolved_data_dir),
-           "DAGSTER_DISABLE_TELEMETRY": "true", "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "DATA_DIR": str(settings.resolved_data_dir),
+        "DAGSTER_DISABLE_TELEMETRY": "true",
+        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+    }
     if settings.database_url:
         env["DATABASE_URL"] = settings.database_url
     log = open(settings.resolved_data_dir / "dagster.log", "ab")  # noqa: SIM115 - lives as long as the child
     return subprocess.Popen(
         [sys.executable, "-m", "dagster", "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-h", host, "-p", str(port)],
-        cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
 
 

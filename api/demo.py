@@ -38,8 +38,11 @@ class DemoError(RuntimeError):
 
 
 def _call(services: Services, name: str, payload: dict | None, *, token: str | None, client_id: int | None):
-    meta = CallMeta(authorization=f"Bearer {token}" if token else None,
-                    client_id_header=str(client_id) if client_id else None, client_ip="127.0.0.1")
+    meta = CallMeta(
+        authorization=f"Bearer {token}" if token else None,
+        client_id_header=str(client_id) if client_id else None,
+        client_ip="127.0.0.1",
+    )
     envelope, status = execute(services, rpc.procedures[name], payload if payload is not None else {}, meta)
     if "error" in envelope:
         raise DemoError(f"{name} failed ({status}): {envelope['error']['message']}")
@@ -57,9 +60,14 @@ def generate(services: Services, claims: int = DEMO_CLAIMS) -> Path:
     return out
 
 
-def load(services: Services, admin: BootstrapResult, *,
-         claims: int = DEMO_CLAIMS, run_pipeline: bool = True,
-         progress: Callable[[str], None] = lambda _msg: None) -> DemoResult:
+def load(
+    services: Services,
+    admin: BootstrapResult,
+    *,
+    claims: int = DEMO_CLAIMS,
+    run_pipeline: bool = True,
+    progress: Callable[[str], None] = lambda _msg: None,
+) -> DemoResult:
     load_procedures()
     corpus = generate(services, claims)
     result = DemoResult(corpus_dir=corpus)
@@ -70,22 +78,26 @@ def load(services: Services, admin: BootstrapResult, *,
     # not, and give the three-way reconciliation its third side.
     files = sorted(p for p in corpus.iterdir() if p.suffix in (".837", ".835") or p.name == "deposits.csv")
     for path in files:
-        batch = _call(services, "ingestion.uploadUniversal",
-                      {"filename": path.name, "contentBase64": base64.b64encode(path.read_bytes()).decode()},
-                      token=token, client_id=admin.client_id)["batch"]
+        batch = _call(
+            services,
+            "ingestion.uploadUniversal",
+            {"filename": path.name, "contentBase64": base64.b64encode(path.read_bytes()).decode()},
+            token=token,
+            client_id=admin.client_id,
+        )["batch"]
         batch_id, status = batch["id"], batch["status"]
         if status in ("parsed", "needs_review"):
             _exclude_invalid(services, token, admin.client_id, batch_id)
-            _call(services, "ingestion.confirmImportBatch", {"batchId": batch_id}, token=token,
-                  client_id=admin.client_id)
+            _call(
+                services, "ingestion.confirmImportBatch", {"batchId": batch_id}, token=token, client_id=admin.client_id
+            )
             status = "confirmed"
         result.batches.append({"file": path.name, "batch": batch_id, "status": status})
         progress(f"{path.name}: batch {batch_id} {status}")
     if run_pipeline:
         from pipelines.runner import run_pipeline as run
 
-        summary = run(services.settings.resolved_data_dir, services.settings.resolved_database_url,
-                      persist_runs=True)
+        summary = run(services.settings.resolved_data_dir, services.settings.resolved_database_url, persist_runs=True)
         result.pipeline_status, result.pipeline_seconds = summary.status, summary.seconds
         if not summary.success:
             raise DemoError(f"the pipeline run failed: {'; '.join(summary.errors) or summary.failed_steps}")
@@ -96,13 +108,22 @@ def _exclude_invalid(services: Services, token: str, client_id: int, batch_id: i
     """Generated files balance, but a demo must not stall on a row a human would review."""
     cursor = None
     while True:
-        page = _call(services, "ingestion.listImportRows",
-                     {"batchId": batch_id, "status": "invalid", "limit": 500, "cursor": cursor},
-                     token=token, client_id=client_id)
+        page = _call(
+            services,
+            "ingestion.listImportRows",
+            {"batchId": batch_id, "status": "invalid", "limit": 500, "cursor": cursor},
+            token=token,
+            client_id=client_id,
+        )
         for row in page["items"]:
             if row.get("decision") != "exclude":
-                _call(services, "ingestion.setImportRowDecision", {"rowId": row["id"], "decision": "exclude"},
-                      token=token, client_id=client_id)
+                _call(
+                    services,
+                    "ingestion.setImportRowDecision",
+                    {"rowId": row["id"], "decision": "exclude"},
+                    token=token,
+                    client_id=client_id,
+                )
         cursor = page.get("nextCursor")
         if not cursor:
             return

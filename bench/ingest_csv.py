@@ -103,9 +103,15 @@ def main() -> None:
     wall_ratios = sorted(o[0] / b[0] for o, b in zip(ours, bare, strict=True))
     best_ours, best_bare = min(o[0] for o in ours), min(b[0] for b in bare)
     cpu_ours, cpu_bare = min(o[1] for o in ours), min(b[1] for b in bare)
-    print(f"rows={args.rows:,} file={len(data) / 1e6:.1f} MB, {args.repeat} interleaved runs, os.cpu_count()={os.cpu_count()}")
-    print(f"ours  read_tabular -> validated frame : {best_ours:6.2f} s wall (best)  {args.rows / best_ours:12,.0f} rows/s  {cpu_ours:6.2f} s CPU")
-    print(f"bare  duckdb.read_csv(...).pl()       : {best_bare:6.2f} s wall (best)  {args.rows / best_bare:12,.0f} rows/s  {cpu_bare:6.2f} s CPU")
+    print(
+        f"rows={args.rows:,} file={len(data) / 1e6:.1f} MB, {args.repeat} interleaved runs, os.cpu_count()={os.cpu_count()}"
+    )
+    print(
+        f"ours  read_tabular -> validated frame : {best_ours:6.2f} s wall (best)  {args.rows / best_ours:12,.0f} rows/s  {cpu_ours:6.2f} s CPU"
+    )
+    print(
+        f"bare  duckdb.read_csv(...).pl()       : {best_bare:6.2f} s wall (best)  {args.rows / best_bare:12,.0f} rows/s  {cpu_bare:6.2f} s CPU"
+    )
     print(f"ratio ours/bare wall, best vs best    : {best_ours / best_bare:6.2f}x (goal <= 1.5x)")
     print(f"ratio ours/bare wall, median of pairs : {statistics.median(wall_ratios):6.2f}x")
     print(f"ratio ours/bare CPU seconds           : {cpu_ours / cpu_bare:6.2f}x (insensitive to other load)")

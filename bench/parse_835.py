@@ -153,7 +153,10 @@ def _one_core(path: Path, repeat: int) -> tuple[float, float]:
     cpu = sorted(os.sched_getaffinity(0))[-1]
     out = subprocess.run(
         ["taskset", "-c", str(cpu), sys.executable, __file__, "--one-core-child", str(path), "--repeat", str(repeat)],
-        check=True, capture_output=True, text=True, env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
     ).stdout.split()
     return float(out[0]), float(out[1])
 
@@ -230,7 +233,9 @@ def main() -> None:
         if not path.exists():
             t0 = time.perf_counter()
             claims = write_835(path, int(size * mb), claims_per_check=cpc)
-            print(f"generated {path} ({path.stat().st_size / mb:.1f} MB, {claims} claims) in {time.perf_counter() - t0:.1f}s")
+            print(
+                f"generated {path} ({path.stat().st_size / mb:.1f} MB, {claims} claims) in {time.perf_counter() - t0:.1f}s"
+            )
 
     big_mb = big.stat().st_size / mb
     small_mb = small.stat().st_size / mb
@@ -241,14 +246,24 @@ def main() -> None:
     w_small, c_small, _ = _ours(small, args.repeat)
     w_pyx, c_pyx, pyx_claims = _pyx12(small)
     print(f"\nfile -> Polars tables, best of {args.repeat}; MB/s by wall clock (and by CPU time)")
-    print(f"ours  parse_x12_file  {big_mb:6.1f} MB  all cores  {w_big:6.2f} s  {big_mb / w_big:7.1f} MB/s  (cpu {big_mb / c_big:6.1f})")
-    print(f"ours  parse_x12_file  {big_mb:6.1f} MB  one core   {w_one:6.2f} s  {big_mb / w_one:7.1f} MB/s  (cpu {big_mb / c_one:6.1f})  [taskset 1 CPU, POLARS_MAX_THREADS=1]")
+    print(
+        f"ours  parse_x12_file  {big_mb:6.1f} MB  all cores  {w_big:6.2f} s  {big_mb / w_big:7.1f} MB/s  (cpu {big_mb / c_big:6.1f})"
+    )
+    print(
+        f"ours  parse_x12_file  {big_mb:6.1f} MB  one core   {w_one:6.2f} s  {big_mb / w_one:7.1f} MB/s  (cpu {big_mb / c_one:6.1f})  [taskset 1 CPU, POLARS_MAX_THREADS=1]"
+    )
     print(f"      tables: {counts}")
-    print(f"ours  parse_x12_file  {small_mb:6.1f} MB  all cores  {w_small:6.2f} s  {small_mb / w_small:7.1f} MB/s  (cpu {small_mb / c_small:6.1f})  [pyx12-sized slice]")
-    print(f"pyx12 X12ContextReader {small_mb:5.1f} MB  one core   {w_pyx:6.2f} s  {small_mb / w_pyx:7.3f} MB/s  (cpu {small_mb / c_pyx:6.3f})  claims={pyx_claims}")
+    print(
+        f"ours  parse_x12_file  {small_mb:6.1f} MB  all cores  {w_small:6.2f} s  {small_mb / w_small:7.1f} MB/s  (cpu {small_mb / c_small:6.1f})  [pyx12-sized slice]"
+    )
+    print(
+        f"pyx12 X12ContextReader {small_mb:5.1f} MB  one core   {w_pyx:6.2f} s  {small_mb / w_pyx:7.3f} MB/s  (cpu {small_mb / c_pyx:6.3f})  claims={pyx_claims}"
+    )
     print("      pyx12 runs on the small slice only (same generator, same shape); its MB/s is computed from it")
-    print(f"ratio ours(one core, {big_mb:.0f} MB) / pyx12 = {(big_mb / w_one) / (small_mb / w_pyx):.0f}x wall, "
-          f"{(big_mb / c_one) / (small_mb / c_pyx):.0f}x cpu; like-for-like on the slice = {(small_mb / w_small) / (small_mb / w_pyx):.0f}x wall")
+    print(
+        f"ratio ours(one core, {big_mb:.0f} MB) / pyx12 = {(big_mb / w_one) / (small_mb / w_pyx):.0f}x wall, "
+        f"{(big_mb / c_one) / (small_mb / c_pyx):.0f}x cpu; like-for-like on the slice = {(small_mb / w_small) / (small_mb / w_pyx):.0f}x wall"
+    )
     for path in (mid, big):
         base, peak, held = _rss(path)
         print(

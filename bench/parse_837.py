@@ -44,8 +44,10 @@ def main() -> None:
         result = parse_x12_file(path)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         claims, lines = result.tables["claims"].height, result.tables["claim_lines"].height
-        print(f"{path.name}: {mb:.1f} MB, {claims} claims, {lines} lines: "
-              f"{wall:.2f} s wall ({mb / wall:.1f} MB/s), {cpu:.2f} s CPU ({mb / cpu:.1f} MB/s)")
+        print(
+            f"{path.name}: {mb:.1f} MB, {claims} claims, {lines} lines: "
+            f"{wall:.2f} s wall ({mb / wall:.1f} MB/s), {cpu:.2f} s CPU ({mb / cpu:.1f} MB/s)"
+        )
 
 
 if __name__ == "__main__":

@@ -53,8 +53,18 @@ def prepare(size: int, workdir: Path) -> tuple[Path, str, float | None]:
     engine = create_engine(url)
     with engine.begin() as conn:
         now = datetime.now(UTC)
-        conn.execute(text("insert into organizations (id, name, slug, status, created_at) values (1, 'Bench', 'bench', 'active', :n)"), {"n": now})
-        conn.execute(text("insert into clients (id, organization_id, name, status, created_at) values (1, 1, 'Bench H', 'active', :n)"), {"n": now})
+        conn.execute(
+            text(
+                "insert into organizations (id, name, slug, status, created_at) values (1, 'Bench', 'bench', 'active', :n)"
+            ),
+            {"n": now},
+        )
+        conn.execute(
+            text(
+                "insert into clients (id, organization_id, name, status, created_at) values (1, 1, 'Bench H', 'active', :n)"
+            ),
+            {"n": now},
+        )
     engine.dispose()
     return data_dir, url, generated
 
@@ -73,7 +83,9 @@ def bare_duckdb_load(data_dir: Path) -> tuple[float, int]:
     started = time.perf_counter()
     rows = 0
     for table in RAW_SCHEMAS:
-        con.execute(f"create table {table} as select * from read_parquet('{layout.raw_glob(table)}', union_by_name = true)")
+        con.execute(
+            f"create table {table} as select * from read_parquet('{layout.raw_glob(table)}', union_by_name = true)"
+        )
         rows += con.execute(f"select count(*) from {table}").fetchone()[0]
     con.execute("checkpoint")
     seconds = time.perf_counter() - started
@@ -107,20 +119,37 @@ def main() -> int:
         bare, raw_rows = bare_duckdb_load(data_dir)
         steps = summary.step_seconds
         parse = sum(v for k, v in steps.items() if k.startswith("raw_"))
-        results.append((size, generated, seconds, size / seconds, bare, seconds / bare, raw_rows, parse,
-                        steps.get("dbt_models", 0.0), steps.get("published_snapshot", 0.0)))
+        results.append(
+            (
+                size,
+                generated,
+                seconds,
+                size / seconds,
+                bare,
+                seconds / bare,
+                raw_rows,
+                parse,
+                steps.get("dbt_models", 0.0),
+                steps.get("published_snapshot", 0.0),
+            )
+        )
         made = "corpus reused" if generated is None else f"generated in {generated:.1f}s (excluded)"
-        print(f"{size:>9,} claims: {made}; pipeline {seconds:7.1f}s "
-              f"= {size / seconds:9,.0f} claims/s  [parse {parse:.1f}s, dbt build+tests {steps.get('dbt_models', 0):.1f}s, "
-              f"publish {steps.get('published_snapshot', 0):.1f}s]; bare DuckDB CTAS of {raw_rows:,} raw rows "
-              f"{bare:.2f}s; ratio {seconds / bare:.1f}x", flush=True)
+        print(
+            f"{size:>9,} claims: {made}; pipeline {seconds:7.1f}s "
+            f"= {size / seconds:9,.0f} claims/s  [parse {parse:.1f}s, dbt build+tests {steps.get('dbt_models', 0):.1f}s, "
+            f"publish {steps.get('published_snapshot', 0):.1f}s]; bare DuckDB CTAS of {raw_rows:,} raw rows "
+            f"{bare:.2f}s; ratio {seconds / bare:.1f}x",
+            flush=True,
+        )
         if not args.keep:
             shutil.rmtree(data_dir, ignore_errors=True)
     print()
     print("| claims | pipeline s | claims/s | parse s | dbt build+tests s | publish s | bare CTAS s | ratio |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size, _gen, seconds, rate, bare, ratio, _rows, parse, dbt, publish in results:
-        print(f"| {size:,} | {seconds:.1f} | {rate:,.0f} | {parse:.1f} | {dbt:.1f} | {publish:.1f} | {bare:.2f} | {ratio:.1f}x |")
+        print(
+            f"| {size:,} | {seconds:.1f} | {rate:,.0f} | {parse:.1f} | {dbt:.1f} | {publish:.1f} | {bare:.2f} | {ratio:.1f}x |"
+        )
     return 0
 
 

@@ -143,8 +143,10 @@ def report(samples: dict[str, list[float]]) -> float:
         print(f"{name:28} {len(values):6d} {p50 * 1e6:9.0f} {p99 * 1e6:9.0f} {mean * 1e6:9.0f}")
     ours, bare = stats["system.ping (RPC router)"], stats["bare FastAPI route"]
     ratio = ours[0] / bare[0]
-    print(f"\nratio ours/bare FastAPI: p50 {ratio:.2f}x, p99 {ours[1] / bare[1]:.2f}x, mean {ours[2] / bare[2]:.2f}x "
-          f"(goal < {GOAL_RATIO}x at p50: {'met' if ratio < GOAL_RATIO else 'NOT met'})")
+    print(
+        f"\nratio ours/bare FastAPI: p50 {ratio:.2f}x, p99 {ours[1] / bare[1]:.2f}x, mean {ours[2] / bare[2]:.2f}x "
+        f"(goal < {GOAL_RATIO}x at p50: {'met' if ratio < GOAL_RATIO else 'NOT met'})"
+    )
     raw = stats["raw Starlette route"]
     print(f"ratio ours/raw Starlette:  p50 {ours[0] / raw[0]:.2f}x")
     return ratio

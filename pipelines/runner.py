@@ -47,11 +47,18 @@ class RunSummary:
 
     def to_json(self) -> dict:
         return {
-            "runId": self.run_id, "status": self.status, "startedAt": self.started_at.isoformat(),
-            "finishedAt": self.finished_at.isoformat(), "seconds": round(self.seconds, 3),
-            "stepSeconds": self.step_seconds, "rowCounts": self.row_counts, "failedSteps": self.failed_steps,
-            "errors": self.errors, "publishedSnapshot": self.published_snapshot,
-            "checksPassed": sum(self.check_results.values()), "checksFailed": sorted(k for k, ok in self.check_results.items() if not ok),
+            "runId": self.run_id,
+            "status": self.status,
+            "startedAt": self.started_at.isoformat(),
+            "finishedAt": self.finished_at.isoformat(),
+            "seconds": round(self.seconds, 3),
+            "stepSeconds": self.step_seconds,
+            "rowCounts": self.row_counts,
+            "failedSteps": self.failed_steps,
+            "errors": self.errors,
+            "publishedSnapshot": self.published_snapshot,
+            "checksPassed": sum(self.check_results.values()),
+            "checksFailed": sorted(k for k, ok in self.check_results.items() if not ok),
         }
 
 
@@ -182,8 +189,12 @@ def _watch(instance, run_id: str, on_event, stop: threading.Event) -> None:
             event = record.dagster_event
             if event is None or event.step_key is None:
                 continue
-            if event.event_type in (DagsterEventType.STEP_START, DagsterEventType.STEP_SUCCESS,
-                                    DagsterEventType.STEP_FAILURE, DagsterEventType.STEP_SKIPPED):
+            if event.event_type in (
+                DagsterEventType.STEP_START,
+                DagsterEventType.STEP_SUCCESS,
+                DagsterEventType.STEP_FAILURE,
+                DagsterEventType.STEP_SKIPPED,
+            ):
                 on_event(event.step_key, event.event_type.value)
         seen = len(records)
         if finished:
@@ -203,16 +214,26 @@ def main(argv: list[str] | None = None) -> int:
     @app.command()
     def run(
         data_dir: Path = typer.Option(Path(os.environ.get("DATA_DIR", "data/local")), help="Platform data directory."),
-        database_url: str = typer.Option(os.environ.get("DATABASE_URL") or "", help="Operational database URL (default: SQLite in DATA_DIR)."),
-        select: list[str] = typer.Option([], "--select", help="Asset key or group to run (repeatable); default everything."),
+        database_url: str = typer.Option(
+            os.environ.get("DATABASE_URL") or "", help="Operational database URL (default: SQLite in DATA_DIR)."
+        ),
+        select: list[str] = typer.Option(
+            [], "--select", help="Asset key or group to run (repeatable); default everything."
+        ),
         persist: bool = typer.Option(False, help="Record the run in DATA_DIR/dagster for the Dagster UI."),
     ) -> None:
         console = Console(file=sys.__stdout__)
         log_path = ensure_dagster_home(data_dir) / "last_run.log"
-        progress_display = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console)
+        progress_display = Progress(
+            SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console
+        )
         # dagster-dbt echoes every dbt event to stdout; keep the terminal for the progress display.
-        with (log_path.open("w") as log, contextlib.redirect_stdout(log), contextlib.redirect_stderr(log),
-              progress_display as progress):
+        with (
+            log_path.open("w") as log,
+            contextlib.redirect_stdout(log),
+            contextlib.redirect_stderr(log),
+            progress_display as progress,
+        ):
             overall = progress.add_task("pipeline", total=None)
             tasks: dict[str, int] = {}
 
@@ -220,11 +241,16 @@ def main(argv: list[str] | None = None) -> int:
                 if kind == "STEP_START":
                     tasks[step] = progress.add_task(f"[cyan]{step}", total=None)
                 elif step in tasks:
-                    mark = {"STEP_SUCCESS": "[green]done", "STEP_FAILURE": "[red]failed", "STEP_SKIPPED": "[yellow]skipped"}[kind]
+                    mark = {
+                        "STEP_SUCCESS": "[green]done",
+                        "STEP_FAILURE": "[red]failed",
+                        "STEP_SKIPPED": "[yellow]skipped",
+                    }[kind]
                     progress.update(tasks[step], description=f"{step} {mark}", total=1, completed=1)
 
-            summary = run_pipeline(data_dir, database_url or None, selection=list(select) or None,
-                                   persist_runs=persist, on_event=on_event)
+            summary = run_pipeline(
+                data_dir, database_url or None, selection=list(select) or None, persist_runs=persist, on_event=on_event
+            )
             progress.update(overall, total=1, completed=1)
         table = Table(title=f"run {summary.run_id} - {summary.status} in {summary.seconds:.1f}s")
         table.add_column("asset")

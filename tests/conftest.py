@@ -79,8 +79,9 @@ def database_url(request, tmp_path_factory) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def settings(database_url, tmp_path_factory) -> Settings:
     data_dir = tmp_path_factory.mktemp("data")
-    return Settings(data_dir=data_dir, database_url=database_url, billing_webhook_secret="whsec_test_one",
-                    job_worker_enabled=False)
+    return Settings(
+        data_dir=data_dir, database_url=database_url, billing_webhook_secret="whsec_test_one", job_worker_enabled=False
+    )
 
 
 @pytest.fixture(scope="session")
@@ -120,8 +121,13 @@ class Member:
 _PASSWORD_HASH_CACHE: dict[str, str] = {}
 
 
-def make_user(services: Services, *, email: str | None = None, password: str = "correct horse battery",
-              platform_admin: bool = False) -> tuple[int, str, str]:
+def make_user(
+    services: Services,
+    *,
+    email: str | None = None,
+    password: str = "correct horse battery",
+    platform_admin: bool = False,
+) -> tuple[int, str, str]:
     email = email or f"user-{uuid.uuid4().hex[:10]}@example.test"
     with services.database.transaction() as db:
         user = auth_service.create_user(db, email, None, is_platform_admin=platform_admin)
@@ -141,18 +147,29 @@ def make_member(services, rpc):
     def factory(*, role: str = "admin", platform_admin: bool = False) -> Member:
         owner_id, owner_email, password = make_user(services, platform_admin=platform_admin)
         owner_token = sign_in(rpc, owner_email, password)
-        org = rpc.as_(owner_token).mutation(
-            "organizations.create",
-            {"name": f"Org {uuid.uuid4().hex[:8]}", "firstClientName": "General Hospital"},
-        ).data
+        org = (
+            rpc.as_(owner_token)
+            .mutation(
+                "organizations.create",
+                {"name": f"Org {uuid.uuid4().hex[:8]}", "firstClientName": "General Hospital"},
+            )
+            .data
+        )
         if role == "admin":
-            return Member(owner_id, owner_email, password, owner_token, org["id"], org["firstClientId"],
-                          rpc.as_(owner_token, org["firstClientId"]))
+            return Member(
+                owner_id,
+                owner_email,
+                password,
+                owner_token,
+                org["id"],
+                org["firstClientId"],
+                rpc.as_(owner_token, org["firstClientId"]),
+            )
         user_id, email, pw = make_user(services)
-        rpc.as_(owner_token, org["firstClientId"]).mutation("organizations.inviteMember",
-                                                            {"email": email, "role": role}).data
+        rpc.as_(owner_token, org["firstClientId"]).mutation(
+            "organizations.inviteMember", {"email": email, "role": role}
+        ).data
         token = sign_in(rpc, email, pw)
-        return Member(user_id, email, pw, token, org["id"], org["firstClientId"],
-                      rpc.as_(token, org["firstClientId"]))
+        return Member(user_id, email, pw, token, org["id"], org["firstClientId"], rpc.as_(token, org["firstClientId"]))
 
     return factory

@@ -45,13 +45,30 @@ def list_organizations(ctx: Context, input: PageInput) -> Page[OrganizationSumma
     """Every organization on the platform with client and member counts."""
     page = paginate(ctx.db, select(Organization), Organization.id, input, lambda o: o)
     ids = [o.id for o in page["items"]]
-    clients = dict(ctx.db.execute(select(Client.organization_id, func.count()).where(Client.organization_id.in_(ids))
-                                  .group_by(Client.organization_id)).all())
-    members = dict(ctx.db.execute(select(Membership.organization_id, func.count())
-                                  .where(Membership.organization_id.in_(ids)).group_by(Membership.organization_id)).all())
+    clients = dict(
+        ctx.db.execute(
+            select(Client.organization_id, func.count())
+            .where(Client.organization_id.in_(ids))
+            .group_by(Client.organization_id)
+        ).all()
+    )
+    members = dict(
+        ctx.db.execute(
+            select(Membership.organization_id, func.count())
+            .where(Membership.organization_id.in_(ids))
+            .group_by(Membership.organization_id)
+        ).all()
+    )
     page["items"] = [
-        OrganizationSummary(id=o.id, name=o.name, slug=o.slug, status=o.status, created_at=o.created_at,
-                            clients=clients.get(o.id, 0), members=members.get(o.id, 0))
+        OrganizationSummary(
+            id=o.id,
+            name=o.name,
+            slug=o.slug,
+            status=o.status,
+            created_at=o.created_at,
+            clients=clients.get(o.id, 0),
+            members=members.get(o.id, 0),
+        )
         for o in page["items"]
     ]
     return page
@@ -68,8 +85,15 @@ def suspend_organization(ctx: Context, input: SuspendIn) -> OrganizationSummary:
     ctx.note("organization", org.id, before={"status": before}, after={"status": org.status, "reason": input.reason})
     clients = ctx.db.scalar(select(func.count()).select_from(Client).where(Client.organization_id == org.id))
     members = ctx.db.scalar(select(func.count()).select_from(Membership).where(Membership.organization_id == org.id))
-    return OrganizationSummary(id=org.id, name=org.name, slug=org.slug, status=org.status,
-                               created_at=org.created_at, clients=clients, members=members)
+    return OrganizationSummary(
+        id=org.id,
+        name=org.name,
+        slug=org.slug,
+        status=org.status,
+        created_at=org.created_at,
+        clients=clients,
+        members=members,
+    )
 
 
 @rpc.query("admin.settings", auth="platform_admin")
@@ -77,9 +101,12 @@ def settings(ctx: Context) -> SettingsOut:
     """Effective runtime settings (never secrets)."""
     s = ctx.services.settings
     return SettingsOut(
-        environment=s.environment, database_backend=ctx.services.database.engine.dialect.name,
-        rpc_max_body_bytes=s.rpc_max_body_bytes, upload_max_bytes=s.upload_max_bytes,
-        session_ttl_hours=s.session_ttl_hours, oidc_enabled=ctx.services.oidc_verifier is not None,
+        environment=s.environment,
+        database_backend=ctx.services.database.engine.dialect.name,
+        rpc_max_body_bytes=s.rpc_max_body_bytes,
+        upload_max_bytes=s.upload_max_bytes,
+        session_ttl_hours=s.session_ttl_hours,
+        oidc_enabled=ctx.services.oidc_verifier is not None,
         procedures=len(rpc.procedures),
     )
 

@@ -11,8 +11,15 @@ from api.marts.serving import MartAnswer, Money, OptionalMoney
 from api.rpc.schema import Output
 
 TrendMetric = Literal[
-    "initial_denial_rate", "initial_denial_rate_dollars", "clean_claim_rate", "denial_write_off_pct",
-    "overturn_rate", "avg_days_to_pay", "billed_amount", "paid_amount", "claims_adjudicated",
+    "initial_denial_rate",
+    "initial_denial_rate_dollars",
+    "clean_claim_rate",
+    "denial_write_off_pct",
+    "overturn_rate",
+    "avg_days_to_pay",
+    "billed_amount",
+    "paid_amount",
+    "claims_adjudicated",
 ]
 BreakdownDimension = Literal["category", "carc", "payer", "group_code", "hard_or_soft", "preventable", "claim_type"]
 

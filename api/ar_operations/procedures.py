@@ -59,13 +59,29 @@ def aging(ctx: Context, input: AgingIn) -> AgingOut:
     """Open A/R in age buckets (0-30, 31-60, 61-90, 91-120, 120+ days since the statement end) at a date."""
     with open_marts(ctx, "fct_claim_reconciliation") as m:
         sql, params, as_of = _open(input, m)
-        rows = {r["bucket"]: r for r in m.rows(
-            f"select bucket, count(*) as claims, sum(open_amount) as open_amount from ({sql}) group by bucket", params)}
+        rows = {
+            r["bucket"]: r
+            for r in m.rows(
+                f"select bucket, count(*) as claims, sum(open_amount) as open_amount from ({sql}) group by bucket",
+                params,
+            )
+        }
         snap = snapshot_of(m)
-    buckets = [{"bucket": b, "claims": int(rows[b]["claims"]) if b in rows else 0,
-                "open_amount": rows[b]["open_amount"] if b in rows else 0} for b in BUCKETS]
-    return AgingOut(snapshot=snap, as_of=as_of, open_claims=sum(b["claims"] for b in buckets),
-                    open_amount=sum((r["open_amount"] for r in rows.values()), 0), buckets=buckets)
+    buckets = [
+        {
+            "bucket": b,
+            "claims": int(rows[b]["claims"]) if b in rows else 0,
+            "open_amount": rows[b]["open_amount"] if b in rows else 0,
+        }
+        for b in BUCKETS
+    ]
+    return AgingOut(
+        snapshot=snap,
+        as_of=as_of,
+        open_claims=sum(b["claims"] for b in buckets),
+        open_amount=sum((r["open_amount"] for r in rows.values()), 0),
+        buckets=buckets,
+    )
 
 
 @rpc.query("arOperations.followUpQueue")
@@ -84,7 +100,9 @@ def follow_up_queue(ctx: Context, input: FollowUpQueueIn) -> FollowUpQueueOut:
     items = []
     for r in rows:
         a = assignments.get(r["claim_key"])
-        items.append({**r, "assignee_user_id": a.assignee_user_id if a else None, "due_date": a.due_date if a else None})
+        items.append(
+            {**r, "assignee_user_id": a.assignee_user_id if a else None, "due_date": a.due_date if a else None}
+        )
     return FollowUpQueueOut(snapshot=snap, as_of=as_of, items=items, next_cursor=cursor)
 
 
@@ -95,10 +113,14 @@ def assign_follow_up(ctx: Context, input: AssignFollowUpIn) -> AssignmentOut:
     if ctx.db.scalar(select(Membership.id).where(Membership.user_id == input.assignee_user_id)) is None:
         raise RpcError("BAD_REQUEST", "Invalid input: 'assigneeUserId' is not a member of this organization")
     with open_marts(ctx, "fct_claim_reconciliation") as m:
-        row = m.one("""select claim_key from fct_claim_reconciliation where claim_key = $c
+        row = m.one(
+            """select claim_key from fct_claim_reconciliation where claim_key = $c
                        and (claim_outcome = 'awaiting_remittance' or (initially_denied and not overturned))""",
-                    {"c": input.claim_key})
-        exists = row or m.one("select claim_key from fct_claim_reconciliation where claim_key = $c", {"c": input.claim_key})
+            {"c": input.claim_key},
+        )
+        exists = row or m.one(
+            "select claim_key from fct_claim_reconciliation where claim_key = $c", {"c": input.claim_key}
+        )
     if exists is None:
         raise RpcError("NOT_FOUND", "Claim was not found in this client's current snapshot")
     if row is None:
@@ -106,15 +128,29 @@ def assign_follow_up(ctx: Context, input: AssignFollowUpIn) -> AssignmentOut:
     current = ctx.db.scalar(select(FollowUpAssignment).where(FollowUpAssignment.claim_key == input.claim_key))
     before = None
     if current is None:
-        current = FollowUpAssignment(claim_key=input.claim_key, assignee_user_id=input.assignee_user_id,
-                                     due_date=input.due_date, note=input.note, assigned_by=ctx.user_id)
+        current = FollowUpAssignment(
+            claim_key=input.claim_key,
+            assignee_user_id=input.assignee_user_id,
+            due_date=input.due_date,
+            note=input.note,
+            assigned_by=ctx.user_id,
+        )
         ctx.db.add(current)
     else:
         before = {"assignee_user_id": current.assignee_user_id, "due_date": str(current.due_date)}
         current.assignee_user_id, current.due_date = input.assignee_user_id, input.due_date
         current.note, current.assigned_by = input.note, ctx.user_id
     ctx.db.flush()
-    ctx.note("follow_up_assignment", current.id, before=before,
-             after={"claim_key": input.claim_key, "assignee_user_id": input.assignee_user_id, "due_date": str(input.due_date)})
-    return AssignmentOut.model_validate({**AssignmentOut.model_validate(current).model_dump(),
-                                         "reassigned": before is not None})
+    ctx.note(
+        "follow_up_assignment",
+        current.id,
+        before=before,
+        after={
+            "claim_key": input.claim_key,
+            "assignee_user_id": input.assignee_user_id,
+            "due_date": str(input.due_date),
+        },
+    )
+    return AssignmentOut.model_validate(
+        {**AssignmentOut.model_validate(current).model_dump(), "reassigned": before is not None}
+    )

@@ -55,8 +55,19 @@ def chain_hash(prev_hash: str, fields: dict[str, Any]) -> str:
 def chained_fields(row: Any) -> dict[str, Any]:
     """The columns covered by the chain hash (everything but id, prev_hash and hash)."""
     names = (
-        "scope", "seq", "organization_id", "client_id", "actor_user_id", "actor_kind", "procedure",
-        "target_type", "target_id", "input_digest", "before_digest", "after_digest", "created_at",
+        "scope",
+        "seq",
+        "organization_id",
+        "client_id",
+        "actor_user_id",
+        "actor_kind",
+        "procedure",
+        "target_type",
+        "target_id",
+        "input_digest",
+        "before_digest",
+        "after_digest",
+        "created_at",
     )
     values = {name: getattr(row, name) for name in names}
     values["created_at"] = values["created_at"].isoformat(timespec="microseconds")

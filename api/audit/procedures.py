@@ -59,8 +59,12 @@ def _org_events(ctx: Context):
 def list_events(ctx: Context, input: AuditListIn) -> Page[AuditEventOut]:
     """The organization's audit events, newest first, filterable by procedure, actor and target."""
     stmt = _org_events(ctx)
-    for column, value in ((AuditEvent.procedure, input.procedure), (AuditEvent.actor_user_id, input.actor_user_id),
-                          (AuditEvent.target_type, input.target_type), (AuditEvent.target_id, input.target_id)):
+    for column, value in (
+        (AuditEvent.procedure, input.procedure),
+        (AuditEvent.actor_user_id, input.actor_user_id),
+        (AuditEvent.target_type, input.target_type),
+        (AuditEvent.target_id, input.target_id),
+    ):
         if value is not None:
             stmt = stmt.where(column == value)
     return paginate(ctx.db, stmt, AuditEvent.id, input, AuditEventOut.model_validate)

@@ -37,7 +37,9 @@ def append(
     # Bump the head first: the UPDATE takes the row lock (PostgreSQL) or the write
     # lock (SQLite), so concurrent appends to one chain queue here instead of forking it.
     bumped = db.execute(
-        update(AuditHead).where(AuditHead.scope == scope).values(seq=AuditHead.seq + 1)
+        update(AuditHead)
+        .where(AuditHead.scope == scope)
+        .values(seq=AuditHead.seq + 1)
         .execution_options(synchronize_session=False)
     ).rowcount
     if not bumped:
@@ -63,7 +65,9 @@ def append(
     event.hash = chain_hash(head.last_hash, chained_fields(event))
     db.add(event)
     db.execute(
-        update(AuditHead).where(AuditHead.scope == scope).values(last_hash=event.hash)
+        update(AuditHead)
+        .where(AuditHead.scope == scope)
+        .values(last_hash=event.hash)
         .execution_options(synchronize_session=False)
     )
     return event
@@ -100,8 +104,7 @@ def verify_rows(scope: str, rows: Iterable[AuditEvent], head_hash: str | None) -
 
 def verify_scope(db: Session, scope: str) -> ChainReport:
     rows = db.scalars(
-        select(AuditEvent).where(AuditEvent.scope == scope).order_by(AuditEvent.seq)
-        .execution_options(yield_per=1000)
+        select(AuditEvent).where(AuditEvent.scope == scope).order_by(AuditEvent.seq).execution_options(yield_per=1000)
     )
     head = db.scalar(select(AuditHead.last_hash).where(AuditHead.scope == scope))
     return verify_rows(scope, rows, head)

@@ -32,8 +32,16 @@ class VerifiedIdentity:
 
 
 class OidcVerifier:
-    def __init__(self, issuer: str, audience: str, jwks_url: str | None, *, email_claim: str = "email",
-                 leeway: int = 30, cache_seconds: int = 600):
+    def __init__(
+        self,
+        issuer: str,
+        audience: str,
+        jwks_url: str | None,
+        *,
+        email_claim: str = "email",
+        leeway: int = 30,
+        cache_seconds: int = 600,
+    ):
         self.issuer = issuer.rstrip("/")
         self.audience = audience
         self._jwks_url = jwks_url

@@ -59,7 +59,10 @@ def current_session(ctx: Context) -> SessionOut:
         .order_by(Organization.name)
     )
     return SessionOut(
-        user_id=user.id, email=user.email, display_name=user.display_name, method=ctx.principal.method,
+        user_id=user.id,
+        email=user.email,
+        display_name=user.display_name,
+        method=ctx.principal.method,
         is_platform_admin=ctx.principal.is_platform_admin,
         memberships=[MembershipOut(organization_id=o, organization_name=n, role=r) for o, n, r in rows],
     )

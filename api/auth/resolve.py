@@ -54,8 +54,9 @@ def _from_session(db: Session, token: str) -> Principal:
     if row.expires_at <= utcnow():
         raise RpcError("UNAUTHORIZED", "This session has expired; sign in again")
     user = _active_user(db, row.user_id)
-    return Principal(user_id=user.id, email=user.email, method="session",
-                     is_platform_admin=user.is_platform_admin, session_id=row.id)
+    return Principal(
+        user_id=user.id, email=user.email, method="session", is_platform_admin=user.is_platform_admin, session_id=row.id
+    )
 
 
 def _from_api_key(db: Session, token: str) -> Principal:
@@ -64,8 +65,9 @@ def _from_api_key(db: Session, token: str) -> Principal:
         raise RpcError("UNAUTHORIZED", "This API key is not valid (revoked or unknown)")
     user = _active_user(db, row.user_id)
     # API keys never carry platform-admin power: that needs an interactive sign-in.
-    return Principal(user_id=user.id, email=user.email, method="api_key", api_key_id=row.id,
-                     api_key_org_id=row.organization_id)
+    return Principal(
+        user_id=user.id, email=user.email, method="api_key", api_key_id=row.id, api_key_org_id=row.organization_id
+    )
 
 
 def _from_oidc(db: Session, services, token: str) -> Principal:

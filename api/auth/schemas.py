@@ -61,5 +61,3 @@ class AcceptInviteIn(Schema):
     token: str = Field(min_length=10, max_length=200)
     password: str = Field(min_length=12, max_length=1024, description="At least 12 characters")
     display_name: str | None = Field(default=None, max_length=200)
-
-

@@ -38,19 +38,26 @@ def login(db: Session, email: str, password: str, ttl_hours: int) -> tuple[User,
 def issue_session(db: Session, user_id: int, ttl_hours: int) -> tuple[AuthSession, str]:
     """A new session token for a user already authenticated (by password, or by the server's own CLI)."""
     token = new_token(SESSION_PREFIX)
-    session = AuthSession(user_id=user_id, token_hash=token_digest(token), expires_at=utcnow() + timedelta(hours=ttl_hours))
+    session = AuthSession(
+        user_id=user_id, token_hash=token_digest(token), expires_at=utcnow() + timedelta(hours=ttl_hours)
+    )
     db.add(session)
     db.flush()
     return session, token
 
 
-def create_user(db: Session, email: str, password: str | None, *, display_name: str = "",
-                is_platform_admin: bool = False) -> User:
+def create_user(
+    db: Session, email: str, password: str | None, *, display_name: str = "", is_platform_admin: bool = False
+) -> User:
     email = normalise_email(email)
     if db.scalar(select(User.id).where(User.email == email)) is not None:
         raise RpcError("CONFLICT", f"A user with email {email} already exists")
-    user = User(email=email, display_name=display_name, is_platform_admin=is_platform_admin,
-                password_hash=hash_password(password) if password else None)
+    user = User(
+        email=email,
+        display_name=display_name,
+        is_platform_admin=is_platform_admin,
+        password_hash=hash_password(password) if password else None,
+    )
     db.add(user)
     db.flush()
     return user
@@ -58,8 +65,9 @@ def create_user(db: Session, email: str, password: str | None, *, display_name: 
 
 def create_api_key(db: Session, user_id: int, organization_id: int, name: str) -> tuple[ApiKey, str]:
     token = new_token(API_KEY_PREFIX)
-    key = ApiKey(user_id=user_id, organization_id=organization_id, name=name, prefix=token[:12],
-                 token_hash=token_digest(token))
+    key = ApiKey(
+        user_id=user_id, organization_id=organization_id, name=name, prefix=token[:12], token_hash=token_digest(token)
+    )
     db.add(key)
     db.flush()
     return key, token
@@ -67,8 +75,14 @@ def create_api_key(db: Session, user_id: int, organization_id: int, name: str) -
 
 def create_invitation(db: Session, user_id: int, organization_id: int) -> str:
     token = new_token("dpi_")
-    db.add(Invitation(user_id=user_id, organization_id=organization_id, token_hash=token_digest(token),
-                      expires_at=utcnow() + INVITE_TTL))
+    db.add(
+        Invitation(
+            user_id=user_id,
+            organization_id=organization_id,
+            token_hash=token_digest(token),
+            expires_at=utcnow() + INVITE_TTL,
+        )
+    )
     db.flush()
     return token
 

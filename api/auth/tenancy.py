@@ -19,8 +19,7 @@ from api.rpc.errors import RpcError
 
 def resolve_tenant(db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant:
     memberships = {
-        m.organization_id: m.role
-        for m in db.scalars(select(Membership).where(Membership.user_id == principal.user_id))
+        m.organization_id: m.role for m in db.scalars(select(Membership).where(Membership.user_id == principal.user_id))
     }
     if principal.api_key_org_id is not None:
         memberships = {k: v for k, v in memberships.items() if k == principal.api_key_org_id}

@@ -22,8 +22,14 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 SUBSCRIPTION_TYPES = ("subscription.created", "subscription.updated", "subscription.canceled")
 INVOICE_TYPES = ("invoice.created", "invoice.paid", "invoice.payment_failed")
-EventType = Literal["subscription.created", "subscription.updated", "subscription.canceled",
-                    "invoice.created", "invoice.paid", "invoice.payment_failed"]
+EventType = Literal[
+    "subscription.created",
+    "subscription.updated",
+    "subscription.canceled",
+    "invoice.created",
+    "invoice.paid",
+    "invoice.payment_failed",
+]
 UnixTime = StrictInt
 
 

@@ -12,18 +12,51 @@ from dataclasses import dataclass
 from typing import Any
 
 # Keys compared after lower-casing and dropping every non-alphanumeric character.
-PHI_KEYS: frozenset[str] = frozenset({
-    "patient", "patients", "patientname", "patientid", "patientfirstname", "patientlastname",
-    "memberid", "membernumber", "subscriberid", "subscribernumber",
-    "dob", "dateofbirth", "birthdate", "birthday",
-    "ssn", "socialsecurity", "socialsecuritynumber",
-    "diagnosis", "diagnoses", "diagnosiscode", "diagnosiscodes", "dx",
-    "icd10", "icd10code", "icd10codes", "icd", "icd9",
-    "mrn", "medicalrecordnumber",
-})
+PHI_KEYS: frozenset[str] = frozenset(
+    {
+        "patient",
+        "patients",
+        "patientname",
+        "patientid",
+        "patientfirstname",
+        "patientlastname",
+        "memberid",
+        "membernumber",
+        "subscriberid",
+        "subscribernumber",
+        "dob",
+        "dateofbirth",
+        "birthdate",
+        "birthday",
+        "ssn",
+        "socialsecurity",
+        "socialsecuritynumber",
+        "diagnosis",
+        "diagnoses",
+        "diagnosiscode",
+        "diagnosiscodes",
+        "dx",
+        "icd10",
+        "icd10code",
+        "icd10codes",
+        "icd",
+        "icd9",
+        "mrn",
+        "medicalrecordnumber",
+    }
+)
 # Fragments that mark a key as PHI wherever they appear in the normalised key.
-PHI_FRAGMENTS: tuple[str, ...] = ("patient", "dateofbirth", "birthdate", "socialsecurity", "diagnos",
-                                  "icd10", "memberid", "subscriberid", "medicalrecord")
+PHI_FRAGMENTS: tuple[str, ...] = (
+    "patient",
+    "dateofbirth",
+    "birthdate",
+    "socialsecurity",
+    "diagnos",
+    "icd10",
+    "memberid",
+    "subscriberid",
+    "medicalrecord",
+)
 # Short codes only count as whole words (so "classname" is not an "ssn").
 PHI_WORDS: frozenset[str] = frozenset({"ssn", "dob", "mrn", "dx", "icd", "icd10"})
 

@@ -66,8 +66,13 @@ def install(app: FastAPI, services) -> None:
         except _BodyTooLarge:
             return _error(413, "payload_too_large", f"The event body exceeds {MAX_BODY_BYTES} bytes")
         try:
-            verify(request.headers.get("billing-signature"), body, secrets, now=int(time.time()),
-                   tolerance=settings.billing_webhook_tolerance_seconds)
+            verify(
+                request.headers.get("billing-signature"),
+                body,
+                secrets,
+                now=int(time.time()),
+                tolerance=settings.billing_webhook_tolerance_seconds,
+            )
         except SignatureError as exc:
             log.warning("billing webhook refused: %s", exc.reason)
             return _error(400, exc.reason, str(exc))
@@ -82,10 +87,14 @@ def install(app: FastAPI, services) -> None:
             # SSN-shaped values; other path segments are sender-chosen and could be data.
             keys = sorted({f.key for f in findings if f.key is not None})[:20]
             values = sum(1 for f in findings if f.key is None)
-            return _error(422, "phi_refused",
-                          "Billing events must not carry patient data; remove the named fields"
-                          " and any SSN-shaped values, then resend",
-                          fields=keys, ssnLikeValues=values)
+            return _error(
+                422,
+                "phi_refused",
+                "Billing events must not carry patient data; remove the named fields"
+                " and any SSN-shaped values, then resend",
+                fields=keys,
+                ssnLikeValues=values,
+            )
         try:
             event = parse_event(document)
         except EventInvalid as exc:

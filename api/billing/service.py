@@ -53,8 +53,13 @@ def _store_and_apply(db: Session, event: BillingEventIn, now: datetime) -> str:
     known = db.get(Organization, org_id) is not None
     payload = event.model_dump(mode="json")
     row = BillingEvent(
-        event_id=event.id, type=event.type, organization_id=org_id if known else None,
-        status="unmatched", event_created_at=event.created_at, received_at=now, payload=payload,
+        event_id=event.id,
+        type=event.type,
+        organization_id=org_id if known else None,
+        status="unmatched",
+        event_created_at=event.created_at,
+        received_at=now,
+        payload=payload,
         payload_sha256=hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest(),
     )
     db.add(row)

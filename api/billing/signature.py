@@ -74,7 +74,9 @@ def parse_header(header: str | None) -> SignatureHeader:
     if not signatures:
         raise SignatureError("malformed_signature", "The Billing-Signature header has no 'v1' signature")
     if len(signatures) > MAX_SIGNATURES:
-        raise SignatureError("malformed_signature", f"The Billing-Signature header has more than {MAX_SIGNATURES} v1 values")
+        raise SignatureError(
+            "malformed_signature", f"The Billing-Signature header has more than {MAX_SIGNATURES} v1 values"
+        )
     return SignatureHeader(timestamp, tuple(signatures))
 
 
@@ -84,8 +86,10 @@ def verify(header: str | None, body: bytes, secrets: Sequence[str], *, now: int,
         raise ValueError("no webhook secret to verify with")
     parsed = parse_header(header)
     if abs(now - parsed.timestamp) > tolerance:
-        raise SignatureError("timestamp_out_of_tolerance",
-                             f"The signature timestamp is more than {tolerance} seconds from the server's clock")
+        raise SignatureError(
+            "timestamp_out_of_tolerance",
+            f"The signature timestamp is more than {tolerance} seconds from the server's clock",
+        )
     expected = [compute_signature(secret, parsed.timestamp, body) for secret in secrets]
     matched = False
     # Compare every pair (no early exit) so timing says nothing about which secret matched.

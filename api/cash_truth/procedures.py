@@ -35,13 +35,13 @@ def _cash_sql(where: str, keys: list[str], basis: Basis = "era") -> str:
     group_by = f"group by {group}" if keys else ""
     return f"""
         with r as (
-            select {group}{',' if keys else ''} sum(remittance) as remittances, sum(received) as cash_received,
+            select {group}{"," if keys else ""} sum(remittance) as remittances, sum(received) as cash_received,
                    sum(era_amount) as era_payments,
                    sum(claims_paid_amount) as claim_payments, sum(provider_adjustment_amount) as provider_adjustments
             from ({_CASH_ROWS[basis]}) where {where} {group_by}
         ),
         s as (
-            select {group}{',' if keys else ''} -sum(allowed_variance) filter (where allowed_variance < 0) as contract_shortfall
+            select {group}{"," if keys else ""} -sum(allowed_variance) filter (where allowed_variance < 0) as contract_shortfall
             from fct_service_lines where not is_reversal and {where} {group_by}
         )
         select {select_keys}r.remittances, r.cash_received, r.era_payments, r.claim_payments, r.provider_adjustments,
@@ -66,7 +66,9 @@ def daily(ctx: Context, input: CashIn) -> DailyOut:
     oldest day first, paginated."""
     where, params = _filters(input)
     with open_cash_marts(ctx, *_MARTS) as (m, basis):
-        rows, cursor = page_rows(m, _cash_sql(where, ["payment_date"], basis) + " order by r.payment_date", params, input)
+        rows, cursor = page_rows(
+            m, _cash_sql(where, ["payment_date"], basis) + " order by r.payment_date", params, input
+        )
         snap = snapshot_of(m)
     return DailyOut(snapshot=snap, basis=basis, items=rows, next_cursor=cursor)
 
@@ -81,8 +83,16 @@ def by_payer(ctx: Context, input: ByPayerIn) -> ByPayerOut:
         total = m.one(_cash_sql(where, [], basis), params)
         snap = snapshot_of(m)
     if total is None or total["remittances"] is None:
-        total = {"remittances": 0, "cash_received": 0, "era_payments": 0, "claim_payments": 0,
-                 "provider_adjustments": 0, "contract_shortfall": 0, "cash_expected": 0, "gap": 0}
+        total = {
+            "remittances": 0,
+            "cash_received": 0,
+            "era_payments": 0,
+            "claim_payments": 0,
+            "provider_adjustments": 0,
+            "contract_shortfall": 0,
+            "cash_expected": 0,
+            "gap": 0,
+        }
     total["remittances"] = int(total["remittances"] or 0)
     return ByPayerOut(snapshot=snap, basis=basis, payers=payers, total=total)
 

@@ -22,13 +22,17 @@ class CashIn(DateRange, MartPageInput):
 
 class CashFigures(Output):
     remittances: int
-    cash_received: Money = Field(description="Bank deposits (bank_deposits basis) or ERA payment amounts "
-                                             "(BPR02, era basis): the cash that arrived")
+    cash_received: Money = Field(
+        description="Bank deposits (bank_deposits basis) or ERA payment amounts "
+        "(BPR02, era basis): the cash that arrived"
+    )
     era_payments: Money = Field(description="ERA payment amounts (BPR02) of those rows")
     claim_payments: Money = Field(description="Claim payments (CLP04) in those ERAs")
     provider_adjustments: Money = Field(description="PLB amounts withheld (positive) or added (negative)")
     contract_shortfall: Money = Field(description="Money allowed below contract on the paid lines")
-    cash_expected: Money = Field(description="Cash had every line been allowed at contract: ERA payments + shortfall + PLB")
+    cash_expected: Money = Field(
+        description="Cash had every line been allowed at contract: ERA payments + shortfall + PLB"
+    )
     gap: Money = Field(description="cash_expected - cash_received")
 
 

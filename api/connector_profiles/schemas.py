@@ -23,5 +23,7 @@ class ConnectorProfileOut(Output):
 
 
 class ProvisionIn(Schema):
-    profile: dict[str, Any] = Field(description="name, entity, column_map (source header -> canonical field), "
-                                                "optional description, delimiter, date_format, money_format")
+    profile: dict[str, Any] = Field(
+        description="name, entity, column_map (source header -> canonical field), "
+        "optional description, delimiter, date_format, money_format"
+    )

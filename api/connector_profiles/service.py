@@ -7,7 +7,13 @@ from sqlalchemy.orm import Session
 
 from api.connector_profiles.models import ConnectorProfileRecord
 from api.rpc.errors import RpcError
-from pipelines.ingest.tabular import ConnectorProfile, ProfileError, list_builtin_profiles, provision_profile, validate_profile
+from pipelines.ingest.tabular import (
+    ConnectorProfile,
+    ProfileError,
+    list_builtin_profiles,
+    provision_profile,
+    validate_profile,
+)
 
 
 def client_profiles(db: Session) -> list[ConnectorProfileRecord]:
@@ -34,10 +40,14 @@ def provision(db: Session, definition: dict, user_id: int) -> ConnectorProfileRe
         profile = provision_profile(definition, existing_names=existing)
     except ProfileError as exc:
         conflict = any("already exists" in p for p in exc.problems)
-        raise RpcError("CONFLICT" if conflict else "BAD_REQUEST", f"Invalid connector profile: {'; '.join(exc.problems)}",
-                       data={"problems": exc.problems}) from None
-    record = ConnectorProfileRecord(name=profile.name, entity=profile.entity,
-                                    definition=profile.model_dump(mode="json"), created_by=user_id)
+        raise RpcError(
+            "CONFLICT" if conflict else "BAD_REQUEST",
+            f"Invalid connector profile: {'; '.join(exc.problems)}",
+            data={"problems": exc.problems},
+        ) from None
+    record = ConnectorProfileRecord(
+        name=profile.name, entity=profile.entity, definition=profile.model_dump(mode="json"), created_by=user_id
+    )
     db.add(record)
     db.flush()
     return record

@@ -67,9 +67,7 @@ class OrgScoped:
 
     @declared_attr
     def organization_id(cls) -> Mapped[int]:
-        return mapped_column(
-            BigId, ForeignKey("organizations.id", ondelete="CASCADE"), index=True, nullable=False
-        )
+        return mapped_column(BigId, ForeignKey("organizations.id", ondelete="CASCADE"), index=True, nullable=False)
 
 
 class TenantScoped(OrgScoped):
@@ -77,6 +75,4 @@ class TenantScoped(OrgScoped):
 
     @declared_attr
     def client_id(cls) -> Mapped[int]:
-        return mapped_column(
-            BigId, ForeignKey("clients.id", ondelete="CASCADE"), index=True, nullable=False
-        )
+        return mapped_column(BigId, ForeignKey("clients.id", ondelete="CASCADE"), index=True, nullable=False)

@@ -25,8 +25,9 @@ def main(argv: list[str]) -> None:
         if initial:
             for old in (MIGRATIONS_DIR / "versions").glob("0001_*.py"):
                 old.unlink()
-            command.revision(alembic_config(url), message="initial schema", autogenerate=True,
-                             rev_id="0001", head="base")
+            command.revision(
+                alembic_config(url), message="initial schema", autogenerate=True, rev_id="0001", head="base"
+            )
             return
         upgrade(url)
         heads = sorted((MIGRATIONS_DIR / "versions").glob("[0-9][0-9][0-9][0-9]_*.py"))

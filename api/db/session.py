@@ -14,9 +14,9 @@ from sqlalchemy.orm import Session, sessionmaker
 def normalise_url(url: str) -> str:
     """Accept `postgresql://` and `postgres://` and route them to psycopg 3."""
     if url.startswith("postgres://"):
-        url = "postgresql://" + url[len("postgres://"):]
+        url = "postgresql://" + url[len("postgres://") :]
     if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
     return url
 
 
@@ -61,9 +61,7 @@ class Database:
         self.url = normalise_url(url)
         self.engine = build_engine(self.url)
         self.sessionmaker = sessionmaker(self.engine, expire_on_commit=False)
-        self.write_sessionmaker = sessionmaker(
-            self.engine.execution_options(sqlite_write=True), expire_on_commit=False
-        )
+        self.write_sessionmaker = sessionmaker(self.engine.execution_options(sqlite_write=True), expire_on_commit=False)
 
     @property
     def is_sqlite(self) -> bool:

@@ -48,16 +48,12 @@ def _scope_statements(state: ORMExecuteState) -> None:
         return
     org_id = scope.organization_id
     state.statement = state.statement.options(
-        with_loader_criteria(
-            OrgScoped, lambda cls: cls.organization_id == org_id, include_aliases=True
-        )
+        with_loader_criteria(OrgScoped, lambda cls: cls.organization_id == org_id, include_aliases=True)
     )
     if scope.client_id is not None:
         client_id = scope.client_id
         state.statement = state.statement.options(
-            with_loader_criteria(
-                TenantScoped, lambda cls: cls.client_id == client_id, include_aliases=True
-            )
+            with_loader_criteria(TenantScoped, lambda cls: cls.client_id == client_id, include_aliases=True)
         )
 
 

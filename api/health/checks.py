@@ -61,8 +61,7 @@ def _stats(database: Database):
         return queue_stats(db)
 
 
-def check_queue(database: Database, *, worker_enabled: bool,
-                stuck_after: timedelta = STUCK_AFTER) -> dict[str, Any]:
+def check_queue(database: Database, *, worker_enabled: bool, stuck_after: timedelta = STUCK_AFTER) -> dict[str, Any]:
     """`{"status", "depth", "oldestAgeSeconds"}`; fail when the queue is unreadable or stuck."""
     try:
         stats = _bounded(_stats, database)

@@ -51,30 +51,62 @@ def review_entry(db: Session, entry_id: int, status: str, note: str | None, user
 def run_reconciliation(db: Session, user_id: int, organization_id: int, client_id: int) -> ReconciliationRun:
     """Match the client's posted remittances to its posted claims and record the exceptions."""
     rows = db.execute(
-        select(FinancialEntry.id, FinancialEntry.entry_type, FinancialEntry.component, FinancialEntry.amount,
-               FinancialEntry.claim_key, FinancialEntry.payer_claim_number, FinancialEntry.billed_amount,
-               FinancialEntry.service_date, FinancialEntry.payer)
-        .where(FinancialEntry.component.in_(("charge", "paid", "cas")))
+        select(
+            FinancialEntry.id,
+            FinancialEntry.entry_type,
+            FinancialEntry.component,
+            FinancialEntry.amount,
+            FinancialEntry.claim_key,
+            FinancialEntry.payer_claim_number,
+            FinancialEntry.billed_amount,
+            FinancialEntry.service_date,
+            FinancialEntry.payer,
+        ).where(FinancialEntry.component.in_(("charge", "paid", "cas")))
     ).all()
     result = reconcile(
-        LedgerEntry(r.id, r.entry_type, r.component, Decimal(r.amount), r.claim_key, r.payer_claim_number,
-                    Decimal(r.billed_amount) if r.billed_amount is not None else None, r.service_date, r.payer)
+        LedgerEntry(
+            r.id,
+            r.entry_type,
+            r.component,
+            Decimal(r.amount),
+            r.claim_key,
+            r.payer_claim_number,
+            Decimal(r.billed_amount) if r.billed_amount is not None else None,
+            r.service_date,
+            r.payer,
+        )
         for r in rows
     )
-    run = ReconciliationRun(status="completed", started_by=user_id, claims_considered=result.claims_considered,
-                            remittances_considered=result.remittances_considered, matched=result.matched,
-                            exception_counts=result.counts(), finished_at=utcnow())
+    run = ReconciliationRun(
+        status="completed",
+        started_by=user_id,
+        claims_considered=result.claims_considered,
+        remittances_considered=result.remittances_considered,
+        matched=result.matched,
+        exception_counts=result.counts(),
+        finished_at=utcnow(),
+    )
     db.add(run)
     db.flush()
     values = [
-        {"organization_id": organization_id, "client_id": client_id, "run_id": run.id, "created_at": utcnow(),
-         "exception_type": f.exception_type, "claim_key": f.claim_key, "payer": f.payer,
-         "expected_amount": f.expected_amount, "actual_amount": f.actual_amount, "detail": f.detail,
-         "entry_ids": list(f.entry_ids), "status": "open"}
+        {
+            "organization_id": organization_id,
+            "client_id": client_id,
+            "run_id": run.id,
+            "created_at": utcnow(),
+            "exception_type": f.exception_type,
+            "claim_key": f.claim_key,
+            "payer": f.payer,
+            "expected_amount": f.expected_amount,
+            "actual_amount": f.actual_amount,
+            "detail": f.detail,
+            "entry_ids": list(f.entry_ids),
+            "status": "open",
+        }
         for f in result.findings
     ]
     for start in range(0, len(values), 1000):
-        db.execute(insert(ReconciliationException), values[start:start + 1000])
+        db.execute(insert(ReconciliationException), values[start : start + 1000])
     return run
 
 
@@ -86,11 +118,18 @@ def get_run(db: Session, run_id: int) -> ReconciliationRun:
 
 
 def run_exceptions(db: Session, run_id: int) -> list[ReconciliationException]:
-    return list(db.scalars(select(ReconciliationException).where(ReconciliationException.run_id == run_id)
-                           .order_by(ReconciliationException.id)))
+    return list(
+        db.scalars(
+            select(ReconciliationException)
+            .where(ReconciliationException.run_id == run_id)
+            .order_by(ReconciliationException.id)
+        )
+    )
 
 
-def resolve_exception(db: Session, exception_id: int, resolution: str, note: str, user_id: int) -> ReconciliationException:
+def resolve_exception(
+    db: Session, exception_id: int, resolution: str, note: str, user_id: int
+) -> ReconciliationException:
     exc = db.scalar(select(ReconciliationException).where(ReconciliationException.id == exception_id))
     if exc is None:
         raise not_found("Reconciliation exception", exception_id)

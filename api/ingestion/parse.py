@@ -92,17 +92,31 @@ def _parse_x12(data: bytes, filename: str, source_format: str) -> ParsedFile:
         try:
             result = parse_x12(data, source=filename, strict_envelopes=False)
         except X12ParseError as exc:
-            raise ParseFailure(kind, source_format, {
-                "message": str(exc), "file": filename, "segmentNumber": exc.segment_number,
-                "segmentId": exc.segment_id, "expected": exc.expected,
-            }) from None
+            raise ParseFailure(
+                kind,
+                source_format,
+                {
+                    "message": str(exc),
+                    "file": filename,
+                    "segmentNumber": exc.segment_number,
+                    "segmentId": exc.segment_id,
+                    "expected": exc.expected,
+                },
+            ) from None
         envelope_warnings.append(str(strict_error))
     tables = result.tables
     if result.kind != source_format.removeprefix("x12_"):
-        raise ParseFailure(kind, source_format, {"message": f"{filename}: detected {source_format} but parsed {result.kind}",
-                                                 "file": filename})
-    base_quality = {"interchanges": result.interchanges, "transactions": result.transactions,
-                    "segments": result.segments, "envelope_warnings": envelope_warnings}
+        raise ParseFailure(
+            kind,
+            source_format,
+            {"message": f"{filename}: detected {source_format} but parsed {result.kind}", "file": filename},
+        )
+    base_quality = {
+        "interchanges": result.interchanges,
+        "transactions": result.transactions,
+        "segments": result.segments,
+        "envelope_warnings": envelope_warnings,
+    }
     if result.kind == "835":
         rows = rows_from_835(tables)
         quality = result.quality
@@ -117,15 +131,22 @@ def _parse_x12(data: bytes, filename: str, source_format: str) -> ParsedFile:
         }
         checks_failed = dict(zip(failed["check"].to_list(), failed["len"].to_list(), strict=True))
         quality_summary = {
-            **base_quality, "checks_run": quality.height, "checks_failed": checks_failed,
+            **base_quality,
+            "checks_run": quality.height,
+            "checks_failed": checks_failed,
             "balancing_failed": int(sum(checks_failed.values())),
             "claims": tables["remittance_claims"].height,
         }
     else:
         rows = rows_from_837(tables)
         totals = {"total_charge": _sum(tables["claims"], "total_charge")}
-        quality_summary = {**base_quality, "checks_run": 0, "checks_failed": {}, "balancing_failed": 0,
-                           "claims": tables["claims"].height}
+        quality_summary = {
+            **base_quality,
+            "checks_run": 0,
+            "checks_failed": {},
+            "balancing_failed": 0,
+            "claims": tables["claims"].height,
+        }
     return ParsedFile(kind, source_format, rows, totals, quality_summary)
 
 
@@ -142,12 +163,25 @@ def _parse_tabular(data: bytes, filename: str, source_format: str, profile: Conn
         result = read_tabular(data, filename=filename, profile=profile)
     except TabularFileError as exc:
         kind = TABULAR_KINDS[profile.entity] if profile else "tabular_unknown"
-        raise ParseFailure(kind, source_format, {
-            "message": f"{filename}: {exc}", "file": filename, "line": exc.line, "expected": exc.message,
-        }) from None
+        raise ParseFailure(
+            kind,
+            source_format,
+            {
+                "message": f"{filename}: {exc}",
+                "file": filename,
+                "line": exc.line,
+                "expected": exc.message,
+            },
+        ) from None
     rows = rows_from_tabular(result.entity, result.rows)
     valid = result.rows.filter(pl.col("row_status") == "valid")
     totals = {name: _sum(valid, column) for name, column in _TABULAR_TOTALS[result.entity].items()}
-    quality = {"errors_by_field": result.errors_summary, "header_row": result.header_row,
-               "unmapped_columns": list(result.unmapped_columns), "encoding": result.encoding}
-    return ParsedFile(TABULAR_KINDS[result.entity], source_format, rows, totals, quality, profile_name=result.profile_used)
+    quality = {
+        "errors_by_field": result.errors_summary,
+        "header_row": result.header_row,
+        "unmapped_columns": list(result.unmapped_columns),
+        "encoding": result.encoding,
+    }
+    return ParsedFile(
+        TABULAR_KINDS[result.entity], source_format, rows, totals, quality, profile_name=result.profile_used
+    )

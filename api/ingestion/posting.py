@@ -71,7 +71,9 @@ def _date(value: Any) -> date | None:
     return date.fromisoformat(value) if value else None
 
 
-def _classify(classifier: Classifier, group: str | None, carc: str | None, rarcs: Iterable[str]) -> Classification | None:
+def _classify(
+    classifier: Classifier, group: str | None, carc: str | None, rarcs: Iterable[str]
+) -> Classification | None:
     if not group:
         return None
     try:
@@ -106,13 +108,23 @@ def plan_entries(rows: Iterable[RowView], classifier: Classifier = classify_adju
             paid = _money(d.get("paid_amount")) or Decimal("0.00")
             if status == DENIED_STATUS and paid == 0:
                 continue
-            plans.append(EntryPlan(
-                row.row_id, "reversal" if status == REVERSAL_STATUS else "payment", "paid", paid,
-                claim_key=d.get("patient_control_number"), payer_claim_number=d.get("payer_claim_control_number"),
-                claim_status_code=status, billed_amount=_money(d.get("total_charge")), payer=d.get("payer_name"),
-                rarcs=list(d.get("remark_codes") or []), service_date=_date(d.get("statement_from")),
-                payment_date=_date(d.get("payment_date")), reference=d.get("trace_number"),
-            ))
+            plans.append(
+                EntryPlan(
+                    row.row_id,
+                    "reversal" if status == REVERSAL_STATUS else "payment",
+                    "paid",
+                    paid,
+                    claim_key=d.get("patient_control_number"),
+                    payer_claim_number=d.get("payer_claim_control_number"),
+                    claim_status_code=status,
+                    billed_amount=_money(d.get("total_charge")),
+                    payer=d.get("payer_name"),
+                    rarcs=list(d.get("remark_codes") or []),
+                    service_date=_date(d.get("statement_from")),
+                    payment_date=_date(d.get("payment_date")),
+                    reference=d.get("trace_number"),
+                )
+            )
         elif row.entity == "adjustment":
             if row.parent_row_number not in claims:
                 continue  # the claim was excluded: its adjustments go with it
@@ -127,28 +139,53 @@ def plan_entries(rows: Iterable[RowView], classifier: Classifier = classify_adju
                 entry_type = "denial"
             else:
                 entry_type = "adjustment"
-            plans.append(EntryPlan(
-                row.row_id, entry_type, "cas", _money(d.get("amount")) or Decimal("0.00"),
-                claim_key=d.get("patient_control_number"), payer_claim_number=d.get("payer_claim_control_number"),
-                claim_status_code=status, billed_amount=_money(claims[row.parent_row_number].data.get("total_charge")),
-                payer=d.get("payer_name"), group_code=group, carc=d.get("carc"),
-                rarcs=list(d.get("rarcs") or []), denial_category=result.category if result else None,
-                is_denial=bool(result and result.is_denial and status != REVERSAL_STATUS),
-                service_date=_date(d.get("service_date")), payment_date=_date(d.get("payment_date")),
-                reference=d.get("trace_number"),
-            ))
+            plans.append(
+                EntryPlan(
+                    row.row_id,
+                    entry_type,
+                    "cas",
+                    _money(d.get("amount")) or Decimal("0.00"),
+                    claim_key=d.get("patient_control_number"),
+                    payer_claim_number=d.get("payer_claim_control_number"),
+                    claim_status_code=status,
+                    billed_amount=_money(claims[row.parent_row_number].data.get("total_charge")),
+                    payer=d.get("payer_name"),
+                    group_code=group,
+                    carc=d.get("carc"),
+                    rarcs=list(d.get("rarcs") or []),
+                    denial_category=result.category if result else None,
+                    is_denial=bool(result and result.is_denial and status != REVERSAL_STATUS),
+                    service_date=_date(d.get("service_date")),
+                    payment_date=_date(d.get("payment_date")),
+                    reference=d.get("trace_number"),
+                )
+            )
         elif row.entity == "provider_adjustment":
-            plans.append(EntryPlan(
-                row.row_id, "provider_adjustment", "plb", _money(d.get("amount")) or Decimal("0.00"),
-                payer=d.get("payer_name"), carc=d.get("reason_code"), payment_date=_date(d.get("payment_date")),
-                reference=d.get("reference_id") or d.get("trace_number"),
-            ))
+            plans.append(
+                EntryPlan(
+                    row.row_id,
+                    "provider_adjustment",
+                    "plb",
+                    _money(d.get("amount")) or Decimal("0.00"),
+                    payer=d.get("payer_name"),
+                    carc=d.get("reason_code"),
+                    payment_date=_date(d.get("payment_date")),
+                    reference=d.get("reference_id") or d.get("trace_number"),
+                )
+            )
         elif row.entity == "claim":
-            plans.append(EntryPlan(
-                row.row_id, "charge", "charge", _money(d.get("total_charge")) or Decimal("0.00"),
-                claim_key=d.get("patient_control_number"), billed_amount=_money(d.get("total_charge")),
-                payer=d.get("payer_name"), service_date=_date(d.get("statement_from")),
-            ))
+            plans.append(
+                EntryPlan(
+                    row.row_id,
+                    "charge",
+                    "charge",
+                    _money(d.get("total_charge")) or Decimal("0.00"),
+                    claim_key=d.get("patient_control_number"),
+                    billed_amount=_money(d.get("total_charge")),
+                    payer=d.get("payer_name"),
+                    service_date=_date(d.get("statement_from")),
+                )
+            )
         elif row.entity.startswith("csv_"):
             plans.extend(_tabular_plans(row, classifier))
     return plans
@@ -157,36 +194,81 @@ def plan_entries(rows: Iterable[RowView], classifier: Classifier = classify_adju
 def _tabular_plans(row: RowView, classifier: Classifier) -> list[EntryPlan]:
     d = row.data
     key = d.get("patient_account_number") or d.get("claim_id")
-    common = dict(claim_key=key, payer_claim_number=d.get("claim_id") if d.get("patient_account_number") else None,
-                  payer=d.get("payer_name"), billed_amount=_money(d.get("billed_amount")),
-                  service_date=_date(d.get("service_from")))
+    common = dict(
+        claim_key=key,
+        payer_claim_number=d.get("claim_id") if d.get("patient_account_number") else None,
+        payer=d.get("payer_name"),
+        billed_amount=_money(d.get("billed_amount")),
+        service_date=_date(d.get("service_from")),
+    )
     if row.entity == "csv_claim":
         return [EntryPlan(row.row_id, "charge", "charge", _money(d.get("billed_amount")) or Decimal("0.00"), **common)]
     if row.entity == "csv_payment":
-        plans = [EntryPlan(row.row_id, "payment", "paid", _money(d.get("paid_amount")) or Decimal("0.00"),
-                           payment_date=_date(d.get("payment_date")), reference=d.get("check_number"), **common)]
+        plans = [
+            EntryPlan(
+                row.row_id,
+                "payment",
+                "paid",
+                _money(d.get("paid_amount")) or Decimal("0.00"),
+                payment_date=_date(d.get("payment_date")),
+                reference=d.get("check_number"),
+                **common,
+            )
+        ]
         adjustment = _money(d.get("adjustment_amount"))
         if adjustment:
             group = d.get("group_code") or "CO"
             result = _classify(classifier, group, d.get("carc"), d.get("rarc") or [])
-            plans.append(EntryPlan(
-                row.row_id, "patient_responsibility" if group == "PR" else ("denial" if result and result.is_denial else "adjustment"),
-                "adjustment", adjustment, group_code=group, carc=d.get("carc"), rarcs=list(d.get("rarc") or []),
-                denial_category=result.category if result else None, is_denial=bool(result and result.is_denial),
-                payment_date=_date(d.get("payment_date")), reference=d.get("check_number"), **common))
+            plans.append(
+                EntryPlan(
+                    row.row_id,
+                    "patient_responsibility"
+                    if group == "PR"
+                    else ("denial" if result and result.is_denial else "adjustment"),
+                    "adjustment",
+                    adjustment,
+                    group_code=group,
+                    carc=d.get("carc"),
+                    rarcs=list(d.get("rarc") or []),
+                    denial_category=result.category if result else None,
+                    is_denial=bool(result and result.is_denial),
+                    payment_date=_date(d.get("payment_date")),
+                    reference=d.get("check_number"),
+                    **common,
+                )
+            )
         return plans
     if row.entity == "csv_deposit":
         # Bank money, not claim money: no claim key; the trace number ties it to an 835 (TRN02).
-        return [EntryPlan(row.row_id, "deposit", "deposited", _money(d.get("amount")) or Decimal("0.00"),
-                          payer=d.get("payer_name"), payment_date=_date(d.get("deposit_date")),
-                          reference=d.get("trace_number"))]
+        return [
+            EntryPlan(
+                row.row_id,
+                "deposit",
+                "deposited",
+                _money(d.get("amount")) or Decimal("0.00"),
+                payer=d.get("payer_name"),
+                payment_date=_date(d.get("deposit_date")),
+                reference=d.get("trace_number"),
+            )
+        ]
     if row.entity == "csv_denial":
         group = d.get("group_code") or "CO"
         result = _classify(classifier, group, d.get("carc"), d.get("rarc") or [])
-        return [EntryPlan(
-            row.row_id, "denial", "denied", _money(d.get("denied_amount")) or Decimal("0.00"), group_code=group,
-            carc=d.get("carc"), rarcs=list(d.get("rarc") or []), denial_category=result.category if result else None,
-            is_denial=True, payment_date=_date(d.get("denial_date")), **common)]
+        return [
+            EntryPlan(
+                row.row_id,
+                "denial",
+                "denied",
+                _money(d.get("denied_amount")) or Decimal("0.00"),
+                group_code=group,
+                carc=d.get("carc"),
+                rarcs=list(d.get("rarc") or []),
+                denial_category=result.category if result else None,
+                is_denial=True,
+                payment_date=_date(d.get("denial_date")),
+                **common,
+            )
+        ]
     return []
 
 
@@ -220,7 +302,8 @@ def link_reversals(plans: list[EntryPlan], posted: Iterable[PostedEntry], batch_
             continue
         group = candidates.get((plan.claim_key, plan.component, plan.carc, -plan.amount), [])
         eligible = [
-            e for e in group
+            e
+            for e in group
             if (e.group_code == plan.group_code or plan.group_code == "CR")
             and (e.batch_id != batch_id or (e.row_id is not None and e.row_id < plan.row_id))
         ]

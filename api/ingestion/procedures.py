@@ -41,12 +41,21 @@ from api.rpc.schema import Page, PageInput, paginate
 def _upload(ctx: Context, input: UploadIn, accepts: frozenset[str] | None) -> UploadOut:
     filename, content_type, data = resolve_upload(input)
     batch, duplicate = service.upload(
-        ctx.db, settings=ctx.services.settings, organization_id=ctx.org_id, client_id=ctx.client_id,
-        user_id=ctx.user_id, filename=filename, content_type=content_type, data=data,
-        profile_name=input.profile, accepts=accepts, procedure=ctx.procedure,
+        ctx.db,
+        settings=ctx.services.settings,
+        organization_id=ctx.org_id,
+        client_id=ctx.client_id,
+        user_id=ctx.user_id,
+        filename=filename,
+        content_type=content_type,
+        data=data,
+        profile_name=input.profile,
+        accepts=accepts,
+        procedure=ctx.procedure,
     )
-    ctx.note("import_batch", batch.id, after={"sha256": batch.content_sha256, "status": batch.status,
-                                              "duplicate": duplicate})
+    ctx.note(
+        "import_batch", batch.id, after={"sha256": batch.content_sha256, "status": batch.status, "duplicate": duplicate}
+    )
     return UploadOut(batch=ImportBatchOut.model_validate(batch), duplicate=duplicate)
 
 
@@ -122,10 +131,15 @@ def confirm_import_batch(ctx: Context, input: BatchRef) -> ConfirmOut:
     still included, and when the batch is already confirmed."""
     before = service.get_batch(ctx.db, input.batch_id).status
     batch, totals = service.confirm(ctx.db, input.batch_id, ctx.user_id)
-    ctx.note("import_batch", batch.id, before={"status": before},
-             after={"status": batch.status, "entries": batch.entries_posted, "totals": totals})
-    return ConfirmOut(batch=ImportBatchOut.model_validate(batch), entries_posted=batch.entries_posted,
-                      posted_totals=totals)
+    ctx.note(
+        "import_batch",
+        batch.id,
+        before={"status": before},
+        after={"status": batch.status, "entries": batch.entries_posted, "totals": totals},
+    )
+    return ConfirmOut(
+        batch=ImportBatchOut.model_validate(batch), entries_posted=batch.entries_posted, posted_totals=totals
+    )
 
 
 @rpc.mutation("ingestion.reprocess")
@@ -187,6 +201,10 @@ def list_reconciliation_runs(ctx: Context, input: PageInput) -> Page[Reconciliat
 def resolve_reconciliation_exception(ctx: Context, input: ResolveExceptionIn) -> ReconciliationExceptionOut:
     """Resolve an open exception with a resolution and a note (resolved is final)."""
     exc = ledger.resolve_exception(ctx.db, input.exception_id, input.resolution, input.note, ctx.user_id)
-    ctx.note("reconciliation_exception", exc.id, before={"status": "open"},
-             after={"status": exc.status, "resolution": exc.resolution})
+    ctx.note(
+        "reconciliation_exception",
+        exc.id,
+        before={"status": "open"},
+        after={"status": exc.status, "resolution": exc.resolution},
+    )
     return ReconciliationExceptionOut.model_validate(exc)

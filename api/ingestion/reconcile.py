@@ -100,8 +100,13 @@ def reconcile(entries: Iterable[LedgerEntry]) -> ReconciliationResult:
             continue
         if e.component == "charge":
             # The latest charge for a key is the claim as billed now (a resubmission replaces it).
-            claims[e.claim_key] = _Claim(e.claim_key, e.amount, e.service_date, e.payer,
-                                         [*claims[e.claim_key].entry_ids, e.id] if e.claim_key in claims else [e.id])
+            claims[e.claim_key] = _Claim(
+                e.claim_key,
+                e.amount,
+                e.service_date,
+                e.payer,
+                [*claims[e.claim_key].entry_ids, e.id] if e.claim_key in claims else [e.id],
+            )
         elif e.component in ("paid", "cas"):
             # A denied claim that paid nothing has only CAS entries; it is still a remittance.
             remits.setdefault(e.claim_key, _Remit(e.claim_key, [])).entries.append(e)
@@ -111,8 +116,7 @@ def reconcile(entries: Iterable[LedgerEntry]) -> ReconciliationResult:
     unmatched: list[_Remit] = []
     pairs: list[tuple[_Remit, _Claim]] = []
     for remit in remits.values():
-        claim = claims.get(remit.key) or next(
-            (claims[n] for n in remit.payer_claim_numbers if n in claims), None)
+        claim = claims.get(remit.key) or next((claims[n] for n in remit.payer_claim_numbers if n in claims), None)
         if claim is None:
             unmatched.append(remit)
         else:
@@ -132,27 +136,60 @@ def reconcile(entries: Iterable[LedgerEntry]) -> ReconciliationResult:
             matched_claims.add(claim.key)
             continue
         paid = sum((e.amount for e in remit.entries if e.component == "paid"), Decimal("0.00"))
-        findings.append(Finding("unmatched_remittance", remit.key, remit.payer, None, paid,
-                                "Remittance for a claim key with no billed claim (837 or claims export)",
-                                tuple(e.id for e in remit.entries)))
+        findings.append(
+            Finding(
+                "unmatched_remittance",
+                remit.key,
+                remit.payer,
+                None,
+                paid,
+                "Remittance for a claim key with no billed claim (837 or claims export)",
+                tuple(e.id for e in remit.entries),
+            )
+        )
 
     for claim in claims.values():
         if claim.key not in matched_claims:
-            findings.append(Finding("unmatched_claim", claim.key, claim.payer, claim.billed, None,
-                                    "Billed claim with no remittance", tuple(claim.entry_ids)))
+            findings.append(
+                Finding(
+                    "unmatched_claim",
+                    claim.key,
+                    claim.payer,
+                    claim.billed,
+                    None,
+                    "Billed claim with no remittance",
+                    tuple(claim.entry_ids),
+                )
+            )
 
     for remit, claim in pairs:
         billed = remit.billed
         if billed is not None and billed != claim.billed:
-            findings.append(Finding("amount_mismatch", claim.key, remit.payer or claim.payer, claim.billed, billed,
-                                    "The remittance's billed charge (CLP03) differs from the claim's total charge",
-                                    tuple(e.id for e in remit.entries) + tuple(claim.entry_ids)))
+            findings.append(
+                Finding(
+                    "amount_mismatch",
+                    claim.key,
+                    remit.payer or claim.payer,
+                    claim.billed,
+                    billed,
+                    "The remittance's billed charge (CLP03) differs from the claim's total charge",
+                    tuple(e.id for e in remit.entries) + tuple(claim.entry_ids),
+                )
+            )
         payments = [e for e in remit.entries if e.component == "paid" and e.entry_type == "payment" and e.amount > 0]
         reversals = [e for e in remit.entries if e.component == "paid" and e.entry_type == "reversal" and e.amount < 0]
         if len(payments) - len(reversals) > 1:
             net = sum((e.amount for e in remit.entries if e.component == "paid"), Decimal("0.00"))
-            findings.append(Finding("duplicate_payment", claim.key, remit.payer, max(p.amount for p in payments), net,
-                                    f"{len(payments)} payments and {len(reversals)} reversals for one claim",
-                                    tuple(e.id for e in payments)))
+            findings.append(
+                Finding(
+                    "duplicate_payment",
+                    claim.key,
+                    remit.payer,
+                    max(p.amount for p in payments),
+                    net,
+                    f"{len(payments)} payments and {len(reversals)} reversals for one claim",
+                    tuple(e.id for e in payments),
+                )
+            )
     findings.sort(key=lambda f: (EXCEPTION_TYPES.index(f.exception_type), f.claim_key or ""))
     return ReconciliationResult(len(claims), len(remits), len(pairs), findings)

@@ -39,17 +39,54 @@ def _records(frame: pl.DataFrame, columns: list[str] | None = None) -> list[dict
 
 
 _CLAIM_FIELDS = [
-    "transaction_index", "claim_index", "patient_control_number", "claim_status_code", "total_charge",
-    "paid_amount", "patient_responsibility", "filing_indicator", "payer_claim_control_number",
-    "facility_type_code", "frequency_code", "drg_code", "patient_last_name", "patient_first_name",
-    "patient_member_id", "insured_member_id", "rendering_provider_npi", "statement_from", "statement_to",
-    "claim_received_date", "covered_amount", "claim_level_adjustment_total", "line_adjustment_total",
-    "remark_codes", "payer_name", "payment_date", "trace_number", "line_count", "segment_number",
+    "transaction_index",
+    "claim_index",
+    "patient_control_number",
+    "claim_status_code",
+    "total_charge",
+    "paid_amount",
+    "patient_responsibility",
+    "filing_indicator",
+    "payer_claim_control_number",
+    "facility_type_code",
+    "frequency_code",
+    "drg_code",
+    "patient_last_name",
+    "patient_first_name",
+    "patient_member_id",
+    "insured_member_id",
+    "rendering_provider_npi",
+    "statement_from",
+    "statement_to",
+    "claim_received_date",
+    "covered_amount",
+    "claim_level_adjustment_total",
+    "line_adjustment_total",
+    "remark_codes",
+    "payer_name",
+    "payment_date",
+    "trace_number",
+    "line_count",
+    "segment_number",
 ]
 _LINE_FIELDS = [
-    "line_index", "procedure_qualifier", "procedure_code", "modifier_1", "modifier_2", "modifier_3",
-    "modifier_4", "charge_amount", "paid_amount", "revenue_code", "units", "service_date_from",
-    "service_date_to", "line_control_number", "allowed_amount", "remark_codes", "adjustment_total",
+    "line_index",
+    "procedure_qualifier",
+    "procedure_code",
+    "modifier_1",
+    "modifier_2",
+    "modifier_3",
+    "modifier_4",
+    "charge_amount",
+    "paid_amount",
+    "revenue_code",
+    "units",
+    "service_date_from",
+    "service_date_to",
+    "line_control_number",
+    "allowed_amount",
+    "remark_codes",
+    "adjustment_total",
     "segment_number",
 ]
 
@@ -75,8 +112,11 @@ def rows_from_835(tables: dict[str, pl.DataFrame]) -> list[ParsedRow]:
         line_by_index = {line["line_index"]: line for line in lines}
         for line in lines:
             number += 1
-            data = {**line, "patient_control_number": claim["patient_control_number"],
-                    "claim_status_code": claim["claim_status_code"]}
+            data = {
+                **line,
+                "patient_control_number": claim["patient_control_number"],
+                "claim_status_code": claim["claim_status_code"],
+            }
             out.append(ParsedRow(number, "service_line", data, parent_row_number=claim_number))
         for adj in adjustments_by_claim.get(key, []):
             number += 1
@@ -98,8 +138,12 @@ def rows_from_835(tables: dict[str, pl.DataFrame]) -> list[ParsedRow]:
     for plb in _records(tables["provider_adjustments"]):
         number += 1
         remit = remits.get(plb["transaction_index"], {})
-        data = {**plb, "payer_name": remit.get("payer_name"), "payment_date": remit.get("payment_date"),
-                "trace_number": remit.get("trace_number")}
+        data = {
+            **plb,
+            "payer_name": remit.get("payer_name"),
+            "payment_date": remit.get("payment_date"),
+            "trace_number": remit.get("trace_number"),
+        }
         out.append(ParsedRow(number, "provider_adjustment", data))
     for row in out:
         row.errors = rules.validate(row.entity, row.data)
@@ -117,14 +161,22 @@ def rows_from_837(tables: dict[str, pl.DataFrame]) -> list[ParsedRow]:
     for claim in _records(tables["claims"]):
         key = (claim["transaction_index"], claim["claim_index"])
         lines = lines_by_claim.get(key, [])
-        claim["line_charge_total"] = str(sum((Decimal(line["charge_amount"] or "0") for line in lines), Decimal("0.00")))
+        claim["line_charge_total"] = str(
+            sum((Decimal(line["charge_amount"] or "0") for line in lines), Decimal("0.00"))
+        )
         number += 1
         claim_number = number
         out.append(ParsedRow(number, "claim", claim))
         for line in lines:
             number += 1
-            out.append(ParsedRow(number, "claim_line", {**line, "patient_control_number": claim["patient_control_number"]},
-                                 parent_row_number=claim_number))
+            out.append(
+                ParsedRow(
+                    number,
+                    "claim_line",
+                    {**line, "patient_control_number": claim["patient_control_number"]},
+                    parent_row_number=claim_number,
+                )
+            )
     for row in out:
         row.errors = rules.validate(row.entity, row.data)
         row.status = "invalid" if row.errors else "valid"

@@ -26,14 +26,26 @@ class RepairError(ValueError):
 # Canonical fields a person may patch on X12 rows, with their kinds.
 X12_FIELDS: dict[str, dict[str, str]] = {
     "remittance_claim": {
-        "patient_control_number": "text", "claim_status_code": "code", "total_charge": "money",
-        "paid_amount": "money", "patient_responsibility": "money", "payer_claim_control_number": "text",
-        "claim_level_adjustment_total": "money", "line_adjustment_total": "money", "payer_name": "text",
-        "statement_from": "date", "statement_to": "date", "payment_date": "date",
+        "patient_control_number": "text",
+        "claim_status_code": "code",
+        "total_charge": "money",
+        "paid_amount": "money",
+        "patient_responsibility": "money",
+        "payer_claim_control_number": "text",
+        "claim_level_adjustment_total": "money",
+        "line_adjustment_total": "money",
+        "payer_name": "text",
+        "statement_from": "date",
+        "statement_to": "date",
+        "payment_date": "date",
     },
     "claim": {
-        "patient_control_number": "text", "total_charge": "money", "line_charge_total": "money",
-        "payer_name": "text", "statement_from": "date", "statement_to": "date",
+        "patient_control_number": "text",
+        "total_charge": "money",
+        "line_charge_total": "money",
+        "payer_name": "text",
+        "statement_from": "date",
+        "statement_to": "date",
     },
     "adjustment": {"group_code": "code", "carc": "code", "amount": "money"},
     "service_line": {"procedure_code": "code", "charge_amount": "money", "paid_amount": "money"},
@@ -96,7 +108,9 @@ def repair_x12(entity: str, data: dict[str, Any], patch: dict[str, Any]) -> tupl
         raise RepairError(f"{entity} rows cannot be repaired; exclude the row instead")
     unknown = sorted(set(patch) - set(fields))
     if unknown:
-        raise RepairError(f"not a repairable {entity} field: {', '.join(unknown)} (repairable: {', '.join(sorted(fields))})")
+        raise RepairError(
+            f"not a repairable {entity} field: {', '.join(unknown)} (repairable: {', '.join(sorted(fields))})"
+        )
     new = dict(data)
     for name, value in patch.items():
         new[name] = _convert(fields[name], name, value)
@@ -120,8 +134,10 @@ def repair_tabular(entity: str, data: dict[str, Any], patch: dict[str, Any]) -> 
     # Stored values are canonical (ISO dates, plain decimals), which the default layouts read back unchanged.
     texts = {name: _as_text(data.get(name)) for name in spec.field_names}
     texts.update({name: _as_text(value) for name, value in patch.items()})
-    frame = pl.DataFrame({**{k: [v] for k, v in texts.items()}, "row_number": [0]},
-                         schema={**{k: pl.String for k in texts}, "row_number": pl.Int64})
+    frame = pl.DataFrame(
+        {**{k: [v] for k, v in texts.items()}, "row_number": [0]},
+        schema={**{k: pl.String for k in texts}, "row_number": pl.Int64},
+    )
     checked = canonicalise(frame, spec).row(0, named=True)
     errors = list(checked.pop("row_errors") or [])
     checked.pop("row_status")

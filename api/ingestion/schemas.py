@@ -12,10 +12,12 @@ from api.rpc.schema import Output, PageInput, Schema
 
 MoneyOut = Annotated[Decimal, PlainSerializer(lambda d: f"{d:.2f}", return_type=str, when_used="json")]
 BatchStatus = Literal["parsed", "needs_review", "confirmed", "discarded", "failed"]
-BatchKind = Literal["era_835", "claims_837", "csv_claims", "csv_payments", "csv_denials", "csv_deposits",
-                    "tabular_unknown"]
-EntryType = Literal["payment", "adjustment", "patient_responsibility", "denial", "reversal",
-                    "provider_adjustment", "charge", "deposit"]
+BatchKind = Literal[
+    "era_835", "claims_837", "csv_claims", "csv_payments", "csv_denials", "csv_deposits", "tabular_unknown"
+]
+EntryType = Literal[
+    "payment", "adjustment", "patient_responsibility", "denial", "reversal", "provider_adjustment", "charge", "deposit"
+]
 
 
 class BatchRef(Schema):

@@ -45,9 +45,20 @@ def get_batch(db: Session, batch_id: int, *, for_update: bool = False) -> Import
     return batch
 
 
-def upload(db: Session, *, settings, organization_id: int, client_id: int, user_id: int, filename: str,
-           content_type: str | None, data: bytes, profile_name: str | None,
-           accepts: frozenset[str] | None, procedure: str) -> tuple[ImportBatch, bool]:
+def upload(
+    db: Session,
+    *,
+    settings,
+    organization_id: int,
+    client_id: int,
+    user_id: int,
+    filename: str,
+    content_type: str | None,
+    data: bytes,
+    profile_name: str | None,
+    accepts: frozenset[str] | None,
+    procedure: str,
+) -> tuple[ImportBatch, bool]:
     """Store the file, parse it into a batch (or a failed batch with its report); (batch, duplicate)."""
     filename = (filename or "upload.bin").strip()[:255] or "upload.bin"
     try:
@@ -55,8 +66,11 @@ def upload(db: Session, *, settings, organization_id: int, client_id: int, user_
     except parsing.UnsupportedFormat as exc:
         raise RpcError("BAD_REQUEST", f"Cannot import {exc}") from None
     if accepts is not None and source_format not in accepts:
-        raise RpcError("BAD_REQUEST", f"{procedure} takes {', '.join(sorted(accepts))} files; '{filename}' is "
-                                      f"{source_format}. Use ingestion.uploadUniversal for any supported format")
+        raise RpcError(
+            "BAD_REQUEST",
+            f"{procedure} takes {', '.join(sorted(accepts))} files; '{filename}' is "
+            f"{source_format}. Use ingestion.uploadUniversal for any supported format",
+        )
     profile = resolve_profile(db, profile_name) if profile_name else None
     if profile is not None and source_format not in parsing.TABULAR_FORMATS:
         raise RpcError("BAD_REQUEST", f"A connector profile applies to tabular files; '{filename}' is {source_format}")
@@ -67,20 +81,44 @@ def upload(db: Session, *, settings, organization_id: int, client_id: int, user_
         return existing, True
 
     stored = landing_zone(settings).store(data)
-    landing = LandingFile(content_sha256=stored.sha256, size_bytes=stored.size, original_filename=filename,
-                          content_type=content_type, detected_format=source_format, uploaded_by=user_id)
+    landing = LandingFile(
+        content_sha256=stored.sha256,
+        size_bytes=stored.size,
+        original_filename=filename,
+        content_type=content_type,
+        detected_format=source_format,
+        uploaded_by=user_id,
+    )
     db.add(landing)
     db.flush()
-    batch = ImportBatch(landing_file_id=landing.id, kind="tabular_unknown", source_filename=filename,
-                        content_sha256=digest, size_bytes=len(data), source_format=source_format,
-                        profile_name=profile.name if profile else None, status="parsed",
-                        parser_version=parsing.PARSER_VERSION, created_by=user_id, totals={}, quality={})
+    batch = ImportBatch(
+        landing_file_id=landing.id,
+        kind="tabular_unknown",
+        source_filename=filename,
+        content_sha256=digest,
+        size_bytes=len(data),
+        source_format=source_format,
+        profile_name=profile.name if profile else None,
+        status="parsed",
+        parser_version=parsing.PARSER_VERSION,
+        created_by=user_id,
+        totals={},
+        quality={},
+    )
     _apply_parse(db, batch, data, filename, source_format, profile, organization_id, client_id)
     return batch, False
 
 
-def _apply_parse(db: Session, batch: ImportBatch, data: bytes, filename: str, source_format: str,
-                 profile, organization_id: int, client_id: int) -> None:
+def _apply_parse(
+    db: Session,
+    batch: ImportBatch,
+    data: bytes,
+    filename: str,
+    source_format: str,
+    profile,
+    organization_id: int,
+    client_id: int,
+) -> None:
     """Parse and (re)fill the batch's rows; a broken file gives a failed batch with no rows."""
     try:
         parsed = parsing.parse_file(data, filename, source_format, profile)
@@ -105,26 +143,43 @@ def _apply_parse(db: Session, batch: ImportBatch, data: bytes, filename: str, so
         db.add(batch)
     db.flush()
     rows = [
-        {"organization_id": organization_id, "client_id": client_id, "batch_id": batch.id,
-         "row_number": r.row_number, "entity": r.entity, "parent_row_number": r.parent_row_number,
-         "data": r.data, "status": r.status, "errors": r.errors, "decision": "include"}
+        {
+            "organization_id": organization_id,
+            "client_id": client_id,
+            "batch_id": batch.id,
+            "row_number": r.row_number,
+            "entity": r.entity,
+            "parent_row_number": r.parent_row_number,
+            "data": r.data,
+            "status": r.status,
+            "errors": r.errors,
+            "decision": "include",
+        }
         for r in parsed.rows
     ]
     for start in range(0, len(rows), INSERT_CHUNK):
-        db.execute(insert(ImportRow.__table__), rows[start:start + INSERT_CHUNK])
+        db.execute(insert(ImportRow.__table__), rows[start : start + INSERT_CHUNK])
     refresh_counts(db, batch)
 
 
 def refresh_counts(db: Session, batch: ImportBatch) -> None:
     """Recount rows and move the batch between parsed and needs_review accordingly."""
-    counts = dict(db.execute(
-        select(ImportRow.status, func.count()).where(ImportRow.batch_id == batch.id).group_by(ImportRow.status)
-    ).all())
+    counts = dict(
+        db.execute(
+            select(ImportRow.status, func.count()).where(ImportRow.batch_id == batch.id).group_by(ImportRow.status)
+        ).all()
+    )
     batch.row_count = sum(counts.values())
     batch.invalid_count = counts.get("invalid", 0)
     batch.valid_count = counts.get("valid", 0) + counts.get("repaired", 0)
-    batch.excluded_count = db.scalar(select(func.count()).select_from(ImportRow).where(
-        ImportRow.batch_id == batch.id, ImportRow.decision == "exclude")) or 0
+    batch.excluded_count = (
+        db.scalar(
+            select(func.count())
+            .select_from(ImportRow)
+            .where(ImportRow.batch_id == batch.id, ImportRow.decision == "exclude")
+        )
+        or 0
+    )
     blocking = blocking_rows(db, batch.id)
     target = "needs_review" if blocking else "parsed"
     batch.status = transition(IMPORT_BATCH, batch.status, target)
@@ -133,15 +188,23 @@ def refresh_counts(db: Session, batch: ImportBatch) -> None:
 
 def blocking_rows(db: Session, batch_id: int) -> int:
     """Invalid rows still included: they must be repaired or excluded before confirming."""
-    return db.scalar(select(func.count()).select_from(ImportRow).where(
-        ImportRow.batch_id == batch_id, ImportRow.status == "invalid", ImportRow.decision == "include")) or 0
+    return (
+        db.scalar(
+            select(func.count())
+            .select_from(ImportRow)
+            .where(ImportRow.batch_id == batch_id, ImportRow.status == "invalid", ImportRow.decision == "include")
+        )
+        or 0
+    )
 
 
 def _editable_batch(db: Session, batch_id: int) -> ImportBatch:
     batch = get_batch(db, batch_id, for_update=True)
     if batch.status not in ("parsed", "needs_review"):
-        raise RpcError("PRECONDITION_FAILED", f"Import batch {batch.id} is '{batch.status}'; rows can only change "
-                                              "while it is parsed or needs_review")
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"Import batch {batch.id} is '{batch.status}'; rows can only change while it is parsed or needs_review",
+        )
     return batch
 
 
@@ -157,8 +220,10 @@ def repair_row(db: Session, row_id: int, patch: dict[str, Any]) -> tuple[ImportR
     row = get_row(db, row_id)
     batch = _editable_batch(db, row.batch_id)
     if row.status == "valid":
-        raise RpcError("PRECONDITION_FAILED", f"Row {row.row_number} of batch {batch.id} is valid; only invalid or "
-                                              "repaired rows are repaired")
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"Row {row.row_number} of batch {batch.id} is valid; only invalid or repaired rows are repaired",
+        )
     try:
         if row.entity.startswith("csv_"):
             data, errors = repair_tabular(row.entity.removeprefix("csv_"), row.data, patch)
@@ -180,8 +245,11 @@ def set_decision(db: Session, row_id: int, decision: str) -> tuple[ImportRow, Im
     batch = _editable_batch(db, row.batch_id)
     row.decision = decision
     if row.entity in ("remittance_claim", "claim"):
-        db.execute(update(ImportRow).where(ImportRow.batch_id == batch.id,
-                                           ImportRow.parent_row_number == row.row_number).values(decision=decision))
+        db.execute(
+            update(ImportRow)
+            .where(ImportRow.batch_id == batch.id, ImportRow.parent_row_number == row.row_number)
+            .values(decision=decision)
+        )
     db.flush()
     refresh_counts(db, batch)
     return row, batch
@@ -191,13 +259,19 @@ def confirm(db: Session, batch_id: int, user_id: int) -> tuple[ImportBatch, dict
     """Post the included valid rows as financial entries, all or nothing (the caller's transaction)."""
     batch = get_batch(db, batch_id, for_update=True)
     if batch.status == "confirmed":
-        raise RpcError("PRECONDITION_FAILED", f"Import batch {batch.id} is already confirmed "
-                                              f"({batch.entries_posted} entries posted); confirming again would post twice")
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"Import batch {batch.id} is already confirmed "
+            f"({batch.entries_posted} entries posted); confirming again would post twice",
+        )
     blocking = blocking_rows(db, batch.id) if batch.status in ("parsed", "needs_review") else 0
     if blocking:
-        raise RpcError("PRECONDITION_FAILED", f"Import batch {batch.id} has {blocking} invalid row(s) still included; "
-                                              "repair them (ingestion.repairImportRow) or exclude them "
-                                              "(ingestion.setImportRowDecision) first")
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"Import batch {batch.id} has {blocking} invalid row(s) still included; "
+            "repair them (ingestion.repairImportRow) or exclude them "
+            "(ingestion.setImportRowDecision) first",
+        )
     batch.status = transition(IMPORT_BATCH, batch.status, "confirmed")
     rows = db.execute(
         select(ImportRow.id, ImportRow.row_number, ImportRow.entity, ImportRow.data, ImportRow.parent_row_number)
@@ -207,8 +281,12 @@ def confirm(db: Session, batch_id: int, user_id: int) -> tuple[ImportBatch, dict
     plans = plan_entries(RowView(r.id, r.row_number, r.entity, r.data, r.parent_row_number) for r in rows)
     regular = [p for p in plans if p.entry_type != "reversal"]
     reversals = [p for p in plans if p.entry_type == "reversal"]
-    base = {"batch_id": batch.id, "organization_id": batch.organization_id, "client_id": batch.client_id,
-            "review_status": "unreviewed"}
+    base = {
+        "batch_id": batch.id,
+        "organization_id": batch.organization_id,
+        "client_id": batch.client_id,
+        "review_status": "unreviewed",
+    }
     _insert_entries(db, regular, base)
     if reversals:
         link_reversals(reversals, _reversible_entries(db, {p.claim_key for p in reversals if p.claim_key}), batch.id)
@@ -226,7 +304,7 @@ def confirm(db: Session, batch_id: int, user_id: int) -> tuple[ImportBatch, dict
 def _insert_entries(db: Session, plans: list[EntryPlan], base: dict[str, Any]) -> None:
     values = [{**base, **asdict(p)} for p in plans]
     for start in range(0, len(values), INSERT_CHUNK):
-        db.execute(insert(FinancialEntry.__table__), values[start:start + INSERT_CHUNK])
+        db.execute(insert(FinancialEntry.__table__), values[start : start + INSERT_CHUNK])
 
 
 def _reversible_entries(db: Session, claim_keys: set[str]) -> list[PostedEntry]:
@@ -235,33 +313,63 @@ def _reversible_entries(db: Session, claim_keys: set[str]) -> list[PostedEntry]:
         return []
     already = select(FinancialEntry.reverses_entry_id).where(FinancialEntry.reverses_entry_id.is_not(None))
     rows = db.execute(
-        select(FinancialEntry.id, FinancialEntry.entry_type, FinancialEntry.component, FinancialEntry.amount,
-               FinancialEntry.claim_key, FinancialEntry.group_code, FinancialEntry.carc, FinancialEntry.batch_id,
-               FinancialEntry.row_id)
-        .where(FinancialEntry.claim_key.in_(sorted(claim_keys)), FinancialEntry.entry_type != "reversal",
-               FinancialEntry.id.not_in(already))
+        select(
+            FinancialEntry.id,
+            FinancialEntry.entry_type,
+            FinancialEntry.component,
+            FinancialEntry.amount,
+            FinancialEntry.claim_key,
+            FinancialEntry.group_code,
+            FinancialEntry.carc,
+            FinancialEntry.batch_id,
+            FinancialEntry.row_id,
+        ).where(
+            FinancialEntry.claim_key.in_(sorted(claim_keys)),
+            FinancialEntry.entry_type != "reversal",
+            FinancialEntry.id.not_in(already),
+        )
     ).all()
-    return [PostedEntry(r.id, r.entry_type, r.component, Decimal(r.amount), r.claim_key, r.group_code, r.carc,
-                        r.batch_id, r.row_id)
-            for r in rows]
+    return [
+        PostedEntry(
+            r.id, r.entry_type, r.component, Decimal(r.amount), r.claim_key, r.group_code, r.carc, r.batch_id, r.row_id
+        )
+        for r in rows
+    ]
 
 
 def reprocess(db: Session, batch_id: int, settings) -> ImportBatch:
     """Re-parse the stored landing file with the current parser; replaces the batch's rows."""
     batch = get_batch(db, batch_id, for_update=True)
     if batch.status in ("confirmed", "discarded"):
-        raise RpcError("PRECONDITION_FAILED", f"Import batch {batch.id} is '{batch.status}'; only batches not yet "
-                                              "confirmed or discarded can be reprocessed")
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"Import batch {batch.id} is '{batch.status}'; only batches not yet "
+            "confirmed or discarded can be reprocessed",
+        )
     landing = db.get(LandingFile, batch.landing_file_id)
     try:
         data = landing_zone(settings).read(batch.content_sha256)
     except OSError:
-        raise RpcError("PRECONDITION_FAILED", f"The stored file of import batch {batch.id} is missing from the "
-                                              "landing zone; upload it again") from None
-    profile = resolve_profile(db, batch.profile_name) if batch.profile_name and not batch.profile_name.startswith("auto:") else None
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"The stored file of import batch {batch.id} is missing from the landing zone; upload it again",
+        ) from None
+    profile = (
+        resolve_profile(db, batch.profile_name)
+        if batch.profile_name and not batch.profile_name.startswith("auto:")
+        else None
+    )
     db.execute(delete(ImportRow).where(ImportRow.batch_id == batch.id))
-    _apply_parse(db, batch, data, landing.original_filename, batch.source_format or parsing.detect(data, landing.original_filename),
-                 profile, batch.organization_id, batch.client_id)
+    _apply_parse(
+        db,
+        batch,
+        data,
+        landing.original_filename,
+        batch.source_format or parsing.detect(data, landing.original_filename),
+        profile,
+        batch.organization_id,
+        batch.client_id,
+    )
     return batch
 
 

@@ -19,11 +19,14 @@ from api.rpc.errors import RpcError
 from api.rpc.schema import Schema
 from api.rpc.uploads import UploadedFile
 
+
 def _validate_file(value: Any) -> UploadedFile:
     if isinstance(value, UploadedFile):
         return value
-    raise ValueError("expected a file part (multipart/form-data or application/octet-stream); "
-                     "JSON callers send 'filename' and 'contentBase64' instead")
+    raise ValueError(
+        "expected a file part (multipart/form-data or application/octet-stream); "
+        "JSON callers send 'filename' and 'contentBase64' instead"
+    )
 
 
 UploadedFileField = Annotated[

@@ -69,23 +69,32 @@ def enqueue(
         raise ValueError("max_attempts must be at least 1")
     if run_after is not None and run_after.tzinfo is None:
         raise ValueError("run_after must be timezone-aware")
-    job = Job(kind=kind, payload=payload, status="queued", attempts=0, max_attempts=max_attempts,
-              run_after=run_after or utcnow(), organization_id=organization_id)
+    job = Job(
+        kind=kind,
+        payload=payload,
+        status="queued",
+        attempts=0,
+        max_attempts=max_attempts,
+        run_after=run_after or utcnow(),
+        organization_id=organization_id,
+    )
     db.add(job)
     db.flush()
     return job
 
 
-def backoff_seconds(attempt: int, base: float = DEFAULT_RETRY_BASE_SECONDS,
-                    cap: float = MAX_RETRY_DELAY_SECONDS) -> float:
+def backoff_seconds(
+    attempt: int, base: float = DEFAULT_RETRY_BASE_SECONDS, cap: float = MAX_RETRY_DELAY_SECONDS
+) -> float:
     """Delay before retry number `attempt` (1-based): base, 2*base, 4*base, ... capped."""
     if attempt < 1:
         raise ValueError("attempt is 1-based")
     return min(cap, base * (2 ** min(attempt - 1, 62)))
 
 
-def claim_next(database: Database, worker_id: str, *, kinds: list[str] | tuple[str, ...] | None = None,
-               now: datetime | None = None) -> Job | None:
+def claim_next(
+    database: Database, worker_id: str, *, kinds: list[str] | tuple[str, ...] | None = None, now: datetime | None = None
+) -> Job | None:
     """Take the oldest due queued job for `worker_id`, or None when nothing is due.
 
     The returned Job is detached (its transaction is committed): its status is
@@ -114,15 +123,23 @@ def _owned(job: Job):
     return (Job.id == job.id, Job.status == "running", Job.locked_by == job.locked_by)
 
 
-def complete(database: Database, job: Job, result: dict[str, Any] | None = None, *,
-             now: datetime | None = None) -> bool:
+def complete(
+    database: Database, job: Job, result: dict[str, Any] | None = None, *, now: datetime | None = None
+) -> bool:
     """Mark a claimed job succeeded; False when this worker no longer owns it."""
     with database.transaction(write=True) as db:
         done = db.execute(
-            update(Job).where(*_owned(job)).values(
-                status="succeeded", result=result, finished_at=now or utcnow(), last_error=None,
-                locked_by=None, locked_at=None,
-            ).execution_options(synchronize_session=False)
+            update(Job)
+            .where(*_owned(job))
+            .values(
+                status="succeeded",
+                result=result,
+                finished_at=now or utcnow(),
+                last_error=None,
+                locked_by=None,
+                locked_at=None,
+            )
+            .execution_options(synchronize_session=False)
         )
         return done.rowcount == 1
 
@@ -139,8 +156,14 @@ def describe_error(error: BaseException) -> str:
     return name
 
 
-def fail(database: Database, job: Job, error: BaseException, *, now: datetime | None = None,
-         retry_base_seconds: float = DEFAULT_RETRY_BASE_SECONDS) -> str | None:
+def fail(
+    database: Database,
+    job: Job,
+    error: BaseException,
+    *,
+    now: datetime | None = None,
+    retry_base_seconds: float = DEFAULT_RETRY_BASE_SECONDS,
+) -> str | None:
     """Record a failed attempt: requeue with exponential backoff, or `dead` when out of attempts.
 
     Returns the job's new status, or None when this worker no longer owns it.
@@ -172,16 +195,28 @@ def requeue_stale(database: Database, *, older_than: timedelta, now: datetime | 
     stale = (Job.status == "running", Job.locked_at < cutoff)
     with database.transaction(write=True) as db:
         dead = db.execute(
-            update(Job).where(*stale, Job.attempts >= Job.max_attempts).values(
-                status="dead", finished_at=now, last_error="WorkerLost: lock expired on the last attempt",
-                locked_by=None, locked_at=None,
-            ).execution_options(synchronize_session=False)
+            update(Job)
+            .where(*stale, Job.attempts >= Job.max_attempts)
+            .values(
+                status="dead",
+                finished_at=now,
+                last_error="WorkerLost: lock expired on the last attempt",
+                locked_by=None,
+                locked_at=None,
+            )
+            .execution_options(synchronize_session=False)
         ).rowcount
         requeued = db.execute(
-            update(Job).where(*stale).values(
-                status="queued", run_after=now, last_error="WorkerLost: lock expired, requeued",
-                locked_by=None, locked_at=None,
-            ).execution_options(synchronize_session=False)
+            update(Job)
+            .where(*stale)
+            .values(
+                status="queued",
+                run_after=now,
+                last_error="WorkerLost: lock expired, requeued",
+                locked_by=None,
+                locked_at=None,
+            )
+            .execution_options(synchronize_session=False)
         ).rowcount
         return dead + requeued
 

@@ -81,14 +81,26 @@ class Worker:
             queue.fail(self.database, job, queue.PermanentJobError(f"no handler registered for kind {job.kind!r}"))
             log.error("job %s: no handler for kind %r", job.id, job.kind)
             return
-        ctx = JobContext(job_id=job.id, kind=job.kind, payload=dict(job.payload or {}), attempt=job.attempts,
-                         organization_id=job.organization_id, database=self.database)
+        ctx = JobContext(
+            job_id=job.id,
+            kind=job.kind,
+            payload=dict(job.payload or {}),
+            attempt=job.attempts,
+            organization_id=job.organization_id,
+            database=self.database,
+        )
         try:
             result = handler(ctx)
         except Exception as exc:  # noqa: BLE001 - any handler failure is a failed attempt
             status = queue.fail(self.database, job, exc, retry_base_seconds=self.retry_base_seconds)
-            log.warning("job %s (%s) attempt %d failed: %s -> %s", job.id, job.kind, job.attempts,
-                        queue.describe_error(exc), status)
+            log.warning(
+                "job %s (%s) attempt %d failed: %s -> %s",
+                job.id,
+                job.kind,
+                job.attempts,
+                queue.describe_error(exc),
+                status,
+            )
             return
         if result is not None and not isinstance(result, dict):
             queue.fail(self.database, job, queue.PermanentJobError("handler returned a non-object result"))

@@ -45,7 +45,9 @@ def machine(name: str, moves: Mapping[str, set[str] | frozenset[str] | tuple[str
 def transition(machine: StateMachine, current: str, target: str) -> str:
     """Return `target` if `current -> target` is an allowed move; else PRECONDITION_FAILED."""
     if target not in machine.states:
-        raise RpcError("BAD_REQUEST", f"'{target}' is not a {machine.name} state; states: {', '.join(sorted(machine.states))}")
+        raise RpcError(
+            "BAD_REQUEST", f"'{target}' is not a {machine.name} state; states: {', '.join(sorted(machine.states))}"
+        )
     if current not in machine.states:
         raise RpcError("PRECONDITION_FAILED", f"The {machine.name} is in an unknown state '{current}'")
     if not machine.can(current, target):

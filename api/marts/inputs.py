@@ -32,7 +32,9 @@ def _month(value: str) -> str:
 
 def _payer(value: str) -> str:
     if not _PAYER.match(value):
-        raise ValueError("must be a payer key as listed by payerIntelligence.scorecard (letters, digits, spaces, . _ & ' / -)")
+        raise ValueError(
+            "must be a payer key as listed by payerIntelligence.scorecard (letters, digits, spaces, . _ & ' / -)"
+        )
     return value.upper()
 
 
@@ -47,7 +49,7 @@ def month_start(month: str) -> date:
 
 
 def month_label(value: date | None) -> str | None:
-    """"YYYY-MM" of a date (a mart month column)."""
+    """ "YYYY-MM" of a date (a mart month column)."""
     return None if value is None else f"{value.year:04d}-{value.month:02d}"
 
 

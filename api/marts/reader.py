@@ -99,7 +99,8 @@ class MartReader:
             conn.execute(f"ATTACH '{_quote(path)}' AS snap (READ_ONLY)")
             columns = conn.execute(
                 "SELECT table_name, column_name FROM duckdb_columns() "
-                "WHERE database_name = 'snap' AND schema_name = $schema", {"schema": schema}
+                "WHERE database_name = 'snap' AND schema_name = $schema",
+                {"schema": schema},
             ).fetchall()
             tables = sorted({t for t, _ in columns if _IDENT.match(t)})
             with_org = {t for t, c in columns if c == "organization_id"}
@@ -118,8 +119,9 @@ class MartReader:
             return snapshot, conn
 
     @contextmanager
-    def scoped(self, organization_id: int, client_id: int | None,
-               tables: Iterable[str] | None = None) -> Iterator[ScopedMarts]:
+    def scoped(
+        self, organization_id: int, client_id: int | None, tables: Iterable[str] | None = None
+    ) -> Iterator[ScopedMarts]:
         """A tenant view of the marts; `tables` limits the views created to the marts a request names
         (each view costs a few hundred microseconds), default all. Unlisted marts are simply absent."""
         snapshot, root = self._load()

@@ -36,8 +36,9 @@ def to_money(value: Any) -> Decimal:
     return Decimal(value).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
-Money = Annotated[Decimal, BeforeValidator(to_money), PlainSerializer(lambda d: f"{d:.2f}", return_type=str,
-                                                                            when_used="json")]
+Money = Annotated[
+    Decimal, BeforeValidator(to_money), PlainSerializer(lambda d: f"{d:.2f}", return_type=str, when_used="json")
+]
 OptionalMoney = Annotated[
     Decimal | None,
     BeforeValidator(lambda v: None if v is None else to_money(v)),
@@ -70,8 +71,7 @@ def snapshot_of(m: ScopedMarts, *, now: datetime | None = None) -> SnapshotOut:
     """The snapshot descriptor for answers read through `m`."""
     built = m.built_at if m.built_at.tzinfo else m.built_at.replace(tzinfo=UTC)
     now = now or datetime.now(UTC)
-    return SnapshotOut(built_at=built, age_seconds=round(max(0.0, (now - built).total_seconds()), 3),
-                       run_id=m.run_id)
+    return SnapshotOut(built_at=built, age_seconds=round(max(0.0, (now - built).total_seconds()), 3), run_id=m.run_id)
 
 
 @contextmanager

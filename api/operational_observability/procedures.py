@@ -33,11 +33,17 @@ def pipeline_runs(ctx: Context, input: PipelineRunsIn) -> Page[ObservedRun]:
     for run in page["items"]:
         job = jobs.get(run.job_id)
         wait = (run.started_at - run.created_at).total_seconds() if run.started_at else None
-        items.append(ObservedRun.model_validate({
-            **PipelineRunOut.model_validate(run).model_dump(),
-            "job_status": job.status if job else None, "job_attempts": job.attempts if job else None,
-            "job_last_error": job.last_error if job else None, "wait_seconds": wait,
-        }))
+        items.append(
+            ObservedRun.model_validate(
+                {
+                    **PipelineRunOut.model_validate(run).model_dump(),
+                    "job_status": job.status if job else None,
+                    "job_attempts": job.attempts if job else None,
+                    "job_last_error": job.last_error if job else None,
+                    "wait_seconds": wait,
+                }
+            )
+        )
     return {"items": items, "next_cursor": page["next_cursor"]}
 
 
@@ -54,16 +60,35 @@ def freshness(ctx: Context) -> FreshnessOut:
             marts = []
             for table in m.snapshot.tables:
                 rows = m.one(f"select count(*) as n from {table}")["n"]
-                marts.append({"mart": table, "built_at": snap.built_at, "age_seconds": snap.age_seconds,
-                              "tenant_rows": int(rows) if table in m.snapshot.tenant_tables else 0})
+                marts.append(
+                    {
+                        "mart": table,
+                        "built_at": snap.built_at,
+                        "age_seconds": snap.age_seconds,
+                        "tenant_rows": int(rows) if table in m.snapshot.tenant_tables else 0,
+                    }
+                )
     except RpcError as exc:
         if exc.code != "PRECONDITION_FAILED":
             raise
-        return FreshnessOut(published=False, built_at=None, age_seconds=None, run_id=None, stale=True,
-                            stale_after_seconds=STALE_AFTER_SECONDS, marts=[])
-    return FreshnessOut(published=True, built_at=snap.built_at, age_seconds=snap.age_seconds, run_id=snap.run_id,
-                        stale=snap.age_seconds > STALE_AFTER_SECONDS, stale_after_seconds=STALE_AFTER_SECONDS,
-                        marts=marts)
+        return FreshnessOut(
+            published=False,
+            built_at=None,
+            age_seconds=None,
+            run_id=None,
+            stale=True,
+            stale_after_seconds=STALE_AFTER_SECONDS,
+            marts=[],
+        )
+    return FreshnessOut(
+        published=True,
+        built_at=snap.built_at,
+        age_seconds=snap.age_seconds,
+        run_id=snap.run_id,
+        stale=snap.age_seconds > STALE_AFTER_SECONDS,
+        stale_after_seconds=STALE_AFTER_SECONDS,
+        marts=marts,
+    )
 
 
 @rpc.query("operationalObservability.queue")
@@ -71,10 +96,18 @@ def queue(ctx: Context) -> QueueOut:
     """Depth and oldest wait of the durable job queue, running jobs, this organization's jobs by status
     and this client's pending pipeline runs."""
     stats = queue_stats(ctx.db)
-    by_status = dict(ctx.db.execute(
-        select(Job.status, func.count()).where(Job.organization_id == ctx.org_id).group_by(Job.status)
-    ).all())
-    pending = ctx.db.scalar(select(func.count()).select_from(PipelineRun)
-                            .where(PipelineRun.status.in_(("queued", "running"))))
-    return QueueOut(depth=stats.depth, oldest_age_seconds=stats.oldest_age_seconds, running=stats.running,
-                    organization_jobs={k: int(v) for k, v in by_status.items()}, pipeline_runs_pending=int(pending or 0))
+    by_status = dict(
+        ctx.db.execute(
+            select(Job.status, func.count()).where(Job.organization_id == ctx.org_id).group_by(Job.status)
+        ).all()
+    )
+    pending = ctx.db.scalar(
+        select(func.count()).select_from(PipelineRun).where(PipelineRun.status.in_(("queued", "running")))
+    )
+    return QueueOut(
+        depth=stats.depth,
+        oldest_age_seconds=stats.oldest_age_seconds,
+        running=stats.running,
+        organization_jobs={k: int(v) for k, v in by_status.items()},
+        pipeline_runs_pending=int(pending or 0),
+    )

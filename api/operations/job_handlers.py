@@ -44,8 +44,14 @@ def run_pipeline_job(ctx: JobContext) -> dict[str, Any]:
         summary = run_pipeline(data_dir, ctx.database.url, selection=selection or None)
     except Exception as exc:  # noqa: BLE001 - recorded on the run, then the job is dead
         finished = utcnow()
-        _update(ctx, run_id, status="failed", finished_at=finished, seconds=(finished - started).total_seconds(),
-                error=f"the pipeline could not run ({type(exc).__name__})")
+        _update(
+            ctx,
+            run_id,
+            status="failed",
+            finished_at=finished,
+            seconds=(finished - started).total_seconds(),
+            error=f"the pipeline could not run ({type(exc).__name__})",
+        )
         log.error("pipeline run %s failed to start: %s", run_id, type(exc).__name__)
         raise PermanentJobError(f"pipeline run {run_id} raised {type(exc).__name__}") from None
     built_at = None
@@ -55,8 +61,14 @@ def run_pipeline_job(ctx: JobContext) -> dict[str, Any]:
         built_at = read_pointer(data_dir).get("built_at")
     status = "succeeded" if summary.success else "failed"
     _update(
-        ctx, run_id, status=status, finished_at=summary.finished_at, seconds=round(summary.seconds, 3),
-        dagster_run_id=summary.run_id, snapshot_built_at=built_at, row_counts=dict(summary.row_counts),
+        ctx,
+        run_id,
+        status=status,
+        finished_at=summary.finished_at,
+        seconds=round(summary.seconds, 3),
+        dagster_run_id=summary.run_id,
+        snapshot_built_at=built_at,
+        row_counts=dict(summary.row_counts),
         failed_steps=list(summary.failed_steps),
         error=None if summary.success else f"failed steps: {', '.join(summary.failed_steps)[:450]}",
     )

@@ -17,8 +17,13 @@ def run_pipeline(ctx: Context, input: RunPipelineIn) -> RunPipelineOut:
     """Queue a rebuild of the marts (job kind "pipeline.run"). The pipeline rebuilds every tenant's
     marts and publishes a new snapshot; follow the run with operations.getRun. A request while an
     earlier one of this client is still queued returns that one (alreadyQueued)."""
-    run, reused = service.request_run(ctx.db, user_id=ctx.user_id, organization_id=ctx.org_id,
-                                      data_dir=ctx.services.settings.resolved_data_dir, selection=input.selection)
+    run, reused = service.request_run(
+        ctx.db,
+        user_id=ctx.user_id,
+        organization_id=ctx.org_id,
+        data_dir=ctx.services.settings.resolved_data_dir,
+        selection=input.selection,
+    )
     if not reused:
         ctx.note("pipeline_run", run.id, after={"job_id": run.job_id, "selection": input.selection})
     else:

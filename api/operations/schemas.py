@@ -13,7 +13,8 @@ from api.rpc.schema import Output, PageInput, Schema
 
 class RunPipelineIn(Schema):
     selection: list[str] | None = Field(
-        default=None, max_length=50,
+        default=None,
+        max_length=50,
         description="Asset keys ('marts/fct_kpis_monthly') or groups ('raw'); default: the whole pipeline",
     )
 
@@ -24,7 +25,9 @@ class RunPipelineIn(Schema):
             return None
         for item in value:
             if not re.fullmatch(r"[a-z0-9_]+(/[a-z0-9_]+)*", item):
-                raise ValueError("each selection item is an asset key like 'marts/fct_kpis_monthly' or a group like 'raw'")
+                raise ValueError(
+                    "each selection item is an asset key like 'marts/fct_kpis_monthly' or a group like 'raw'"
+                )
         return value
 
 

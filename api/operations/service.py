@@ -14,8 +14,9 @@ from api.rpc.errors import RpcError
 JOB_KIND = "pipeline.run"
 
 
-def request_run(db: Session, *, user_id: int, organization_id: int, data_dir: Path,
-                selection: list[str] | None) -> tuple[PipelineRun, bool]:
+def request_run(
+    db: Session, *, user_id: int, organization_id: int, data_dir: Path, selection: list[str] | None
+) -> tuple[PipelineRun, bool]:
     """A queued PipelineRun and its job; an earlier still-queued request of this client with the
     same selection is reused (the pipeline rebuilds every tenant anyway). Returns (run, reused)."""
     pending = db.scalar(select(PipelineRun).where(PipelineRun.status == "queued").order_by(PipelineRun.id.desc()))
@@ -24,8 +25,13 @@ def request_run(db: Session, *, user_id: int, organization_id: int, data_dir: Pa
     run = PipelineRun(status="queued", requested_by=user_id, selection=selection)
     db.add(run)
     db.flush()
-    job = enqueue(db, JOB_KIND, {"pipeline_run_id": run.id, "data_dir": str(data_dir)},
-                  organization_id=organization_id, max_attempts=1)
+    job = enqueue(
+        db,
+        JOB_KIND,
+        {"pipeline_run_id": run.id, "data_dir": str(data_dir)},
+        organization_id=organization_id,
+        max_attempts=1,
+    )
     run.job_id = job.id
     db.flush()
     return run, False

@@ -34,8 +34,10 @@ def get(ctx: Context) -> OrganizationOut:
 def list_organizations(ctx: Context) -> list[OrganizationOut]:
     """Organizations you are a member of."""
     rows = ctx.db.scalars(
-        select(Organization).join(Membership, Membership.organization_id == Organization.id)
-        .where(Membership.user_id == ctx.user_id).order_by(Organization.name)
+        select(Organization)
+        .join(Membership, Membership.organization_id == Organization.id)
+        .where(Membership.user_id == ctx.user_id)
+        .order_by(Organization.name)
     )
     return [OrganizationOut.model_validate(o) for o in rows]
 
@@ -48,8 +50,9 @@ def create(ctx: Context, input: CreateOrganizationIn) -> CreatedOrganizationOut:
     )
     ctx.audit.organization_id = org.id
     ctx.note("organization", org.id, after={"name": org.name, "slug": org.slug})
-    return CreatedOrganizationOut.model_validate({**OrganizationOut.model_validate(org).model_dump(),
-                                                  "first_client_id": client.id})
+    return CreatedOrganizationOut.model_validate(
+        {**OrganizationOut.model_validate(org).model_dump(), "first_client_id": client.id}
+    )
 
 
 @rpc.mutation("organizations.addClient", permission="manage")
@@ -71,7 +74,8 @@ def list_members(ctx: Context) -> list[MemberOut]:
     """Members of the organization and their roles."""
     rows = ctx.db.execute(
         select(User.id, User.email, User.display_name, Membership.role)
-        .join(Membership, Membership.user_id == User.id).order_by(User.email)
+        .join(Membership, Membership.user_id == User.id)
+        .order_by(User.email)
     )
     return [MemberOut(user_id=i, email=e, display_name=d, role=r) for i, e, d, r in rows]
 

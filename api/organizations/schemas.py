@@ -15,7 +15,9 @@ Role = Literal["admin", "manager", "specialist", "analyst", "auditor"]
 class CreateOrganizationIn(Schema):
     name: str = Field(min_length=2, max_length=200)
     slug: str | None = Field(default=None, min_length=2, max_length=80, pattern=r"^[a-z0-9][a-z0-9-]*$")
-    first_client_name: str = Field(min_length=2, max_length=200, description="Every organization starts with one client")
+    first_client_name: str = Field(
+        min_length=2, max_length=200, description="Every organization starts with one client"
+    )
     first_client_npi: str | None = Field(default=None, pattern=r"^\d{10}$")
 
 
@@ -54,7 +56,9 @@ class InviteIn(Schema):
 class InviteOut(Output):
     user_id: int
     role: Role
-    invite_token: str | None = Field(description="One-time token for auth.acceptInvite; null if the user already had an account")
+    invite_token: str | None = Field(
+        description="One-time token for auth.acceptInvite; null if the user already had an account"
+    )
 
 
 class SetRoleIn(Schema):

@@ -17,8 +17,9 @@ def slugify(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:80] or "org"
 
 
-def create_organization(db: Session, name: str, slug: str | None, owner_id: int,
-                        client_name: str, client_npi: str | None) -> tuple[Organization, Client]:
+def create_organization(
+    db: Session, name: str, slug: str | None, owner_id: int, client_name: str, client_npi: str | None
+) -> tuple[Organization, Client]:
     slug = slug or slugify(name)
     if db.scalar(select(Organization.id).where(Organization.slug == slug)) is not None:
         raise RpcError("CONFLICT", f"The organization slug '{slug}' is taken; choose another")
@@ -47,8 +48,14 @@ def invite(db: Session, organization_id: int, email: str, role: str, display_nam
     token = None
     if user is None:
         user = auth_service.create_user(db, email, None, display_name=display_name)
-    if db.scalar(select(Membership.id).where(Membership.user_id == user.id)
-                 .where(Membership.organization_id == organization_id)) is not None:
+    if (
+        db.scalar(
+            select(Membership.id)
+            .where(Membership.user_id == user.id)
+            .where(Membership.organization_id == organization_id)
+        )
+        is not None
+    ):
         raise RpcError("CONFLICT", f"{email} is already a member of this organization")
     db.add(Membership(organization_id=organization_id, user_id=user.id, role=role))
     if user.password_hash is None:
@@ -58,8 +65,9 @@ def invite(db: Session, organization_id: int, email: str, role: str, display_nam
 
 
 def membership(db: Session, organization_id: int, user_id: int) -> Membership:
-    row = db.scalar(select(Membership).where(Membership.organization_id == organization_id,
-                                             Membership.user_id == user_id))
+    row = db.scalar(
+        select(Membership).where(Membership.organization_id == organization_id, Membership.user_id == user_id)
+    )
     if row is None:
         raise RpcError("NOT_FOUND", f"User {user_id} is not a member of this organization")
     return row
@@ -68,9 +76,13 @@ def membership(db: Session, organization_id: int, user_id: int) -> Membership:
 def ensure_another_admin(db: Session, organization_id: int, leaving_user_id: int) -> None:
     """An organization must keep at least one admin, or nobody could manage it."""
     admins = db.scalar(
-        select(func.count()).select_from(Membership)
-        .where(Membership.organization_id == organization_id, Membership.role == "admin",
-               Membership.user_id != leaving_user_id)
+        select(func.count())
+        .select_from(Membership)
+        .where(
+            Membership.organization_id == organization_id,
+            Membership.role == "admin",
+            Membership.user_id != leaving_user_id,
+        )
     )
     if not admins:
         raise RpcError("PRECONDITION_FAILED", "The organization would be left without an admin; promote someone first")

@@ -29,8 +29,13 @@ def balances(ctx: Context, input: BalancesIn) -> BalancesOut:
         totals = m.one(f"select count(*) as n, sum(patient_responsibility) as total from ({sql})", params)
         rows, cursor = page_rows(m, sql + " order by patient_responsibility desc, claim_key", params, input)
         snap = snapshot_of(m)
-    return BalancesOut(snapshot=snap, items=rows, next_cursor=cursor, claims=int(totals["n"]),
-                       total_patient_responsibility=totals["total"])
+    return BalancesOut(
+        snapshot=snap,
+        items=rows,
+        next_cursor=cursor,
+        claims=int(totals["n"]),
+        total_patient_responsibility=totals["total"],
+    )
 
 
 @rpc.query("patientFinancial.estimate")
@@ -39,13 +44,15 @@ def estimate(ctx: Context, input: EstimateIn) -> EstimateOut:
     procedure (mean, median, maximum), with the contracted allowed amount."""
     with open_marts(ctx, "fct_service_lines") as m:
         # Sums and exact order statistics stay DECIMAL; the means are divided in Python with Decimal.
-        row = m.one("""
+        row = m.one(
+            """
             select count(*) as n, sum(allowed_amount) as allowed, sum(paid_amount) as paid,
                    sum(patient_responsibility) as pr, quantile_disc(patient_responsibility, 0.5) as pr_median,
                    max(patient_responsibility) as pr_max, max_by(expected_allowed_amount, payment_date) as contract
             from fct_service_lines
             where upper(payer_key) = $payer and upper(procedure_code) = $code and not is_reversal and not is_denied""",
-                    {"payer": input.payer, "code": input.procedure_code.upper()})
+            {"payer": input.payer, "code": input.procedure_code.upper()},
+        )
         snap = snapshot_of(m)
     n = int(row["n"])
 
@@ -53,10 +60,16 @@ def estimate(ctx: Context, input: EstimateIn) -> EstimateOut:
         return None if not n or total is None else (Decimal(total) / n).quantize(CENT, rounding=ROUND_HALF_UP)
 
     return EstimateOut(
-        snapshot=snap, payer_key=input.payer, procedure_code=input.procedure_code.upper(), observed_lines=n,
-        contract_allowed_amount=row["contract"], mean_allowed_amount=mean(row["allowed"]),
-        mean_paid_amount=mean(row["paid"]), mean_patient_responsibility=mean(row["pr"]),
-        median_patient_responsibility=row["pr_median"], max_patient_responsibility=row["pr_max"],
+        snapshot=snap,
+        payer_key=input.payer,
+        procedure_code=input.procedure_code.upper(),
+        observed_lines=n,
+        contract_allowed_amount=row["contract"],
+        mean_allowed_amount=mean(row["allowed"]),
+        mean_paid_amount=mean(row["paid"]),
+        mean_patient_responsibility=mean(row["pr"]),
+        median_patient_responsibility=row["pr_median"],
+        max_patient_responsibility=row["pr_max"],
     )
 
 
@@ -70,12 +83,18 @@ def responsibility_breakdown(ctx: Context, input: BreakdownIn) -> BreakdownOut:
         where += " and upper(payer_key) = $payer"
         params["payer"] = input.payer
     with open_marts(ctx, "fct_claim_adjustments", "dim_carc") as m:
-        rows = m.rows(f"""
+        rows = m.rows(
+            f"""
             with pr as (select carc, count(*) as adjustments, count(distinct claim_key) as claims, sum(amount) as amount
                         from fct_claim_adjustments where {where} group by carc)
             select pr.*, (select any_value(d.carc_summary) from dim_carc d where d.carc = pr.carc) as description
-            from pr order by amount desc, carc""", params)
+            from pr order by amount desc, carc""",
+            params,
+        )
         snap = snapshot_of(m)
     total = sum((Decimal(r["amount"]) for r in rows), Decimal("0.00"))
-    return BreakdownOut(snapshot=snap, total_amount=total,
-                        rows=[{**r, "share": round(float(r["amount"] / total), 6) if total else 0.0} for r in rows])
+    return BreakdownOut(
+        snapshot=snap,
+        total_amount=total,
+        rows=[{**r, "share": round(float(r["amount"] / total), 6) if total else 0.0} for r in rows],
+    )

@@ -33,17 +33,25 @@ def alerts(ctx: Context, input: AlertsIn) -> AlertsOut:
         params["acknowledged"] = list(acknowledged)
     with open_marts(ctx, _MART) as m:
         rows, cursor = page_rows(
-            m, f"select * from {_MART} where {where} order by z_score desc, adjudication_month desc, alert_key",
-            params, input)
+            m,
+            f"select * from {_MART} where {where} order by z_score desc, adjudication_month desc, alert_key",
+            params,
+            input,
+        )
         snap = snapshot_of(m)
     items = []
     for r in rows:
         ack = acknowledged.get(r["alert_key"])
-        items.append({
-            **r, "month": month_label(r["adjudication_month"]), "value": r["metric_value"],
-            "acknowledged": ack is not None, "acknowledged_at": ack.created_at if ack else None,
-            "acknowledged_by": ack.acknowledged_by if ack else None,
-        })
+        items.append(
+            {
+                **r,
+                "month": month_label(r["adjudication_month"]),
+                "value": r["metric_value"],
+                "acknowledged": ack is not None,
+                "acknowledged_at": ack.created_at if ack else None,
+                "acknowledged_by": ack.acknowledged_by if ack else None,
+            }
+        )
     return AlertsOut(snapshot=snap, items=items, next_cursor=cursor)
 
 
@@ -54,7 +62,10 @@ def acknowledge(ctx: Context, input: AcknowledgeIn) -> AcknowledgementOut:
     with open_marts(ctx, _MART) as m:
         found = m.one(f"select alert_key from {_MART} where alert_key = $key", {"key": input.alert_key})
     if found is None:
-        raise RpcError("NOT_FOUND", "Alert was not found in this client's current snapshot; list alerts with payerChangeRadar.alerts")
+        raise RpcError(
+            "NOT_FOUND",
+            "Alert was not found in this client's current snapshot; list alerts with payerChangeRadar.alerts",
+        )
     if ctx.db.scalar(select(AlertAcknowledgement.id).where(AlertAcknowledgement.alert_key == input.alert_key)):
         raise RpcError("CONFLICT", "This alert is already acknowledged")
     ack = AlertAcknowledgement(alert_key=input.alert_key, acknowledged_by=ctx.user_id, note=input.note)

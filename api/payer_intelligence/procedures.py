@@ -28,8 +28,9 @@ def scorecard(ctx: Context, input: ScorecardIn) -> ScorecardOut:
     yield, mean days to pay, overturn rate and recovered money; largest billed first, paginated."""
     where, params = input.month_params("adjudication_month")
     with open_marts(ctx, *_MARTS) as m:
-        rows, cursor = page_rows(m, SCORE_SQL.format(where=where) + " order by billed_amount desc, payer_key",
-                                 params, input)
+        rows, cursor = page_rows(
+            m, SCORE_SQL.format(where=where) + " order by billed_amount desc, payer_key", params, input
+        )
         snap = snapshot_of(m)
     return ScorecardOut(snapshot=snap, items=[score(r) for r in rows], next_cursor=cursor)
 
@@ -58,8 +59,14 @@ def denial_reasons(ctx: Context, input: DenialReasonsIn) -> DenialReasonsOut:
     with open_marts(ctx, "fct_claim_reconciliation") as m:
         rows, cursor = page_rows(m, sql, params, input)
         snap = snapshot_of(m)
-    items = [{**r, "overturn_rate": rate(r["overturned_claims"], r["denied_claims"]),
-              "denial_rate": rate(r["denied_claims"], r["payer_claims_adjudicated"])} for r in rows]
+    items = [
+        {
+            **r,
+            "overturn_rate": rate(r["overturned_claims"], r["denied_claims"]),
+            "denial_rate": rate(r["denied_claims"], r["payer_claims_adjudicated"]),
+        }
+        for r in rows
+    ]
     return DenialReasonsOut(snapshot=snap, items=items, next_cursor=cursor)
 
 
@@ -76,16 +83,26 @@ def time_to_pay(ctx: Context, input: TimeToPayIn) -> TimeToPayOut:
         if input.payer:
             payer_where = " and upper(payer_key) = $payer"
             params["payer"] = input.payer
-        rows = m.rows(f"""
+        rows = m.rows(
+            f"""
             select payer_key, count(*) as paid_claims, avg(days_to_pay) as mean_days,
                    quantile_cont(days_to_pay, 0.5) as median_days, quantile_cont(days_to_pay, 0.9) as p90_days,
                    min(days_to_pay) as min_days, max(days_to_pay) as max_days
-            {base}{payer_where} group by payer_key order by mean_days desc, payer_key""", params)
+            {base}{payer_where} group by payer_key order by mean_days desc, payer_key""",
+            params,
+        )
         snap = snapshot_of(m)
     mean_all = None if overall is None else round(float(overall), 3)
-    payers = [{**r, "mean_days": round(r["mean_days"], 3), "median_days": float(r["median_days"]),
-               "p90_days": round(float(r["p90_days"]), 3),
-               "days_above_all_payers": round(r["mean_days"] - (mean_all or 0.0), 3)} for r in rows]
+    payers = [
+        {
+            **r,
+            "mean_days": round(r["mean_days"], 3),
+            "median_days": float(r["median_days"]),
+            "p90_days": round(float(r["p90_days"]), 3),
+            "days_above_all_payers": round(r["mean_days"] - (mean_all or 0.0), 3),
+        }
+        for r in rows
+    ]
     return TimeToPayOut(snapshot=snap, all_payers_mean_days=mean_all, payers=payers)
 
 
@@ -99,5 +116,8 @@ def compare(ctx: Context, input: CompareIn) -> CompareOut:
     with open_marts(ctx, *_MARTS) as m:
         rows = {r["payer_key"].upper(): score(r) for r in m.rows(SCORE_SQL.format(where=where), params)}
         snap = snapshot_of(m)
-    return CompareOut(snapshot=snap, payers=[rows[p] for p in input.payers if p in rows],
-                      missing=[p for p in input.payers if p not in rows])
+    return CompareOut(
+        snapshot=snap,
+        payers=[rows[p] for p in input.payers if p in rows],
+        missing=[p for p in input.payers if p not in rows],
+    )

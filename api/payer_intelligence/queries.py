@@ -30,7 +30,10 @@ def score(row: dict[str, Any]) -> dict[str, Any]:
     n, denied = int(row["claims_adjudicated"]), int(row["denied_claims"])
     billed = float(row["billed_amount"] or 0)
     return {
-        **row, "claims_adjudicated": n, "denied_claims": denied, "clean_claims": int(row["clean_claims"]),
+        **row,
+        "claims_adjudicated": n,
+        "denied_claims": denied,
+        "clean_claims": int(row["clean_claims"]),
         "overturned_claims": int(row["overturned_claims"]),
         "denial_rate": rate(denied, n),
         "denial_rate_dollars": round(float(row["denied_amount"] or 0) / billed, 6) if billed else 0.0,

@@ -58,8 +58,9 @@ def _variances(ctx: Context, direction: str, input: VariancesIn) -> VariancesOut
         rows, cursor = page_rows(m, f"{sql} order by {order}, claim_key", params, input)
         snap = snapshot_of(m)
     items = [{**r, "flagged": r["claim_key"] in flagged} for r in rows]
-    return VariancesOut(snapshot=snap, items=items, next_cursor=cursor, claims=int(totals["n"]),
-                        total_variance=totals["total"])
+    return VariancesOut(
+        snapshot=snap, items=items, next_cursor=cursor, claims=int(totals["n"]), total_variance=totals["total"]
+    )
 
 
 @rpc.query("paymentIntegrity.underpayments")
@@ -82,22 +83,39 @@ def flag_variance(ctx: Context, input: FlagVarianceIn) -> VarianceFlagOut:
     sign = "<" if input.direction == "underpayment" else ">"
     with open_marts(ctx, _MART, "fct_claim_reconciliation") as m:
         exists = m.one("select 1 as x from fct_claim_reconciliation where claim_key = $c", {"c": input.claim_key})
-        row = m.one(f"""select sum(allowed_variance) as v from {_MART}
+        row = m.one(
+            f"""select sum(allowed_variance) as v from {_MART}
                         where claim_key = $c and not is_reversal and allowed_variance {sign} 0""",
-                    {"c": input.claim_key})
+            {"c": input.claim_key},
+        )
     if exists is None:
         raise RpcError("NOT_FOUND", "Claim was not found in this client's current snapshot")
     if row is None or row["v"] is None:
-        raise RpcError("PRECONDITION_FAILED", f"This claim shows no {input.direction} against the contract; nothing to flag")
-    if ctx.db.scalar(select(VarianceFlag.id).where(VarianceFlag.claim_key == input.claim_key,
-                                                   VarianceFlag.direction == input.direction)):
+        raise RpcError(
+            "PRECONDITION_FAILED", f"This claim shows no {input.direction} against the contract; nothing to flag"
+        )
+    if ctx.db.scalar(
+        select(VarianceFlag.id).where(
+            VarianceFlag.claim_key == input.claim_key, VarianceFlag.direction == input.direction
+        )
+    ):
         raise RpcError("CONFLICT", f"This claim's {input.direction} is already flagged")
-    flag = VarianceFlag(claim_key=input.claim_key, direction=input.direction, variance_amount=Decimal(row["v"]),
-                        reason=input.reason, note=input.note, status="open", flagged_by=ctx.user_id)
+    flag = VarianceFlag(
+        claim_key=input.claim_key,
+        direction=input.direction,
+        variance_amount=Decimal(row["v"]),
+        reason=input.reason,
+        note=input.note,
+        status="open",
+        flagged_by=ctx.user_id,
+    )
     ctx.db.add(flag)
     ctx.db.flush()
-    ctx.note("payment_variance_flag", flag.id, after={"claim_key": input.claim_key, "direction": input.direction,
-                                                       "reason": input.reason})
+    ctx.note(
+        "payment_variance_flag",
+        flag.id,
+        after={"claim_key": input.claim_key, "direction": input.direction, "reason": input.reason},
+    )
     return VarianceFlagOut.model_validate(flag)
 
 
@@ -106,17 +124,23 @@ def expected_reimbursement(ctx: Context, input: ExpectedReimbursementIn) -> Expe
     """What the contract says a claim should have been allowed, line by line (latest adjudication),
     against what the payer allowed and paid."""
     with open_marts(ctx, _MART, "fct_claim_reconciliation") as m:
-        claim = m.one("""select claim_key, payer_key, billed_amount, expected_allowed_amount, allowed_amount,
+        claim = m.one(
+            """select claim_key, payer_key, billed_amount, expected_allowed_amount, allowed_amount,
                                 paid_amount, patient_responsibility, allowed_variance as variance_amount
-                         from fct_claim_reconciliation where claim_key = $c""", {"c": input.claim_key})
+                         from fct_claim_reconciliation where claim_key = $c""",
+            {"c": input.claim_key},
+        )
         if claim is None:
             raise RpcError("NOT_FOUND", "Claim was not found in this client's current snapshot")
-        lines = m.rows(f"""
+        lines = m.rows(
+            f"""
             select line_index, procedure_code, cast(units as double) as units, charge_amount, expected_allowed_amount,
                    allowed_amount, paid_amount, patient_responsibility, allowed_variance as variance_amount
             from {_MART} where claim_key = $c and not is_reversal
               and remittance_claim_key = (select max_by(remittance_claim_key, payment_date) from {_MART}
                                           where claim_key = $c and not is_reversal)
-            order by line_index""", {"c": input.claim_key})
+            order by line_index""",
+            {"c": input.claim_key},
+        )
         snap = snapshot_of(m)
     return ExpectedReimbursementOut(snapshot=snap, lines=lines, **claim)

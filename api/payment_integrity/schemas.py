@@ -31,7 +31,9 @@ class ClaimVariance(Output):
     expected_allowed_amount: Money
     allowed_amount: Money
     paid_amount: Money
-    variance_amount: Money = Field(description="Allowed minus contracted on the lines off contract (negative = underpaid)")
+    variance_amount: Money = Field(
+        description="Allowed minus contracted on the lines off contract (negative = underpaid)"
+    )
     flagged: bool
 
 

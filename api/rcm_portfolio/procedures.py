@@ -16,9 +16,11 @@ from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 
 _MARTS = ("fct_kpis_monthly", "fct_roi_monthly")
-_RATES = {"initial_denial_rate": ("initially_denied_claims", "claims_adjudicated"),
-          "clean_claim_rate": ("clean_claims", "claims_adjudicated"),
-          "overturn_rate": ("overturned_claims", "initially_denied_claims")}
+_RATES = {
+    "initial_denial_rate": ("initially_denied_claims", "claims_adjudicated"),
+    "clean_claim_rate": ("clean_claims", "claims_adjudicated"),
+    "overturn_rate": ("overturned_claims", "initially_denied_claims"),
+}
 
 
 def _clients(ctx: Context) -> dict[int, str]:
@@ -29,11 +31,20 @@ def _clients(ctx: Context) -> dict[int, str]:
 def _figures(client_id: int, name: str, k: dict, r: dict) -> dict:
     n, denied, overturned = int(k.get("n") or 0), int(k.get("denied") or 0), int(k.get("overturned") or 0)
     cost, recovered = Decimal(r.get("cost") or 0), Decimal(k.get("recovered") or 0)
-    return {"client_id": client_id, "client_name": name, "claims_adjudicated": n, "billed_amount": k.get("billed"),
-            "paid_amount": k.get("paid"), "initially_denied_claims": denied, "initial_denial_rate": rate(denied, n),
-            "overturned_claims": overturned, "overturn_rate": rate(overturned, denied),
-            "recovered_amount": recovered, "cost_of_work": cost,
-            "roi": round(float((Decimal(r.get("recovered") or 0) - cost) / cost), 6) if cost else None}
+    return {
+        "client_id": client_id,
+        "client_name": name,
+        "claims_adjudicated": n,
+        "billed_amount": k.get("billed"),
+        "paid_amount": k.get("paid"),
+        "initially_denied_claims": denied,
+        "initial_denial_rate": rate(denied, n),
+        "overturned_claims": overturned,
+        "overturn_rate": rate(overturned, denied),
+        "recovered_amount": recovered,
+        "cost_of_work": cost,
+        "roi": round(float((Decimal(r.get("recovered") or 0) - cost) / cost), 6) if cost else None,
+    }
 
 
 @rpc.query("rcmPortfolio.overview")
@@ -76,12 +87,18 @@ def compare(ctx: Context, input: CompareIn) -> CompareOut:
     else:
         value = f"cast(sum({input.metric}) as double)"
     with open_marts(ctx, "fct_kpis_monthly", organization_wide=True) as m:
-        rows = m.rows(f"""select client_id, month, {value} as value from fct_kpis_monthly
+        rows = m.rows(
+            f"""select client_id, month, {value} as value from fct_kpis_monthly
                           where {where} and list_contains($clients, client_id)
-                          group by client_id, month order by client_id, month""", params)
+                          group by client_id, month order by client_id, month""",
+            params,
+        )
         snap = snapshot_of(m)
     series = {cid: [] for cid in wanted}
     for r in rows:
         series[r["client_id"]].append({"month": month_label(r["month"]), "value": r["value"]})
-    return CompareOut(snapshot=snap, metric=input.metric,
-                      clients=[{"client_id": c, "client_name": clients[c], "points": series[c]} for c in wanted])
+    return CompareOut(
+        snapshot=snap,
+        metric=input.metric,
+        clients=[{"client_id": c, "client_name": clients[c], "points": series[c]} for c in wanted],
+    )

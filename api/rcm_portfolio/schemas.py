@@ -10,8 +10,16 @@ from api.marts.inputs import MonthRange
 from api.marts.serving import MartAnswer, Money
 from api.rpc.schema import Output
 
-PortfolioMetric = Literal["initial_denial_rate", "clean_claim_rate", "overturn_rate", "avg_days_to_pay",
-                          "billed_amount", "paid_amount", "recovered_amount", "claims_adjudicated"]
+PortfolioMetric = Literal[
+    "initial_denial_rate",
+    "clean_claim_rate",
+    "overturn_rate",
+    "avg_days_to_pay",
+    "billed_amount",
+    "paid_amount",
+    "recovered_amount",
+    "claims_adjudicated",
+]
 
 
 class OverviewIn(MonthRange):

@@ -74,7 +74,9 @@ def _page(ctx: Context, where: str, params: dict, input, resolved_filter: bool |
     items = []
     for r in rows:
         res = resolutions.get(r["match_key"])
-        items.append({**r, "resolution": res.resolution if res else None, "resolved_at": res.created_at if res else None})
+        items.append(
+            {**r, "resolution": res.resolution if res else None, "resolved_at": res.created_at if res else None}
+        )
     return DepositMatchesOut(snapshot=snap, basis=basis, items=items, next_cursor=cursor, total_variance=total)
 
 
@@ -111,10 +113,18 @@ def resolve_variance(ctx: Context, input: ResolveVarianceIn) -> ResolutionOut:
         raise RpcError("PRECONDITION_FAILED", "This payment is balanced; there is no variance to resolve")
     if ctx.db.scalar(select(VarianceResolution.id).where(VarianceResolution.remittance_key == input.match_key)):
         raise RpcError("CONFLICT", "This payment's variance is already resolved")
-    res = VarianceResolution(remittance_key=input.match_key, variance_amount=Decimal(row["variance_amount"]),
-                             resolution=input.resolution, note=input.note, resolved_by=ctx.user_id)
+    res = VarianceResolution(
+        remittance_key=input.match_key,
+        variance_amount=Decimal(row["variance_amount"]),
+        resolution=input.resolution,
+        note=input.note,
+        resolved_by=ctx.user_id,
+    )
     ctx.db.add(res)
     ctx.db.flush()
-    ctx.note("revenue_variance_resolution", res.id, after={"remittance_key": input.match_key,
-                                                          "resolution": input.resolution, "note": input.note})
+    ctx.note(
+        "revenue_variance_resolution",
+        res.id,
+        after={"remittance_key": input.match_key, "resolution": input.resolution, "note": input.note},
+    )
     return ResolutionOut.model_validate(res)

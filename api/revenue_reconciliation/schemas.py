@@ -24,8 +24,10 @@ class DepositMatchesIn(DateRange, MartPageInput):
 
 
 class DepositMatch(Output):
-    match_key: str = Field(description="Key to resolve this row by: the remittance key (era basis) or the "
-                                       "bank deposit key (bank_deposits basis)")
+    match_key: str = Field(
+        description="Key to resolve this row by: the remittance key (era basis) or the "
+        "bank deposit key (bank_deposits basis)"
+    )
     remittance_key: str | None = Field(description="The 835 transaction; null for a deposit without an ERA")
     payer_key: str | None
     payment_date: date | None
@@ -38,17 +40,23 @@ class DepositMatch(Output):
     posted_amount: Money = Field(description="Claim payments (CLP04) posted to claims")
     provider_adjustments: Money = Field(description="PLB withholdings (positive reduce the payment)")
     posting_variance: Money = Field(description="payment_amount - posted_amount")
-    variance_amount: Money = Field(description="bank_deposits basis: deposit_amount - payment_amount (a missing "
-                                               "side counts as zero); era basis: payment_amount - posted_amount")
-    status: str = Field(description="bank_deposits basis: matched | amount_mismatch | deposit_without_era | "
-                                    "era_without_deposit; era basis: balanced | explained_by_plb | unexplained")
+    variance_amount: Money = Field(
+        description="bank_deposits basis: deposit_amount - payment_amount (a missing "
+        "side counts as zero); era basis: payment_amount - posted_amount"
+    )
+    status: str = Field(
+        description="bank_deposits basis: matched | amount_mismatch | deposit_without_era | "
+        "era_without_deposit; era basis: balanced | explained_by_plb | unexplained"
+    )
     resolution: str | None = None
     resolved_at: datetime | None = None
 
 
 class DepositMatchesOut(MartPage[DepositMatch]):
-    basis: Basis = Field(description="bank_deposits when the client's bank deposits are in the snapshot, "
-                                     "else era (ERA payments stand in for the deposits)")
+    basis: Basis = Field(
+        description="bank_deposits when the client's bank deposits are in the snapshot, "
+        "else era (ERA payments stand in for the deposits)"
+    )
     total_variance: Money
 
 
@@ -58,8 +66,11 @@ class VariancesIn(DateRange, MartPageInput):
 
 
 class ResolveVarianceIn(Schema):
-    match_key: str = Field(min_length=1, max_length=200,
-                           description="matchKey of the row (the remittance key on the ERA basis, the deposit key on the bank-deposit basis)")
+    match_key: str = Field(
+        min_length=1,
+        max_length=200,
+        description="matchKey of the row (the remittance key on the ERA basis, the deposit key on the bank-deposit basis)",
+    )
     resolution: Resolution
     note: str | None = Field(default=None, max_length=1000)
 

@@ -18,8 +18,11 @@ def figures(row: dict[str, Any]) -> dict[str, Any]:
     cost = Decimal(row["cost_of_work"] or 0)
     recovered = Decimal(row["recovered_amount"] or 0)
     return {
-        "denials_worked": int(row["denials_worked"] or 0), "claims_recovered": int(row["claims_recovered"] or 0),
-        "cost_of_work": cost, "recovered_amount": recovered, "net_benefit": recovered - cost,
+        "denials_worked": int(row["denials_worked"] or 0),
+        "claims_recovered": int(row["claims_recovered"] or 0),
+        "cost_of_work": cost,
+        "recovered_amount": recovered,
+        "net_benefit": recovered - cost,
         "roi": round(float((recovered - cost) / cost), 6) if cost else None,
     }
 
@@ -31,7 +34,10 @@ def totals(m, input: MonthRange) -> dict[str, Any]:
 
 def monthly(m, input: MonthRange) -> list[dict[str, Any]]:
     where, params = input.month_params("month")
-    rows = m.rows(f"""select month, sum(denials_worked) as denials_worked, sum(cost_of_work) as cost_of_work,
+    rows = m.rows(
+        f"""select month, sum(denials_worked) as denials_worked, sum(cost_of_work) as cost_of_work,
                              sum(claims_recovered) as claims_recovered, sum(recovered_amount) as recovered_amount
-                      from fct_roi_monthly where {where} group by month order by month""", params)
+                      from fct_roi_monthly where {where} group by month order by month""",
+        params,
+    )
     return [{"month": month_label(r["month"]), **figures(r)} for r in rows]

@@ -89,9 +89,7 @@ class Registry:
             hints = typing.get_type_hints(fn)
             params = list(inspect.signature(fn).parameters)
             input_model = hints.get("input") if "input" in params else None
-            if input_model is not None and not (
-                isinstance(input_model, type) and issubclass(input_model, BaseModel)
-            ):
+            if input_model is not None and not (isinstance(input_model, type) and issubclass(input_model, BaseModel)):
                 raise TypeError(f"{name}: 'input' must be annotated with a Pydantic model")
             if "return" not in hints:
                 raise TypeError(f"{name}: annotate the return type; it is the output contract")

@@ -19,7 +19,10 @@ T = TypeVar("T")
 
 class Schema(BaseModel):
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, from_attributes=True, extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        from_attributes=True,
+        extra="forbid",
         str_strip_whitespace=True,
     )
 

@@ -41,9 +41,15 @@ def current(ctx: Context) -> SecurityContextOut:
     org = ctx.db.get(Organization, ctx.org_id)
     client = ctx.db.get(Client, ctx.client_id)
     return SecurityContextOut(
-        user_id=ctx.user_id, email=ctx.principal.email, auth_method=ctx.principal.method,
-        organization_id=org.id, organization_name=org.name, client_id=client.id, client_name=client.name,
-        roles=[ctx.tenant.role], permissions=sorted(ctx.tenant.permissions),
+        user_id=ctx.user_id,
+        email=ctx.principal.email,
+        auth_method=ctx.principal.method,
+        organization_id=org.id,
+        organization_name=org.name,
+        client_id=client.id,
+        client_name=client.name,
+        roles=[ctx.tenant.role],
+        permissions=sorted(ctx.tenant.permissions),
     )
 
 
@@ -52,8 +58,9 @@ def explain_permission(ctx: Context, input: ExplainIn) -> ExplainOut:
     """Why a permission is granted or denied to the caller here."""
     granted, reason = explain(ctx.tenant.role, input.permission)
     return ExplainOut(
-        permission=input.permission, granted=granted, reason=reason, role=ctx.tenant.role,
+        permission=input.permission,
+        granted=granted,
+        reason=reason,
+        role=ctx.tenant.role,
         roles_granting=sorted(PERMISSIONS.get(input.permission, ())),
     )
-
-

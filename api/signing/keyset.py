@@ -94,16 +94,13 @@ def is_published(entry: dict[str, Any], now: datetime) -> bool:
 def public_jwks(entries: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
     """The JWK Set to publish: unretired keys, public members only."""
     return {
-        "keys": [
-            {m: entry[m] for m in PUBLIC_MEMBERS if m in entry}
-            for entry in entries
-            if is_published(entry, now)
-        ]
+        "keys": [{m: entry[m] for m in PUBLIC_MEMBERS if m in entry} for entry in entries if is_published(entry, now)]
     }
 
 
-def rotate(entries: list[dict[str, Any]], now: datetime, retire_after: timedelta,
-           new_keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def rotate(
+    entries: list[dict[str, Any]], now: datetime, retire_after: timedelta, new_keys: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The key set after a rotation: active keys get `retire_at = now + retire_after`,
     keys already past their retire_at are pruned, `new_keys` are added."""
     kept: list[dict[str, Any]] = []

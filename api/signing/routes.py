@@ -34,5 +34,8 @@ def install(app: FastAPI, services) -> None:
 
 
 def _unavailable(message: str) -> JSONResponse:
-    return JSONResponse({"error": "signing_keys_unavailable", "message": message}, status_code=503,
-                        headers={"Cache-Control": "no-store"})
+    return JSONResponse(
+        {"error": "signing_keys_unavailable", "message": message},
+        status_code=503,
+        headers={"Cache-Control": "no-store"},
+    )

@@ -32,8 +32,9 @@ class SigningKeys:
     """The key set at `path`. With `generate_if_missing` (the embedded default) a missing
     file is created with a fresh ES384 + RS384 pair; an explicitly configured file never is."""
 
-    def __init__(self, path: Path, *, generate_if_missing: bool, retire_after: timedelta,
-                 clock: Callable[[], datetime] = utcnow) -> None:
+    def __init__(
+        self, path: Path, *, generate_if_missing: bool, retire_after: timedelta, clock: Callable[[], datetime] = utcnow
+    ) -> None:
         self.path = Path(path)
         self.generate_if_missing = generate_if_missing
         self.retire_after = retire_after
@@ -45,8 +46,12 @@ class SigningKeys:
     def from_settings(cls, settings, clock: Callable[[], datetime] = utcnow) -> SigningKeys:
         explicit = settings.smart_keys_path is not None
         path = Path(settings.smart_keys_path) if explicit else settings.default_smart_keys_path
-        return cls(path, generate_if_missing=not explicit,
-                   retire_after=timedelta(days=settings.smart_key_retire_after_days), clock=clock)
+        return cls(
+            path,
+            generate_if_missing=not explicit,
+            retire_after=timedelta(days=settings.smart_key_retire_after_days),
+            clock=clock,
+        )
 
     def ensure(self) -> None:
         """Create the default key set on first start; raise SigningKeysUnavailable when unusable."""

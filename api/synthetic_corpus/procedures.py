@@ -35,14 +35,27 @@ def generate(ctx: Context, input: GenerateIn) -> CorpusOut:
     """Generate a deterministic synthetic corpus (seed, size, denial mix) into DATA_DIR/corpora/<id>.
     Up to 50,000 claims in the call; larger corpora belong to the command-line generator."""
     if input.claims > MAX_SYNC_CLAIMS:
-        raise RpcError("BAD_REQUEST", f"{input.claims:,} claims is too many to generate in a request (max "
-                                      f"{MAX_SYNC_CLAIMS:,}); run the synthetic corpus CLI for large corpora")
-    spec = CorpusSpec(seed=input.seed, claims=input.claims, start=input.start, months=input.months,
-                      payers=input.payers, facilities=input.facilities, claims_per_file=input.claims_per_file,
-                      denial_rate=input.denial_mix.denial_rate, overturn_rate=input.denial_mix.overturn_rate,
-                      underpayment_rate=input.denial_mix.underpayment_rate, write_csv=input.write_csv)
-    corpus = SyntheticCorpus(status="generating", seed=input.seed, claims=input.claims, spec=spec.to_json(),
-                             created_by=ctx.user_id)
+        raise RpcError(
+            "BAD_REQUEST",
+            f"{input.claims:,} claims is too many to generate in a request (max "
+            f"{MAX_SYNC_CLAIMS:,}); run the synthetic corpus CLI for large corpora",
+        )
+    spec = CorpusSpec(
+        seed=input.seed,
+        claims=input.claims,
+        start=input.start,
+        months=input.months,
+        payers=input.payers,
+        facilities=input.facilities,
+        claims_per_file=input.claims_per_file,
+        denial_rate=input.denial_mix.denial_rate,
+        overturn_rate=input.denial_mix.overturn_rate,
+        underpayment_rate=input.denial_mix.underpayment_rate,
+        write_csv=input.write_csv,
+    )
+    corpus = SyntheticCorpus(
+        status="generating", seed=input.seed, claims=input.claims, spec=spec.to_json(), created_by=ctx.user_id
+    )
     ctx.db.add(corpus)
     ctx.db.flush()
     out_dir = corpus_dir(ctx.services.settings, corpus.id)
@@ -77,7 +90,10 @@ def get_corpus(ctx: Context, input: CorpusRef) -> CorpusDetailOut:
         manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
         truth = json.loads((directory / "ground_truth.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise RpcError("PRECONDITION_FAILED", f"The files of synthetic corpus {corpus.id} are missing; generate it again") from None
+        raise RpcError(
+            "PRECONDITION_FAILED", f"The files of synthetic corpus {corpus.id} are missing; generate it again"
+        ) from None
     out = CorpusOut.model_validate(corpus).model_dump()
-    return CorpusDetailOut.model_validate({**out, "manifest": manifest,
-                                           "ground_truth_summary": {k: truth.get(k) for k in SUMMARY_SECTIONS}})
+    return CorpusDetailOut.model_validate(
+        {**out, "manifest": manifest, "ground_truth_summary": {k: truth.get(k) for k in SUMMARY_SECTIONS}}
+    )

@@ -54,7 +54,9 @@ class CorpusOut(Output):
 
 class CorpusDetailOut(CorpusOut):
     manifest: dict[str, Any]
-    ground_truth_summary: dict[str, Any] = Field(description="counts, x12 and money totals, denials, overturned, underpaid")
+    ground_truth_summary: dict[str, Any] = Field(
+        description="counts, x12 and money totals, denials, overturned, underpaid"
+    )
 
 
 class ListCorporaIn(PageInput):

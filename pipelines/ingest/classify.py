@@ -69,7 +69,13 @@ def classify_adjustment(
     carc_rule = ref.carcs.get(code)
 
     if carc_rule is None:
-        category, is_denial, hard_or_soft, preventable, basis = "other", rule.unknown_carc_is_denial, None, None, BASIS_UNKNOWN_CARC
+        category, is_denial, hard_or_soft, preventable, basis = (
+            "other",
+            rule.unknown_carc_is_denial,
+            None,
+            None,
+            BASIS_UNKNOWN_CARC,
+        )
     else:
         category, is_denial = carc_rule.category, carc_rule.is_denial
         hard_or_soft, preventable, basis = carc_rule.hard_or_soft, carc_rule.preventable, BASIS_CARC

@@ -108,7 +108,9 @@ def _load_cached(directory: Path) -> Reference:
     carcs = _load_carcs(directory, known)
     group_rules = _load_group_rules(directory, known)
     rarc_hints = _load_rarc_hints(directory, known)
-    refinable = frozenset(row["carc"].strip().upper() for _, row in _rows(directory, "rarc_refinable_carcs.csv", ("carc",)))
+    refinable = frozenset(
+        row["carc"].strip().upper() for _, row in _rows(directory, "rarc_refinable_carcs.csv", ("carc",))
+    )
     rarc_codes = frozenset(row["rarc"].strip().upper() for _, row in _rows(directory, "rarc_codes.csv", ("rarc",)))
     appeal_limits = pl.read_csv(directory / "payer_appeal_limits.csv", infer_schema=False).with_columns(
         pl.col("days").cast(pl.Int32)
@@ -215,8 +217,12 @@ def _load_group_rules(directory: Path, known: set[str]) -> dict[str, GroupRule]:
         out[code] = GroupRule(
             group_code=code,
             category_override=_category(name, line, override, known) if override else None,
-            is_denial_override=_flag(name, line, "is_denial_override", row["is_denial_override"].strip(), allow_empty=True),
-            unknown_carc_is_denial=bool(_flag(name, line, "unknown_carc_is_denial", row["unknown_carc_is_denial"].strip())),
+            is_denial_override=_flag(
+                name, line, "is_denial_override", row["is_denial_override"].strip(), allow_empty=True
+            ),
+            unknown_carc_is_denial=bool(
+                _flag(name, line, "unknown_carc_is_denial", row["unknown_carc_is_denial"].strip())
+            ),
         )
     return out
 

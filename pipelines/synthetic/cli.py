@@ -16,7 +16,9 @@ from .reference import ReferenceError
 from .scenarios import parse_scenario
 from .spec import CorpusSpec, SpecError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Synthetic hospital claims/remittance corpus generator.")
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="Synthetic hospital claims/remittance corpus generator."
+)
 
 
 @app.callback()
@@ -43,7 +45,12 @@ def generate(
     denial_rate: Annotated[float, typer.Option(min=0.0, max=0.6, help="Initial denial rate by volume.")] = 0.11,
     institutional_share: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of 837I claims.")] = 0.35,
     claims_per_file: Annotated[int, typer.Option(min=1, help="Claims per 837/835 file.")] = 5000,
-    scenario: Annotated[Optional[list[str]], typer.Option(help="Planted scenario: carc-spike, slow-payer, underpayment, intervention, intervention-null, demo; parameters as name:key=value,...")] = None,
+    scenario: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            help="Planted scenario: carc-spike, slow-payer, underpayment, intervention, intervention-null, demo; parameters as name:key=value,..."
+        ),
+    ] = None,
     no_csv: Annotated[bool, typer.Option("--no-csv", help="Skip the CSV exports.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
@@ -53,9 +60,18 @@ def generate(
     except SpecError as exc:
         raise typer.BadParameter(str(exc), param_hint="--scenario") from None
     spec = CorpusSpec(
-        seed=seed, claims=claims, start=_parse_start(start), months=months, payers=payers, facilities=facilities,
-        denial_rate=denial_rate, institutional_share=institutional_share, claims_per_file=claims_per_file,
-        scenarios=scenarios, write_csv=not no_csv, write_deposits=not no_csv,
+        seed=seed,
+        claims=claims,
+        start=_parse_start(start),
+        months=months,
+        payers=payers,
+        facilities=facilities,
+        denial_rate=denial_rate,
+        institutional_share=institutional_share,
+        claims_per_file=claims_per_file,
+        scenarios=scenarios,
+        write_csv=not no_csv,
+        write_deposits=not no_csv,
     )
     console = Console(stderr=True)
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -76,8 +92,10 @@ def generate(
     wall = time.perf_counter() - started
     cpu = time.process_time() - cpu_started
     size = sum(f.bytes for f in manifest.files)
-    typer.echo(f"wrote {len(manifest.files)} files ({size / 1e6:.1f} MB) to {out} in {wall:.1f} s "
-               f"({claims / wall:,.0f} claims/s wall, {claims / max(cpu, 1e-9):,.0f} claims/s CPU)")
+    typer.echo(
+        f"wrote {len(manifest.files)} files ({size / 1e6:.1f} MB) to {out} in {wall:.1f} s "
+        f"({claims / wall:,.0f} claims/s wall, {claims / max(cpu, 1e-9):,.0f} claims/s CPU)"
+    )
 
 
 if __name__ == "__main__":

@@ -39,9 +39,23 @@ from .x12_837 import VERSION_837I, VERSION_837P, DateText, billing_provider_head
 from .x12_envelope import gs, interchange, isa, wrap_transaction
 
 GENERATOR_VERSION = "1.0.0"
-OUTPUT_PATTERNS = ("claims_*.837", "remits_*.835", "claims_export.csv", "payments_export.csv",
-                   "denials_worklist.csv", "deposits.csv", "ground_truth.json", "truth_claims.parquet", "manifest.json")
-PLAN_LABELS = {"medicare": "Medicare", "medicaid": "Medicaid", "commercial": "Commercial PPO", "hmo": "Managed Care HMO"}
+OUTPUT_PATTERNS = (
+    "claims_*.837",
+    "remits_*.835",
+    "claims_export.csv",
+    "payments_export.csv",
+    "denials_worklist.csv",
+    "deposits.csv",
+    "ground_truth.json",
+    "truth_claims.parquet",
+    "manifest.json",
+)
+PLAN_LABELS = {
+    "medicare": "Medicare",
+    "medicaid": "Medicaid",
+    "commercial": "Commercial PPO",
+    "hmo": "Managed Care HMO",
+}
 TRANSACTION_TYPES = {"reversal": "Reversal", "repayment": "Correction"}
 STATUS_LABELS = {"paid": "Paid", "partial": "Partially Paid", "denied": "Denied", "overturned": "Paid on Appeal"}
 
@@ -66,7 +80,11 @@ class CorpusManifest:
 
     def to_json(self) -> dict:
         """The manifest as written to ``manifest.json``."""
-        return {"generator_version": self.generator_version, "spec": self.spec, "files": [asdict(f) for f in self.files]}
+        return {
+            "generator_version": self.generator_version,
+            "spec": self.spec,
+            "files": [asdict(f) for f in self.files],
+        }
 
 
 class HashingWriter:
@@ -210,7 +228,9 @@ class _CorpusWriter:
         self._write_ground_truth()
         files = tuple(sorted(self.files, key=lambda f: f.name))
         manifest = CorpusManifest(self.out_dir, GENERATOR_VERSION, spec.to_json(), files)
-        (self.out_dir / "manifest.json").write_text(json.dumps(manifest.to_json(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        (self.out_dir / "manifest.json").write_text(
+            json.dumps(manifest.to_json(), indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
         return manifest
 
     @staticmethod
@@ -225,8 +245,11 @@ class _CorpusWriter:
         out = {}
         if not self.spec.write_csv:
             return out
-        wanted = [("claims_export.csv", CLAIMS_COLUMNS), ("payments_export.csv", PAYMENTS_COLUMNS),
-                  ("denials_worklist.csv", DENIALS_COLUMNS)]
+        wanted = [
+            ("claims_export.csv", CLAIMS_COLUMNS),
+            ("payments_export.csv", PAYMENTS_COLUMNS),
+            ("denials_worklist.csv", DENIALS_COLUMNS),
+        ]
         if self.spec.write_deposits:
             wanted.append(("deposits.csv", DEPOSITS_COLUMNS))
         for name, columns in wanted:
@@ -259,8 +282,12 @@ class _CorpusWriter:
             transactions.append(wrap_transaction(st_no, "837", version, body))
         name = f"claims_{file_no:05d}_837{ctype}.837"
         sender = f"HOSPGRP{self.spec.seed % 100000:05d}"
-        text = interchange(isa(sender, "CLEARHOUSE01", day, control), gs("HC", sender, "CLEARHOUSE01", day, control, version),
-                           transactions, control)
+        text = interchange(
+            isa(sender, "CLEARHOUSE01", day, control),
+            gs("HC", sender, "CLEARHOUSE01", day, control, version),
+            transactions,
+            control,
+        )
         self._write_text(name, text)
         self.file_counts["837"] += 1
 
@@ -303,7 +330,9 @@ class _CorpusWriter:
                     else:
                         carc = next((k for g, k, _ in sink if g != "PR"), "")
                     ttype = ("Denial" if status == "4" else "Payment") if kind == "initial" else TRANSACTION_TYPES[kind]
-                    payments[1].writerow((c.pcn, payer.name, trace, pay_text, accounting(paid), accounting(adjustment), carc, ttype))
+                    payments[1].writerow(
+                        (c.pcn, payer.name, trace, pay_text, accounting(paid), accounting(adjustment), carc, ttype)
+                    )
             plb = self._provider_adjustments(total_paid, checks[key][0][1].pcn, pay_day)
             plb_total = sum(a for _, _, a in plb)
             bpr = total_paid - plb_total
@@ -316,11 +345,21 @@ class _CorpusWriter:
             transactions.append(wrap_transaction(st_no, "835", VERSION_835, body))
             self.truth.add_check(bpr, deposited=bpr > 0)
             if deposits and bpr > 0:
-                deposits[1].writerow((self.csv_date[pay_day + (1 if eft else 3)], x12_amount(bpr), trace,
-                                      f"{payer.name} {'HCCLAIMPMT' if eft else 'CHECK DEPOSIT'}"))
+                deposits[1].writerow(
+                    (
+                        self.csv_date[pay_day + (1 if eft else 3)],
+                        x12_amount(bpr),
+                        trace,
+                        f"{payer.name} {'HCCLAIMPMT' if eft else 'CHECK DEPOSIT'}",
+                    )
+                )
         name = f"remits_{file_no:05d}.835"
-        text = interchange(isa("CLEARHOUSE01", "HOSPGROUP", first_day, control),
-                           gs("HP", "CLEARHOUSE01", "HOSPGROUP", first_day, control, VERSION_835), transactions, control)
+        text = interchange(
+            isa("CLEARHOUSE01", "HOSPGROUP", first_day, control),
+            gs("HP", "CLEARHOUSE01", "HOSPGROUP", first_day, control, VERSION_835),
+            transactions,
+            control,
+        )
         self._write_text(name, text)
         self.file_counts["835"] += 1
 
@@ -349,18 +388,45 @@ class _CorpusWriter:
             name = f"{p.last}, {p.first}"
             if claims_csv:
                 status = "overturned" if c.overturn_day else c.status
-                codes = ";".join(f"{ln.code}-{ln.modifier}" if ln.modifier else (ln.code or ln.revenue) for ln in c.lines)
+                codes = ";".join(
+                    f"{ln.code}-{ln.modifier}" if ln.modifier else (ln.code or ln.revenue) for ln in c.lines
+                )
                 plan = PLAN_LABELS[c.payer.kind]
                 if c.payer.kind == "medicare":
                     plan += " Part A" if c.ctype == "I" else " Part B"
-                claims_csv[1].writerow((c.pcn, name, p.mrn, c.payer.name, plan, fmt[c.first_day], fmt[c.last_day],
-                                        dollars(c.billed), codes, c.dx[0], STATUS_LABELS[status], fac.name,
-                                        "UB-04" if c.ctype == "I" else "CMS-1500"))
+                claims_csv[1].writerow(
+                    (
+                        c.pcn,
+                        name,
+                        p.mrn,
+                        c.payer.name,
+                        plan,
+                        fmt[c.first_day],
+                        fmt[c.last_day],
+                        dollars(c.billed),
+                        codes,
+                        c.dx[0],
+                        STATUS_LABELS[status],
+                        fac.name,
+                        "UB-04" if c.ctype == "I" else "CMS-1500",
+                    )
+                )
             if denials_csv and c.category:
                 info = self.carc_map.get(c.carc)
-                denials_csv[1].writerow((c.pcn, name, c.payer.name, fmt[c.remit_day], f"{c.group}-{c.carc}", c.rarc or "",
-                                         info.summary if info else "", dollars(c.denied),
-                                         fmt[c.remit_day + c.payer.appeal_days], "Overturned" if c.overturn_day else "Open"))
+                denials_csv[1].writerow(
+                    (
+                        c.pcn,
+                        name,
+                        c.payer.name,
+                        fmt[c.remit_day],
+                        f"{c.group}-{c.carc}",
+                        c.rarc or "",
+                        info.summary if info else "",
+                        dollars(c.denied),
+                        fmt[c.remit_day + c.payer.appeal_days],
+                        "Overturned" if c.overturn_day else "Open",
+                    )
+                )
 
     # --------------------------------------------------------------- output
     def _write_text(self, name: str, text: str) -> None:
@@ -380,7 +446,10 @@ class _CorpusWriter:
         doc = {
             "generator_version": GENERATOR_VERSION,
             "spec": self.spec.to_json(),
-            **self.truth.summary(payer_names={p.key: p.name for p in self.sim.payers}, files=dict(self.file_counts),
-                                 csv_columns=csv_columns),
+            **self.truth.summary(
+                payer_names={p.key: p.name for p in self.sim.payers},
+                files=dict(self.file_counts),
+                csv_columns=csv_columns,
+            ),
         }
         self._write_text("ground_truth.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")

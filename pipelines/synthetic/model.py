@@ -77,12 +77,46 @@ class Claim:
     """A claim with everything the writers and the ground truth need."""
 
     __slots__ = (
-        "idx", "pcn", "ctype", "inpatient", "facility", "payer_ix", "payer", "pid", "month", "first_day",
-        "last_day", "submit_day", "lines", "dx", "auth", "place",
-        "clp02", "claim_cas", "line_results", "billed", "paid", "patient_resp", "remit_day",
-        "status", "category", "carc", "group", "rarc", "denied", "cause", "expected_paid",
-        "underpaid", "overturn_day", "repay_results", "repay_paid", "repay_pr", "payer_ccn",
-        "claim_level_denial", "denied_line", "expected_results",
+        "idx",
+        "pcn",
+        "ctype",
+        "inpatient",
+        "facility",
+        "payer_ix",
+        "payer",
+        "pid",
+        "month",
+        "first_day",
+        "last_day",
+        "submit_day",
+        "lines",
+        "dx",
+        "auth",
+        "place",
+        "clp02",
+        "claim_cas",
+        "line_results",
+        "billed",
+        "paid",
+        "patient_resp",
+        "remit_day",
+        "status",
+        "category",
+        "carc",
+        "group",
+        "rarc",
+        "denied",
+        "cause",
+        "expected_paid",
+        "underpaid",
+        "overturn_day",
+        "repay_results",
+        "repay_paid",
+        "repay_pr",
+        "payer_ccn",
+        "claim_level_denial",
+        "denied_line",
+        "expected_results",
     )
 
 
@@ -111,7 +145,14 @@ class Patient:
 
     def __init__(self, last, first, sub_last, sub_first, dob, sex, member_id, mrn, street, dependent) -> None:
         self.last, self.first, self.sub_last, self.sub_first = last, first, sub_last, sub_first
-        self.dob, self.sex, self.member_id, self.mrn, self.street, self.dependent = dob, sex, member_id, mrn, street, dependent
+        self.dob, self.sex, self.member_id, self.mrn, self.street, self.dependent = (
+            dob,
+            sex,
+            member_id,
+            mrn,
+            street,
+            dependent,
+        )
 
 
 def _line_result(charge: int, pay: int, pr: int, seq: int, ded: int, cop: int, coins: int) -> tuple:
@@ -164,12 +205,18 @@ class Simulator:
         self.shares = [CATEGORY_SHARES[c] / share_total for c in self.categories]
         self.carc_choices: dict[str, tuple[list[str], list[int]]] = {}
         for cat in self.categories:
-            prefs = {k: w for k, w in CARC_PREFERENCES.get(cat, {}).items() if k in carc_map and carc_map[k].is_denial and carc_map[k].category == cat}
+            prefs = {
+                k: w
+                for k, w in CARC_PREFERENCES.get(cat, {}).items()
+                if k in carc_map and carc_map[k].is_denial and carc_map[k].category == cat
+            }
             if not prefs:
                 prefs = {k: 1 for k in sorted(by_cat[cat])}
             codes = list(prefs)
             self.carc_choices[cat] = (codes, list(accumulate(prefs[c] for c in codes)))
-        self.rarcs = {carc: tuple(r for r in rs if not rarc_ids or r in rarc_ids) for carc, rs in RARCS_FOR_CARC.items()}
+        self.rarcs = {
+            carc: tuple(r for r in rs if not rarc_ids or r in rarc_ids) for carc, rs in RARCS_FOR_CARC.items()
+        }
 
         weights = [p.volume_weight for p in self.payers]
         mean_factor = sum(p.denial_factor * w for p, w in zip(self.payers, weights)) / sum(weights)
@@ -179,7 +226,11 @@ class Simulator:
         self.spikes = [s for s in spec.scenarios if isinstance(s, CarcSpike)]
         self.slow = {s.payer: s.extra_days for s in spec.scenarios if isinstance(s, SlowPayer)}
         # percent of contract as integer basis points so that every money computation stays in integer cents
-        self.underpay = {(s.payer, s.cpt): round(s.pct_of_contract * 100) for s in spec.scenarios if isinstance(s, SystematicUnderpayment)}
+        self.underpay = {
+            (s.payer, s.cpt): round(s.pct_of_contract * 100)
+            for s in spec.scenarios
+            if isinstance(s, SystematicUnderpayment)
+        }
         self._tables: dict[tuple[int, int], list[float]] = {}
 
     # ----------------------------------------------------------------- helpers
@@ -222,8 +273,18 @@ class Simulator:
             dob = date(1938, 1, 1).toordinal() + (h >> 5) % 25000
         sex = "F" if (h >> 3) & 1 else "M"
         member = f"ZX{_mix(pid, 7) % 10**9:09d}"
-        return Patient(last, first, last, sub_first, dob, sex, member, f"MR{pid + 100000:07d}",
-                       f"{(h >> 4) % 9000 + 100} STREET {(h >> 11) % 97 + 1}", dependent)
+        return Patient(
+            last,
+            first,
+            last,
+            sub_first,
+            dob,
+            sex,
+            member,
+            f"MR{pid + 100000:07d}",
+            f"{(h >> 4) % 9000 + 100} STREET {(h >> 11) % 97 + 1}",
+            dependent,
+        )
 
     def payer_of(self, pid: int) -> int:
         """Index of the payer covering patient ``pid`` (stable across the patient's claims)."""

@@ -13,10 +13,16 @@ PRESETS: dict[str, tuple[Scenario, ...]] = {
     "carc-spike": (CarcSpike(payer="northwind", carc="50", cpt="80053", from_month=4, rate=0.5),),
     "slow-payer": (SlowPayer(payer="medicaid", extra_days=21),),
     "underpayment": (SystematicUnderpayment(payer="bluepeak", cpt="99214", pct_of_contract=85.0),),
-    "intervention": (Intervention(name="front-desk eligibility check", category="eligibility", from_month=3, effect=0.6),),
+    "intervention": (
+        Intervention(name="front-desk eligibility check", category="eligibility", from_month=3, effect=0.6),
+    ),
     "intervention-null": (Intervention(name="coder newsletter", category="coding", from_month=3, effect=0.0),),
 }
-PRESETS["demo"] = tuple(s for name in ("carc-spike", "slow-payer", "underpayment", "intervention", "intervention-null") for s in PRESETS[name])
+PRESETS["demo"] = tuple(
+    s
+    for name in ("carc-spike", "slow-payer", "underpayment", "intervention", "intervention-null")
+    for s in PRESETS[name]
+)
 
 
 def _convert(value: str, kind: type, where: str) -> object:
@@ -47,7 +53,9 @@ def parse_scenario(text: str) -> tuple[Scenario, ...]:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or key not in types:
-            raise SpecError(f"scenario {name!r}: bad parameter {item!r}; expected key=value with key in {', '.join(types)}")
+            raise SpecError(
+                f"scenario {name!r}: bad parameter {item!r}; expected key=value with key in {', '.join(types)}"
+            )
         kind = {"int": int, "float": float}.get(str(types[key]), str)
         changes[key] = _convert(value.strip(), kind, f"scenario {name!r} parameter {key}")
     return (replace(base, **changes),)

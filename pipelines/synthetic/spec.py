@@ -117,14 +117,24 @@ def validate_spec(
     the CARC reference map.
     """
     _require(isinstance(spec.seed, int) and spec.seed >= 0, "seed", "must be a non-negative integer")
-    _require(isinstance(spec.claims, int) and 1 <= spec.claims <= 50_000_000, "claims", "must be between 1 and 50,000,000")
+    _require(
+        isinstance(spec.claims, int) and 1 <= spec.claims <= 50_000_000, "claims", "must be between 1 and 50,000,000"
+    )
     _require(isinstance(spec.start, date), "start", "must be a date")
     _require(isinstance(spec.months, int) and 1 <= spec.months <= 60, "months", "must be between 1 and 60")
     _require(isinstance(spec.payers, int) and 2 <= spec.payers, "payers", "must be at least 2")
-    _require(isinstance(spec.facilities, int) and 1 <= spec.facilities <= max_facilities, "facilities", f"must be between 1 and {max_facilities}")
+    _require(
+        isinstance(spec.facilities, int) and 1 <= spec.facilities <= max_facilities,
+        "facilities",
+        f"must be between 1 and {max_facilities}",
+    )
     _require(_is_rate(spec.denial_rate) and spec.denial_rate <= 0.6, "denial_rate", "must be between 0 and 0.6")
     _require(_is_rate(spec.institutional_share), "institutional_share", "must be between 0 and 1")
-    _require(isinstance(spec.claims_per_file, int) and 1 <= spec.claims_per_file <= 1_000_000, "claims_per_file", "must be between 1 and 1,000,000")
+    _require(
+        isinstance(spec.claims_per_file, int) and 1 <= spec.claims_per_file <= 1_000_000,
+        "claims_per_file",
+        "must be between 1 and 1,000,000",
+    )
     _require(_is_rate(spec.overturn_rate), "overturn_rate", "must be between 0 and 1")
     _require(_is_rate(spec.underpayment_rate), "underpayment_rate", "must be between 0 and 1")
     _require(_is_rate(spec.plb_rate), "plb_rate", "must be between 0 and 1")
@@ -145,20 +155,48 @@ def _validate_scenario(
     if not isinstance(scenario, (CarcSpike, SlowPayer, SystematicUnderpayment, Intervention)):
         raise SpecError(f"{where}: unknown scenario type {type(scenario).__name__}")
     if hasattr(scenario, "payer"):
-        _require(scenario.payer in payer_keys, f"{where}.payer", f"unknown payer {scenario.payer!r}; choose one of {', '.join(payer_keys)}")
+        _require(
+            scenario.payer in payer_keys,
+            f"{where}.payer",
+            f"unknown payer {scenario.payer!r}; choose one of {', '.join(payer_keys)}",
+        )
     if hasattr(scenario, "cpt"):
-        _require(scenario.cpt in known_procedures, f"{where}.cpt", f"procedure {scenario.cpt!r} is not in the generator's service catalog")
+        _require(
+            scenario.cpt in known_procedures,
+            f"{where}.cpt",
+            f"procedure {scenario.cpt!r} is not in the generator's service catalog",
+        )
     if hasattr(scenario, "from_month"):
-        _require(isinstance(scenario.from_month, int) and 1 <= scenario.from_month <= spec.months, f"{where}.from_month", f"must be between 1 and months ({spec.months})")
+        _require(
+            isinstance(scenario.from_month, int) and 1 <= scenario.from_month <= spec.months,
+            f"{where}.from_month",
+            f"must be between 1 and months ({spec.months})",
+        )
     if isinstance(scenario, CarcSpike):
-        _require(scenario.carc in known_carcs, f"{where}.carc", f"CARC {scenario.carc!r} is not a denial code in the reference map")
+        _require(
+            scenario.carc in known_carcs,
+            f"{where}.carc",
+            f"CARC {scenario.carc!r} is not a denial code in the reference map",
+        )
         _require(_is_rate(scenario.rate), f"{where}.rate", "must be between 0 and 1")
     elif isinstance(scenario, SlowPayer):
-        _require(isinstance(scenario.extra_days, int) and 0 <= scenario.extra_days <= 365, f"{where}.extra_days", "must be between 0 and 365")
+        _require(
+            isinstance(scenario.extra_days, int) and 0 <= scenario.extra_days <= 365,
+            f"{where}.extra_days",
+            "must be between 0 and 365",
+        )
     elif isinstance(scenario, SystematicUnderpayment):
         pct = scenario.pct_of_contract
-        _require(isinstance(pct, (int, float)) and 0 < float(pct) < 100, f"{where}.pct_of_contract", "must be above 0 and below 100")
+        _require(
+            isinstance(pct, (int, float)) and 0 < float(pct) < 100,
+            f"{where}.pct_of_contract",
+            "must be above 0 and below 100",
+        )
     elif isinstance(scenario, Intervention):
         _require(bool(scenario.name), f"{where}.name", "must not be empty")
-        _require(scenario.category in denial_categories, f"{where}.category", f"unknown denial category {scenario.category!r}")
+        _require(
+            scenario.category in denial_categories,
+            f"{where}.category",
+            f"unknown denial category {scenario.category!r}",
+        )
         _require(_is_rate(scenario.effect), f"{where}.effect", "must be between 0 and 1")

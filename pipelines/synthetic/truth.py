@@ -33,16 +33,36 @@ def decimal_array(cents: list[int]) -> pa.Array:
     return scaled.cast(pa.decimal128(18, 2))
 
 
-TRUTH_SCHEMA = pa.schema([
-    ("claim_id", pa.string()), ("claim_type", pa.string()), ("facility", pa.string()), ("payer", pa.string()),
-    ("month", pa.string()), ("service_date", pa.date32()), ("submit_date", pa.date32()), ("remit_date", pa.date32()),
-    ("billed", pa.decimal128(18, 2)), ("expected_paid", pa.decimal128(18, 2)), ("initial_paid", pa.decimal128(18, 2)),
-    ("final_paid", pa.decimal128(18, 2)), ("patient_responsibility", pa.decimal128(18, 2)),
-    ("denied_amount", pa.decimal128(18, 2)), ("underpaid_amount", pa.decimal128(18, 2)),
-    ("initial_status", pa.string()), ("final_status", pa.string()), ("clp02", pa.string()),
-    ("denial_category", pa.string()), ("carc", pa.string()), ("group_code", pa.string()), ("rarc", pa.string()),
-    ("cause", pa.string()), ("overturned", pa.bool_()), ("overturn_date", pa.date32()), ("days_to_pay", pa.int32()),
-])
+TRUTH_SCHEMA = pa.schema(
+    [
+        ("claim_id", pa.string()),
+        ("claim_type", pa.string()),
+        ("facility", pa.string()),
+        ("payer", pa.string()),
+        ("month", pa.string()),
+        ("service_date", pa.date32()),
+        ("submit_date", pa.date32()),
+        ("remit_date", pa.date32()),
+        ("billed", pa.decimal128(18, 2)),
+        ("expected_paid", pa.decimal128(18, 2)),
+        ("initial_paid", pa.decimal128(18, 2)),
+        ("final_paid", pa.decimal128(18, 2)),
+        ("patient_responsibility", pa.decimal128(18, 2)),
+        ("denied_amount", pa.decimal128(18, 2)),
+        ("underpaid_amount", pa.decimal128(18, 2)),
+        ("initial_status", pa.string()),
+        ("final_status", pa.string()),
+        ("clp02", pa.string()),
+        ("denial_category", pa.string()),
+        ("carc", pa.string()),
+        ("group_code", pa.string()),
+        ("rarc", pa.string()),
+        ("cause", pa.string()),
+        ("overturned", pa.bool_()),
+        ("overturn_date", pa.date32()),
+        ("days_to_pay", pa.int32()),
+    ]
+)
 
 
 INITIAL_STATUS = {"paid": "paid", "partial": "partially_denied", "denied": "denied"}
@@ -118,8 +138,11 @@ class TruthAccumulator:
             cents["overturn_recovered"] += c.repay_paid
         if c.underpaid:
             n["underpaid_claims"] += 1
-            cents["underpaid_expected"] += c.expected_paid if c.status == "paid" else sum(
-                e[PAID] for i, e in enumerate(c.expected_results) if i != c.denied_line)
+            cents["underpaid_expected"] += (
+                c.expected_paid
+                if c.status == "paid"
+                else sum(e[PAID] for i, e in enumerate(c.expected_results) if i != c.denied_line)
+            )
             cents["underpaid_paid"] += c.paid
             cents["underpaid_shortfall"] += c.underpaid
         for no, s in enumerate(self.spec.scenarios):
@@ -138,14 +161,36 @@ class TruthAccumulator:
                         k["expected"] += c.expected_results[i][PAID]
                         k["paid"] += c.line_results[i][PAID]
         initial_status = INITIAL_STATUS[c.status]
-        self._rows.append((
-            c.pcn, "837" + c.ctype, facility_code, c.payer.key, month,
-            c.first_day - EPOCH, c.submit_day - EPOCH, c.remit_day - EPOCH,
-            c.billed, c.expected_paid, c.paid, final_paid, final_pr, c.denied, c.underpaid,
-            initial_status, "overturned" if c.overturn_day else initial_status, c.clp02,
-            c.category, c.carc or None, c.group or None, c.rarc if c.category else None, c.cause or None,
-            bool(c.overturn_day), c.overturn_day - EPOCH if c.overturn_day else None, c.remit_day - c.submit_day,
-        ))
+        self._rows.append(
+            (
+                c.pcn,
+                "837" + c.ctype,
+                facility_code,
+                c.payer.key,
+                month,
+                c.first_day - EPOCH,
+                c.submit_day - EPOCH,
+                c.remit_day - EPOCH,
+                c.billed,
+                c.expected_paid,
+                c.paid,
+                final_paid,
+                final_pr,
+                c.denied,
+                c.underpaid,
+                initial_status,
+                "overturned" if c.overturn_day else initial_status,
+                c.clp02,
+                c.category,
+                c.carc or None,
+                c.group or None,
+                c.rarc if c.category else None,
+                c.cause or None,
+                bool(c.overturn_day),
+                c.overturn_day - EPOCH if c.overturn_day else None,
+                c.remit_day - c.submit_day,
+            )
+        )
 
     def add_clp(self, status: str, charge: int, paid: int, pr: int, cas: list[tuple[str, str, int]]) -> None:
         """Record one CLP loop exactly as written to an 835."""
@@ -181,7 +226,9 @@ class TruthAccumulator:
         return pa.Table.from_arrays(arrays, schema=TRUTH_SCHEMA)
 
     # -------------------------------------------------------------- summary
-    def summary(self, *, payer_names: dict[str, str], files: dict[str, int], csv_columns: dict[str, Any]) -> dict[str, Any]:
+    def summary(
+        self, *, payer_names: dict[str, str], files: dict[str, int], csv_columns: dict[str, Any]
+    ) -> dict[str, Any]:
         """The ground-truth document (JSON-able; money as exact decimal strings)."""
         n, cents, m = self.n, self.cents, x12_amount
         claims = n["claims"]
@@ -190,8 +237,12 @@ class TruthAccumulator:
         for key in self.payer_keys:
             p = self.payer.get(key, Counter())
             per_payer[key] = {
-                "name": payer_names[key], "claims": p["claims"], "billed": m(p["billed"]), "paid": m(p["paid"]),
-                "denied_claims": p["denied_claims"], "denied_amount": m(p["denied_amount"]),
+                "name": payer_names[key],
+                "claims": p["claims"],
+                "billed": m(p["billed"]),
+                "paid": m(p["paid"]),
+                "denied_claims": p["denied_claims"],
+                "denied_amount": m(p["denied_amount"]),
                 "denial_rate": _rate(p["denied_claims"], p["claims"]),
                 "mean_days_to_pay": round(p["days_to_pay"] / p["claims"], 3) if p["claims"] else None,
             }
@@ -199,16 +250,23 @@ class TruthAccumulator:
         for label in self.labels:
             mon = self.month.get(label, Counter())
             per_month[label] = {
-                "claims": mon["claims"], "billed": m(mon["billed"]), "paid": m(mon["paid"]),
-                "denied_claims": mon["denied_claims"], "denied_amount": m(mon["denied_amount"]),
+                "claims": mon["claims"],
+                "billed": m(mon["billed"]),
+                "paid": m(mon["paid"]),
+                "denied_claims": mon["denied_claims"],
+                "denied_amount": m(mon["denied_amount"]),
                 "denial_rate": _rate(mon["denied_claims"], mon["claims"]),
                 "denials_by_category": dict(sorted(self.month_cat.get(label, Counter()).items())),
             }
         return {
             "counts": {
-                "claims": claims, "claims_837p": n["claims_837P"], "claims_837i": n["claims_837I"],
-                "service_lines": n["service_lines"], "remittances": n["remittances"],
-                "clp_by_status": dict(sorted(self.clp_by_status.items())), "files": files,
+                "claims": claims,
+                "claims_837p": n["claims_837P"],
+                "claims_837i": n["claims_837I"],
+                "service_lines": n["service_lines"],
+                "remittances": n["remittances"],
+                "clp_by_status": dict(sorted(self.clp_by_status.items())),
+                "files": files,
             },
             "x12": {
                 "claims_total_charge": m(cents["billed"]),
@@ -221,26 +279,36 @@ class TruthAccumulator:
                 "bpr_total": m(cents["bpr_total"]),
             },
             "money": {
-                "total_billed": m(cents["billed"]), "total_expected_paid": m(cents["expected_paid"]),
-                "initial_paid": m(cents["initial_paid"]), "total_paid": m(cents["final_paid"]),
+                "total_billed": m(cents["billed"]),
+                "total_expected_paid": m(cents["expected_paid"]),
+                "initial_paid": m(cents["initial_paid"]),
+                "total_paid": m(cents["final_paid"]),
                 "initial_patient_responsibility": m(cents["initial_patient_responsibility"]),
                 "total_patient_responsibility": m(cents["final_patient_responsibility"]),
-                "deposits_total": m(cents["deposits"]), "deposits": n["deposits"],
+                "deposits_total": m(cents["deposits"]),
+                "deposits": n["deposits"],
             },
             "denials": {
-                "initial_denied_claims": n["denied_claims"], "fully_denied_claims": n["status_denied"],
+                "initial_denied_claims": n["denied_claims"],
+                "fully_denied_claims": n["status_denied"],
                 "partially_denied_claims": n["status_partial"],
                 "initial_denial_rate_by_volume": _rate(n["denied_claims"], claims),
                 "denied_amount": m(cents["denied"]),
                 "initial_denial_rate_by_dollars": _rate(cents["denied"], cents["billed"]),
-                "by_category": {k: {"claims": v, "amount": m(self.cat_amount[k])} for k, v in self.cat_count.most_common()},
-                "by_carc": {k: {"claims": v, "amount": m(self.carc_amount[k])} for k, v in sorted(self.carc_count.items())},
+                "by_category": {
+                    k: {"claims": v, "amount": m(self.cat_amount[k])} for k, v in self.cat_count.most_common()
+                },
+                "by_carc": {
+                    k: {"claims": v, "amount": m(self.carc_amount[k])} for k, v in sorted(self.carc_count.items())
+                },
                 "by_cause": dict(sorted(self.cause_count.items())),
             },
             "overturned": {"claims": n["overturned_claims"], "recovered": m(cents["overturn_recovered"])},
             "underpaid": {
-                "claims": n["underpaid_claims"], "expected": m(cents["underpaid_expected"]),
-                "paid": m(cents["underpaid_paid"]), "shortfall": m(cents["underpaid_shortfall"]),
+                "claims": n["underpaid_claims"],
+                "expected": m(cents["underpaid_expected"]),
+                "paid": m(cents["underpaid_paid"]),
+                "shortfall": m(cents["underpaid_shortfall"]),
             },
             "per_payer": per_payer,
             "per_month": per_month,
@@ -256,18 +324,34 @@ class TruthAccumulator:
                 entry["effect"] = {label: dict(self.spike.get((no, label), Counter())) for label in self.labels}
                 entry["from_month_label"] = self.labels[s.from_month - 1]
             elif isinstance(s, SlowPayer):
-                others = [p["mean_days_to_pay"] for k, p in per_payer.items() if k != s.payer and p["mean_days_to_pay"] is not None]
-                entry["effect"] = {"mean_days_to_pay": per_payer[s.payer]["mean_days_to_pay"],
-                                   "other_payers_mean_days_to_pay": round(sum(others) / len(others), 3) if others else None}
+                others = [
+                    p["mean_days_to_pay"]
+                    for k, p in per_payer.items()
+                    if k != s.payer and p["mean_days_to_pay"] is not None
+                ]
+                entry["effect"] = {
+                    "mean_days_to_pay": per_payer[s.payer]["mean_days_to_pay"],
+                    "other_payers_mean_days_to_pay": round(sum(others) / len(others), 3) if others else None,
+                }
             elif isinstance(s, SystematicUnderpayment):
                 k = self.underpay.get(no, Counter())
-                entry["effect"] = {"lines": k["lines"], "expected": x12_amount(k["expected"]), "paid": x12_amount(k["paid"]),
-                                   "shortfall": x12_amount(k["expected"] - k["paid"])}
+                entry["effect"] = {
+                    "lines": k["lines"],
+                    "expected": x12_amount(k["expected"]),
+                    "paid": x12_amount(k["paid"]),
+                    "shortfall": x12_amount(k["expected"] - k["paid"]),
+                }
             elif isinstance(s, Intervention):
                 entry["from_month_label"] = self.labels[s.from_month - 1]
-                entry["effect"] = {label: {"claims": per_month[label]["claims"],
-                                           "category_denials": self.month_cat.get(label, Counter())[s.category],
-                                           "category_denial_rate": _rate(self.month_cat.get(label, Counter())[s.category], per_month[label]["claims"])}
-                                   for label in self.labels}
+                entry["effect"] = {
+                    label: {
+                        "claims": per_month[label]["claims"],
+                        "category_denials": self.month_cat.get(label, Counter())[s.category],
+                        "category_denial_rate": _rate(
+                            self.month_cat.get(label, Counter())[s.category], per_month[label]["claims"]
+                        ),
+                    }
+                    for label in self.labels
+                }
             out.append(entry)
         return out

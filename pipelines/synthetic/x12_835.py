@@ -54,19 +54,25 @@ def claim_payment(
         ccn = c.payer_ccn[:-1] + "R"
     charge = sign * c.billed
     filing = payer.filing_i if c.ctype == "I" else payer.filing_p
-    out.append(f"CLP*{c.pcn}*{status}*{x12_amount(charge)}*{x12_amount(paid)}*{x12_amount(pr)}*{filing}*{ccn}*{c.place}*1")
+    out.append(
+        f"CLP*{c.pcn}*{status}*{x12_amount(charge)}*{x12_amount(paid)}*{x12_amount(pr)}*{filing}*{ccn}*{c.place}*1"
+    )
     if claim_cas:
         cas_segments(claim_cas, sign, out, sink)
     moa = f"MOA***{c.rarc}~\n" if kind == "initial" and c.claim_level_denial and c.rarc else ""
-    out.append(f"NM1*QC*1*{pat.last}*{pat.first}****MI*{pat.member_id}~\n{moa}"
-               f"DTM*232*{d8[c.first_day]}~\nDTM*233*{d8[c.last_day]}")
+    out.append(
+        f"NM1*QC*1*{pat.last}*{pat.first}****MI*{pat.member_id}~\n{moa}"
+        f"DTM*232*{d8[c.first_day]}~\nDTM*233*{d8[c.last_day]}"
+    )
     if results is not None:
         institutional = c.ctype == "I"
         for ln, res in zip(c.lines, results):
             rev = ln.revenue if institutional and ln.code else ""
             charge_text = ln.charge_text if sign == 1 else x12_amount(-ln.charge)
-            out.append(f"SVC*{ln.procedure}*{charge_text}*{x12_amount(sign * res[PAID])}*{rev}*{ln.units}~\n"
-                       f"DTM*472*{d8[ln.day]}")
+            out.append(
+                f"SVC*{ln.procedure}*{charge_text}*{x12_amount(sign * res[PAID])}*{rev}*{ln.units}~\n"
+                f"DTM*472*{d8[ln.day]}"
+            )
             adjustments = res[CAS]
             if len(adjustments) == 1:  # the common case, without the grouping work
                 group, carc, cents = adjustments[0]
@@ -81,13 +87,17 @@ def claim_payment(
     return status, charge, paid, pr
 
 
-def remittance_header(payer: Payer, fac: Facility, paid: int, trace: str, pay_day: str, production_day: str, eft: bool) -> list[str]:
+def remittance_header(
+    payer: Payer, fac: Facility, paid: int, trace: str, pay_day: str, production_day: str, eft: bool
+) -> list[str]:
     """BPR/TRN/DTM and the payer/payee loops of one 835 (one check or EFT)."""
     if paid == 0:
         bpr = f"BPR*H*0.00*C*NON************{pay_day}"
     elif eft:
-        bpr = (f"BPR*I*{x12_amount(paid)}*C*ACH*CCP*01*0110000{payer.payer_id[-2:]}*DA*7700{payer.payer_id}*1{payer.tin}"
-               f"**01*0210000{fac.code[-2:]}*DA*8800{fac.tin}*{pay_day}")
+        bpr = (
+            f"BPR*I*{x12_amount(paid)}*C*ACH*CCP*01*0110000{payer.payer_id[-2:]}*DA*7700{payer.payer_id}*1{payer.tin}"
+            f"**01*0210000{fac.code[-2:]}*DA*8800{fac.tin}*{pay_day}"
+        )
     else:
         bpr = f"BPR*C*{x12_amount(paid)}*C*CHK************{pay_day}"
     return [

@@ -50,16 +50,20 @@ def claim_segments(c: Claim, pat: Patient, fac: Facility, hl: int, parent_hl: in
     filing = payer.filing_i if institutional else payer.filing_p
     dep = pat.dependent
     # fixed runs of segments are rendered as one string (joined by the segment terminator)
-    out.append(f"HL*{hl}*{parent_hl}*22*{1 if dep else 0}~\n"
-               f"SBR*P*{'' if dep else '18'}*GRP{c.payer_ix + 1:04d}******{filing}~\n"
-               f"NM1*IL*1*{pat.sub_last}*{pat.sub_first}****MI*{pat.member_id}")
+    out.append(
+        f"HL*{hl}*{parent_hl}*22*{1 if dep else 0}~\n"
+        f"SBR*P*{'' if dep else '18'}*GRP{c.payer_ix + 1:04d}******{filing}~\n"
+        f"NM1*IL*1*{pat.sub_last}*{pat.sub_first}****MI*{pat.member_id}"
+    )
     if not dep:
         out.append(f"N3*{pat.street}~\nN4*{fac.city}*{fac.state}*{fac.zip}~\nDMG*D8*{d8[pat.dob]}*{pat.sex}")
     out.append(f"NM1*PR*2*{payer.name}*****PI*{payer.payer_id}")
     next_hl = hl + 1
     if dep:
-        out.append(f"HL*{next_hl}*{hl}*23*0~\nPAT*19~\nNM1*QC*1*{pat.last}*{pat.first}~\n"
-                   f"N3*{pat.street}~\nN4*{fac.city}*{fac.state}*{fac.zip}~\nDMG*D8*{d8[pat.dob]}*{pat.sex}")
+        out.append(
+            f"HL*{next_hl}*{hl}*23*0~\nPAT*19~\nNM1*QC*1*{pat.last}*{pat.first}~\n"
+            f"N3*{pat.street}~\nN4*{fac.city}*{fac.state}*{fac.zip}~\nDMG*D8*{d8[pat.dob]}*{pat.sex}"
+        )
         next_hl += 1
     total = x12_amount(c.billed)
     if institutional:

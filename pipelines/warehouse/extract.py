@@ -82,40 +82,114 @@ def read_row_exclusions(engine: Engine) -> list[tuple] | None:
             data = json.loads(data) if isinstance(data, str) else (data or {})
             part = data.get("triplet_index") if entity == "adjustment" else data.get("pair_index")
             keys = {**{k: data.get(k) for k in EXCLUSION_KEYS[:-1]}, "part_index": part}
-            out.append((row_id, org, client, batch_id, number, entity, parent,
-                        *[int(keys[k]) if keys[k] is not None else None for k in EXCLUSION_KEYS]))
+            out.append(
+                (
+                    row_id,
+                    org,
+                    client,
+                    batch_id,
+                    number,
+                    entity,
+                    parent,
+                    *[int(keys[k]) if keys[k] is not None else None for k in EXCLUSION_KEYS],
+                )
+            )
     return out
 
-EXTRACT_TABLES: dict[str, ExtractTable] = {t.name: t for t in (
-    ExtractTable("import_batches", {
-        **_TENANT, "kind": "text", "status": "text", "content_sha256": "text", "source_format": "text",
-        "parser_version": "text", "row_count": "int", "valid_count": "int", "invalid_count": "int",
-        "excluded_count": "int", "entries_posted": "int", "totals": "json",
-        "created_at": "ts", "confirmed_at": "ts",
-    }),
-    ExtractTable("financial_entries", {
-        **_TENANT, "batch_id": "int", "entry_type": "text", "component": "text", "amount": "money",
-        "claim_key": "text", "payer_claim_number": "text", "claim_status_code": "text", "billed_amount": "money",
-        "payer": "text", "group_code": "text", "carc": "text", "rarcs": "json", "denial_category": "text",
-        "is_denial": "bool", "service_date": "date", "payment_date": "date", "reference": "text",
-        "reverses_entry_id": "int", "review_status": "text", "created_at": "ts",
-    }),
-    ExtractTable("reconciliation_runs", {
-        **_TENANT, "status": "text", "finished_at": "ts", "claims_considered": "int",
-        "remittances_considered": "int", "matched": "int", "exception_counts": "json", "created_at": "ts",
-    }),
-    ExtractTable("reconciliation_exceptions", {
-        **_TENANT, "run_id": "int", "exception_type": "text", "claim_key": "text", "payer": "text",
-        "expected_amount": "money", "actual_amount": "money", "status": "text", "resolution": "text",
-        "created_at": "ts", "resolved_at": "ts",
-    }),
-    # Not a table: the rows reviewers excluded from confirmed batches. The raw layer drops them
-    # from the batch's parsed file; here they are, for lineage and for what the marts left out.
-    ExtractTable("import_row_exclusions", {
-        **_TENANT, "batch_id": "int", "row_number": "int", "entity": "text", "parent_row_number": "int",
-        **{key: "int" for key in EXCLUSION_KEYS},
-    }, reader=read_row_exclusions),
-)}
+
+EXTRACT_TABLES: dict[str, ExtractTable] = {
+    t.name: t
+    for t in (
+        ExtractTable(
+            "import_batches",
+            {
+                **_TENANT,
+                "kind": "text",
+                "status": "text",
+                "content_sha256": "text",
+                "source_format": "text",
+                "parser_version": "text",
+                "row_count": "int",
+                "valid_count": "int",
+                "invalid_count": "int",
+                "excluded_count": "int",
+                "entries_posted": "int",
+                "totals": "json",
+                "created_at": "ts",
+                "confirmed_at": "ts",
+            },
+        ),
+        ExtractTable(
+            "financial_entries",
+            {
+                **_TENANT,
+                "batch_id": "int",
+                "entry_type": "text",
+                "component": "text",
+                "amount": "money",
+                "claim_key": "text",
+                "payer_claim_number": "text",
+                "claim_status_code": "text",
+                "billed_amount": "money",
+                "payer": "text",
+                "group_code": "text",
+                "carc": "text",
+                "rarcs": "json",
+                "denial_category": "text",
+                "is_denial": "bool",
+                "service_date": "date",
+                "payment_date": "date",
+                "reference": "text",
+                "reverses_entry_id": "int",
+                "review_status": "text",
+                "created_at": "ts",
+            },
+        ),
+        ExtractTable(
+            "reconciliation_runs",
+            {
+                **_TENANT,
+                "status": "text",
+                "finished_at": "ts",
+                "claims_considered": "int",
+                "remittances_considered": "int",
+                "matched": "int",
+                "exception_counts": "json",
+                "created_at": "ts",
+            },
+        ),
+        ExtractTable(
+            "reconciliation_exceptions",
+            {
+                **_TENANT,
+                "run_id": "int",
+                "exception_type": "text",
+                "claim_key": "text",
+                "payer": "text",
+                "expected_amount": "money",
+                "actual_amount": "money",
+                "status": "text",
+                "resolution": "text",
+                "created_at": "ts",
+                "resolved_at": "ts",
+            },
+        ),
+        # Not a table: the rows reviewers excluded from confirmed batches. The raw layer drops them
+        # from the batch's parsed file; here they are, for lineage and for what the marts left out.
+        ExtractTable(
+            "import_row_exclusions",
+            {
+                **_TENANT,
+                "batch_id": "int",
+                "row_number": "int",
+                "entity": "text",
+                "parent_row_number": "int",
+                **{key: "int" for key in EXCLUSION_KEYS},
+            },
+            reader=read_row_exclusions,
+        ),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -170,5 +244,3 @@ def extract_table(engine: Engine, layout: WarehouseLayout, spec: ExtractTable) -
         tmp.unlink(missing_ok=True)
         raise
     return ExtractResult(spec.name, frame.height, exists, str(path))
-
-

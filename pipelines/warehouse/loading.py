@@ -134,7 +134,9 @@ def _without(frame: pl.DataFrame, keys: pl.DataFrame, on: dict[str, str]) -> pl.
     return frame.join(keys, on=list(on), how="anti", nulls_equal=False, maintain_order="left")
 
 
-def drop_excluded(tables: dict[str, pl.DataFrame], kind: str, exclusions: Iterable[RowExclusion]) -> dict[str, pl.DataFrame]:
+def drop_excluded(
+    tables: dict[str, pl.DataFrame], kind: str, exclusions: Iterable[RowExclusion]
+) -> dict[str, pl.DataFrame]:
     """The parsed tables of a batch's file without the rows excluded from the batch.
 
     X12 rows are located by file-global keys: a claim by its claim index (its
@@ -156,16 +158,25 @@ def drop_excluded(tables: dict[str, pl.DataFrame], kind: str, exclusions: Iterab
         claims = _keys(exclusions, ("remittance_claim",), "claim_index")
         lines = _keys(exclusions, ("service_line",), "segment_number")
         line_keys = ["claim_index", "line_index"]
-        gone_lines = _without(out["remittance_service_lines"], claims, {"claim_index": "claim_index"}).join(
-            lines, on="segment_number", how="semi").select(line_keys)
+        gone_lines = (
+            _without(out["remittance_service_lines"], claims, {"claim_index": "claim_index"})
+            .join(lines, on="segment_number", how="semi")
+            .select(line_keys)
+        )
         for table in ("remittance_claims", "remittance_service_lines", "remittance_adjustments", "remittance_remarks"):
             apply(table, claims, {"claim_index": "claim_index"})
         apply("remittance_service_lines", lines, {"segment_number": "segment_number"})
         apply("remittance_remarks", gone_lines, {k: k for k in line_keys})
-        apply("remittance_adjustments", _keys(exclusions, ("adjustment",), "segment_number", "part_index"),
-              {"segment_number": "segment_number", "triplet_index": "part_index"})
-        apply("provider_adjustments", _keys(exclusions, ("provider_adjustment",), "segment_number", "part_index"),
-              {"segment_number": "segment_number", "pair_index": "part_index"})
+        apply(
+            "remittance_adjustments",
+            _keys(exclusions, ("adjustment",), "segment_number", "part_index"),
+            {"segment_number": "segment_number", "triplet_index": "part_index"},
+        )
+        apply(
+            "provider_adjustments",
+            _keys(exclusions, ("provider_adjustment",), "segment_number", "part_index"),
+            {"segment_number": "segment_number", "pair_index": "part_index"},
+        )
     elif kind == "837":
         claims = _keys(exclusions, ("claim",), "claim_index")
         apply("claims", claims, {"claim_index": "claim_index"})
@@ -207,9 +218,16 @@ def load_one(src: SourceFile, data_dir: str) -> dict:
     except NotLoadable as exc:
         return {"key": src.key, "skipped": str(exc), "name": src.name}
     record = {
-        "key": src.key, "name": src.name, "kind": src.kind, "sha256": src.sha256,
-        "organization_id": src.organization_id, "client_id": src.client_id, "batch_id": src.batch_id,
-        "parser_version": RAW_PARSER_VERSION, "exclusions_digest": src.exclusions_digest, "tables": {},
+        "key": src.key,
+        "name": src.name,
+        "kind": src.kind,
+        "sha256": src.sha256,
+        "organization_id": src.organization_id,
+        "client_id": src.client_id,
+        "batch_id": src.batch_id,
+        "parser_version": RAW_PARSER_VERSION,
+        "exclusions_digest": src.exclusions_digest,
+        "tables": {},
     }
     for table in tables_of_kind(src.kind):
         frame = tables.get(table)

@@ -32,8 +32,14 @@ def pg_type(dtype: pl.DataType) -> str:
         return "timestamptz" if dtype.time_zone else "timestamp"
     if isinstance(dtype, pl.List):
         return "text"
-    simple = {pl.Int64: "bigint", pl.Int32: "integer", pl.String: "text", pl.Date: "date", pl.Boolean: "boolean",
-              pl.Float64: "double precision"}
+    simple = {
+        pl.Int64: "bigint",
+        pl.Int32: "integer",
+        pl.String: "text",
+        pl.Date: "date",
+        pl.Boolean: "boolean",
+        pl.Float64: "double precision",
+    }
     for kind, name in simple.items():
         if dtype == kind:
             return name
@@ -48,15 +54,25 @@ def _select_list(schema: dict[str, pl.DataType]) -> str:
     return ", ".join(parts)
 
 
-def _load_table(cur: psycopg.Cursor, duck: duckdb.DuckDBPyConnection, schema_name: str, table: str,
-                schema: dict[str, pl.DataType], source_sql: str, scratch: Path) -> int:
+def _load_table(
+    cur: psycopg.Cursor,
+    duck: duckdb.DuckDBPyConnection,
+    schema_name: str,
+    table: str,
+    schema: dict[str, pl.DataType],
+    source_sql: str,
+    scratch: Path,
+) -> int:
     columns = ", ".join(f'"{n}" {pg_type(t)}' for n, t in schema.items())
     cur.execute(f'drop table if exists "{schema_name}"."{table}"')
     cur.execute(f'create table "{schema_name}"."{table}" ({columns})')
     csv_path = scratch / f"{schema_name}.{table}.csv"
     duck.execute(f"copy (select {_select_list(schema)} from {source_sql}) to '{csv_path}' (header false, format csv)")
     names = ", ".join(f'"{n}"' for n in schema)
-    with cur.copy(f'copy "{schema_name}"."{table}" ({names}) from stdin (format csv)') as copy, open(csv_path, "rb") as fh:
+    with (
+        cur.copy(f'copy "{schema_name}"."{table}" ({names}) from stdin (format csv)') as copy,
+        open(csv_path, "rb") as fh,
+    ):
         for block in iter(lambda: fh.read(1 << 20), b""):
             copy.write(block)
     cur.execute(f'select count(*) from "{schema_name}"."{table}"')
@@ -75,7 +91,9 @@ def load_into_postgres(layout: WarehouseLayout, url: str) -> dict[str, int]:
             for table, schema in RAW_SCHEMAS.items():
                 files = layout.raw_glob(table)
                 if not layout.raw_table_dir(table).is_dir():
-                    raise FileNotFoundError(f"raw table {table} has no folder under {layout.raw_dir}: run the raw assets first")
+                    raise FileNotFoundError(
+                        f"raw table {table} has no folder under {layout.raw_dir}: run the raw assets first"
+                    )
                 source = f"read_parquet('{files}', union_by_name = true)"
                 counts[f"{RAW_SCHEMA}.{table}"] = _load_table(cur, duck, RAW_SCHEMA, table, schema, source, scratch)
             for name, spec in EXTRACT_TABLES.items():
@@ -83,8 +101,9 @@ def load_into_postgres(layout: WarehouseLayout, url: str) -> dict[str, int]:
                 if not path.is_file():
                     raise FileNotFoundError(f"extract {name}.parquet is missing: run the extract asset first")
                 source = f"read_parquet('{path}')"
-                counts[f"{EXTRACT_SCHEMA}.{name}"] = _load_table(cur, duck, EXTRACT_SCHEMA, name, spec.polars_schema(),
-                                                                  source, scratch)
+                counts[f"{EXTRACT_SCHEMA}.{name}"] = _load_table(
+                    cur, duck, EXTRACT_SCHEMA, name, spec.polars_schema(), source, scratch
+                )
             conn.commit()
     finally:
         duck.close()
@@ -117,7 +136,17 @@ def dbt_build_postgres(url: str, *, target_path: Path, schema: str = "analytics"
 
     project_dir = Path(__file__).resolve().parents[2] / "dbt_project"
     dbt = Path(sys.executable).with_name("dbt")
-    command = [str(dbt) if dbt.exists() else "dbt", "build", "--target", "postgres", "--project-dir", str(project_dir),
-               "--profiles-dir", str(project_dir), "--target-path", str(target_path)]
+    command = [
+        str(dbt) if dbt.exists() else "dbt",
+        "build",
+        "--target",
+        "postgres",
+        "--project-dir",
+        str(project_dir),
+        "--profiles-dir",
+        str(project_dir),
+        "--target-path",
+        str(target_path),
+    ]
     env = {**os.environ, **dbt_postgres_env(url, schema=schema)}
     return subprocess.run(command, env=env, cwd=project_dir, capture_output=True, text=True)

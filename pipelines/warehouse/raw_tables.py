@@ -22,7 +22,10 @@ LINEAGE_COLUMNS: dict[str, pl.DataType] = {
 }
 
 _CSV_ENTITIES = {
-    "csv_claims": "claim", "csv_payments": "payment", "csv_denials": "denial", "csv_deposits": "deposit",
+    "csv_claims": "claim",
+    "csv_payments": "payment",
+    "csv_denials": "denial",
+    "csv_deposits": "deposit",
 }
 CSV_TABLE_FOR_ENTITY = {entity: table for table, entity in _CSV_ENTITIES.items()}
 
@@ -60,9 +63,7 @@ def conform_raw(frame: pl.DataFrame, table: str) -> pl.DataFrame:
     """Exactly the raw table's columns, in order and type (missing columns as null)."""
     schema = RAW_SCHEMAS[table]
     present = set(frame.columns)
-    return frame.select(
-        [(pl.col(n) if n in present else pl.lit(None)).cast(t).alias(n) for n, t in schema.items()]
-    )
+    return frame.select([(pl.col(n) if n in present else pl.lit(None)).cast(t).alias(n) for n, t in schema.items()])
 
 
 def empty_raw(table: str) -> pl.DataFrame:

@@ -20,8 +20,14 @@ from pipelines.warehouse.extract import EXTRACT_TABLES, read_table
 from pipelines.warehouse.layout import WarehouseLayout, atomic_write_bytes, file_key
 
 #: ImportBatch.kind -> raw file kind
-BATCH_KINDS = {"era_835": "835", "claims_837": "837", "csv_claims": "csv", "csv_payments": "csv", "csv_denials": "csv",
-               "csv_deposits": "csv"}
+BATCH_KINDS = {
+    "era_835": "835",
+    "claims_837": "837",
+    "csv_claims": "csv",
+    "csv_payments": "csv",
+    "csv_denials": "csv",
+    "csv_deposits": "csv",
+}
 X12_SUFFIXES = frozenset({".835", ".837", ".x12", ".edi", ".txt", ".dat"})
 TABULAR_SUFFIXES = frozenset({".csv", ".tsv", ".psv", ".xlsx"})
 
@@ -104,9 +110,15 @@ def batch_exclusions(engine: Engine) -> dict[int, tuple[RowExclusion, ...]]:
     frame, _exists = read_table(engine, EXTRACT_TABLES["import_row_exclusions"])
     out: dict[int, list[RowExclusion]] = {}
     for row in frame.iter_rows(named=True):
-        out.setdefault(row["batch_id"], []).append(RowExclusion(
-            row["entity"], row["row_number"], row["claim_index"], row["segment_number"], row["part_index"],
-        ))
+        out.setdefault(row["batch_id"], []).append(
+            RowExclusion(
+                row["entity"],
+                row["row_number"],
+                row["claim_index"],
+                row["segment_number"],
+                row["part_index"],
+            )
+        )
     return {batch: tuple(sorted(rows)) for batch, rows in out.items()}
 
 
@@ -125,13 +137,27 @@ def confirmed_batch_files(engine: Engine, layout: WarehouseLayout) -> list[Sourc
                 continue
             path = layout.landing_path(sha)
             if not path.is_file():
-                raise SourceError(f"import batch {batch_id}: its landing file {sha[:12]}... is missing from the landing zone")
-            out.append(SourceFile(sha, path, raw_kind, int(org), int(client), int(batch_id), str(name),
-                                  exclusions.get(int(batch_id), ())))
+                raise SourceError(
+                    f"import batch {batch_id}: its landing file {sha[:12]}... is missing from the landing zone"
+                )
+            out.append(
+                SourceFile(
+                    sha,
+                    path,
+                    raw_kind,
+                    int(org),
+                    int(client),
+                    int(batch_id),
+                    str(name),
+                    exclusions.get(int(batch_id), ()),
+                )
+            )
     return out
 
 
-def drop_files(layout: WarehouseLayout, organizations: dict[int, int], *, known: dict[tuple[str, int], str] | None = None) -> list[SourceFile]:
+def drop_files(
+    layout: WarehouseLayout, organizations: dict[int, int], *, known: dict[tuple[str, int], str] | None = None
+) -> list[SourceFile]:
     """Every loadable file under ``drop/client_<id>/`` (recursively), hashed.
 
     ``known`` maps ``(path, size-mtime)`` signatures to hashes already computed,
@@ -140,7 +166,9 @@ def drop_files(layout: WarehouseLayout, organizations: dict[int, int], *, known:
     out = []
     for client_id, folder in layout.drop_client_dirs():
         if client_id not in organizations:
-            raise SourceError(f"drop folder {folder.name}: client {client_id} does not exist in the operational database")
+            raise SourceError(
+                f"drop folder {folder.name}: client {client_id} does not exist in the operational database"
+            )
         for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
             kind = drop_file_kind(path)
             if kind is None:

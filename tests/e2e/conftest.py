@@ -48,8 +48,9 @@ def node_client_dir() -> Path:
     need_tool("node")
     if not (NODE_DIR / "node_modules" / "@trpc" / "client" / "package.json").exists():
         npm = need_tool("npm")
-        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True,
-                              text=True, timeout=300)
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"], cwd=NODE_DIR, capture_output=True, text=True, timeout=300
+        )
         if done.returncode != 0:
             pytest.fail(f"`npm ci` in {NODE_DIR} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
     return NODE_DIR
@@ -80,13 +81,16 @@ def free_port() -> int:
 
 def _cli(env: dict[str, str], *args: str, log: Path) -> None:
     """Run one `python -m api.cli` command to completion; fail with its output if it fails."""
-    done = subprocess.run([sys.executable, "-m", "api.cli", *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        [sys.executable, "-m", "api.cli", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=180
+    )
     with log.open("a") as fh:
         fh.write(f"$ api.cli {' '.join(args)} (exit {done.returncode})\n{done.stdout}{done.stderr}\n")
     if done.returncode != 0:
-        pytest.fail(f"`api.cli {' '.join(args)}` failed with exit {done.returncode}:\n{done.stdout[-3000:]}"
-                    f"\n{done.stderr[-3000:]}")
+        pytest.fail(
+            f"`api.cli {' '.join(args)}` failed with exit {done.returncode}:\n{done.stdout[-3000:]}"
+            f"\n{done.stderr[-3000:]}"
+        )
 
 
 def _wait_ready(base_url: str, proc: subprocess.Popen, log: Path) -> None:
@@ -103,8 +107,10 @@ def _wait_ready(base_url: str, proc: subprocess.Popen, log: Path) -> None:
         except httpx.HTTPError as exc:
             last_error = type(exc).__name__
         time.sleep(0.1)
-    pytest.fail(f"the server did not answer system.ping within {STARTUP_TIMEOUT_S:.0f}s ({last_error}):\n"
-                f"{log.read_text()[-4000:]}")
+    pytest.fail(
+        f"the server did not answer system.ping within {STARTUP_TIMEOUT_S:.0f}s ({last_error}):\n"
+        f"{log.read_text()[-4000:]}"
+    )
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -152,8 +158,13 @@ def live_server(request, tmp_path_factory) -> Iterator[LiveServer]:
         port = free_port()
         base_url = f"http://127.0.0.1:{port}"
         with log.open("a") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve", "--port", str(port)], cwd=REPO,
-                                    env=env, stdout=out, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
+                cwd=REPO,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         _wait_ready(base_url, proc, log)
         yield LiveServer(base_url, backend, ADMIN_EMAIL, ADMIN_PASSWORD, E2E_MAX_BODY_BYTES, log)
     finally:

@@ -41,7 +41,7 @@ def test_body_above_the_configured_limit_is_refused_when_chunked(client, live_se
 
     def chunks():  # a generator body has no Content-Length: httpx sends it chunked
         for start in range(0, len(body), 8192):
-            yield body[start:start + 8192]
+            yield body[start : start + 8192]
 
     response = client.post("/api/rpc/auth.login", content=chunks(), headers={"content-type": "application/json"})
     assert "content-length" not in response.request.headers
@@ -59,8 +59,11 @@ def test_body_just_under_the_limit_is_read(client, live_server):
 
 
 def test_server_still_answers_after_refusing_a_large_body(client, live_server):
-    client.post("/api/rpc/auth.login", content=_oversized_login(live_server.max_body_bytes * 4),
-                headers={"content-type": "application/json"})
+    client.post(
+        "/api/rpc/auth.login",
+        content=_oversized_login(live_server.max_body_bytes * 4),
+        headers={"content-type": "application/json"},
+    )
     ping = client.get("/api/rpc/system.ping")
     assert ping.status_code == 200
     assert ping.json()["result"]["data"]["pong"] is True
@@ -91,15 +94,16 @@ def test_health_answers(client):
 def test_server_log_never_holds_query_inputs_or_credentials(client, live_server):
     """tRPC queries carry their input in the URL: the access log must show paths only."""
     marker = "ZZPATIENTDOE19700101"
-    login = client.post("/api/rpc/auth.login", json={"email": live_server.admin_email,
-                                                      "password": live_server.admin_password}).json()
+    login = client.post(
+        "/api/rpc/auth.login", json={"email": live_server.admin_email, "password": live_server.admin_password}
+    ).json()
     token = login["result"]["data"]["token"]
     headers = {"Authorization": f"Bearer {token}"}
     client.get("/api/rpc/ingestion.listImportBatches", params={"input": f'{{"status": "{marker}"}}'}, headers=headers)
     client.get("/api/rpc/audit.list", params={"input": f'{{"targetId": "{marker}"}}'}, headers=headers)
     client.get("/api/rpc/no.such", params={"input": f'{{"x": "{marker}"}}'})
     full = live_server.log_path.read_text(errors="replace")
-    log = full[full.index("Started server process"):]  # bootstrap prints the admin login above by design
+    log = full[full.index("Started server process") :]  # bootstrap prints the admin login above by design
     assert "/api/rpc/audit.list" in log  # the requests were logged ...
     for secret in (marker, token, live_server.admin_password):  # ... without their inputs or credentials
         assert secret not in log

@@ -28,8 +28,9 @@ def run_node_script(node_dir: Path, script: str, *args: str) -> dict:
 
 @pytest.fixture(scope="module")
 def summary(live_server, node_client_dir) -> dict:
-    return run_node_script(node_client_dir, "trpc_e2e.mjs", live_server.base_url, live_server.admin_email,
-                           live_server.admin_password)
+    return run_node_script(
+        node_client_dir, "trpc_e2e.mjs", live_server.base_url, live_server.admin_email, live_server.admin_password
+    )
 
 
 def test_query_without_input(summary):
@@ -70,7 +71,11 @@ def test_parallel_queries_travel_as_one_http_request(summary, live_server):
     assert request["method"] == "GET"
     assert request["status"] == 200
     assert request["path"].removeprefix("/api/rpc/").split(",") == [
-        "system.version", "auth.session", "organizations.listClients", "securityContext.current"]
+        "system.version",
+        "auth.session",
+        "organizations.listClients",
+        "securityContext.current",
+    ]
     assert batch["version"]["api"] == "trpc-v11"
     assert batch["sessionEmail"] == live_server.admin_email
     client_id = summary["securityContext"]["clientId"]
@@ -84,7 +89,11 @@ def test_a_batch_with_one_failure_is_207_and_each_call_settles_on_its_own(summar
     ok, failed = mixed["outcomes"]
     assert ok == {"ok": True}
     assert (failed["code"], failed["httpStatus"], failed["jsonRpcCode"], failed["path"]) == (
-        "NOT_FOUND", 404, -32004, "nothing.here")
+        "NOT_FOUND",
+        404,
+        -32004,
+        "nothing.here",
+    )
 
 
 def test_mutation_with_input_adds_a_client(summary):
@@ -98,14 +107,22 @@ def test_mutation_with_input_adds_a_client(summary):
 def test_unknown_procedure_is_not_found(summary):
     err = summary["errors"]["unknownProcedure"]
     assert (err["code"], err["httpStatus"], err["jsonRpcCode"], err["path"]) == (
-        "NOT_FOUND", 404, -32004, "claims.doesNotExist")
+        "NOT_FOUND",
+        404,
+        -32004,
+        "claims.doesNotExist",
+    )
     assert "claims.doesNotExist" in err["message"]
 
 
 def test_invalid_input_is_bad_request_naming_the_field(summary):
     err = summary["errors"]["invalidInput"]
     assert (err["code"], err["httpStatus"], err["jsonRpcCode"], err["path"]) == (
-        "BAD_REQUEST", 400, -32600, "organizations.addClient")
+        "BAD_REQUEST",
+        400,
+        -32600,
+        "organizations.addClient",
+    )
     assert "'name'" in err["message"]
     assert [issue["path"] for issue in err["issues"]] == ["name"]
 

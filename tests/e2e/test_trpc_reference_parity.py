@@ -48,8 +48,9 @@ CASES: dict[str, Case] = {
     "batch, all fine": Case("GET", "system.ping,system.ping?batch=1", headers=()),
     "batch POST, input not keyed by index": Case("POST", "auth.login?batch=1", b"[1]"),
     "body above the limit": Case("POST", "auth.login", None),  # body filled in with the server's limit
-    "octet-stream to a JSON mutation": Case("POST", "auth.login", b"abc",
-                                            (("content-type", "application/octet-stream"),)),
+    "octet-stream to a JSON mutation": Case(
+        "POST", "auth.login", b"abc", (("content-type", "application/octet-stream"),)
+    ),
 }
 
 # name -> (API answer, tRPC answer), each as `summary()` gives it.
@@ -68,15 +69,22 @@ def summary(response: httpx.Response) -> tuple:
     body = response.json()
     items = body if isinstance(body, list) else [body]
     codes = [item["error"]["data"]["code"] if "error" in item else "ok" for item in items]
-    return response.status_code, codes[0] if len(codes) == 1 else tuple(codes), (
-        "array" if isinstance(body, list) else "object")
+    return (
+        response.status_code,
+        codes[0] if len(codes) == 1 else tuple(codes),
+        ("array" if isinstance(body, list) else "object"),
+    )
 
 
 @pytest.fixture(scope="module")
 def reference_url(node_client_dir, live_server) -> Iterator[str]:
     port = free_port()
-    proc = subprocess.Popen([need_tool("node"), "reference_server.mjs", str(port), str(live_server.max_body_bytes)],
-                            cwd=node_client_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [need_tool("node"), "reference_server.mjs", str(port), str(live_server.max_body_bytes)],
+        cwd=node_client_dir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -101,8 +109,9 @@ def reference_url(node_client_dir, live_server) -> Iterator[str]:
 
 def _send(base: str, case: Case, limit: int) -> httpx.Response:
     body = _oversized(limit) if case.body is None and case.method == "POST" else case.body
-    return httpx.request(case.method, f"{base}/api/rpc/{case.path}", content=body, headers=dict(case.headers),
-                         timeout=30)
+    return httpx.request(
+        case.method, f"{base}/api/rpc/{case.path}", content=body, headers=dict(case.headers), timeout=30
+    )
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -1,6 +1,5 @@
 """Sensors: a folder drop and a confirmed import batch each start the full pipeline once."""
 
-
 import dagster as dg
 from sqlalchemy import text
 
@@ -46,7 +45,9 @@ def confirmed_batches_sensor(context: dg.SensorEvaluationContext, warehouse: War
     context.update_cursor(tick.cursor)
     if tick.run_key is None:
         return dg.SkipReason("no newly confirmed batches")
-    return dg.RunRequest(run_key=tick.run_key, tags={"trigger": "import_batch", "batches": ",".join(map(str, tick.batch_ids))})
+    return dg.RunRequest(
+        run_key=tick.run_key, tags={"trigger": "import_batch", "batches": ",".join(map(str, tick.batch_ids))}
+    )
 
 
 SENSORS = [drop_folder_sensor, confirmed_batches_sensor]

@@ -1,6 +1,5 @@
 """Asset checks on the raw zone (the dbt tests cover the marts)."""
 
-
 import duckdb
 import dagster as dg
 

@@ -1,6 +1,5 @@
 """dbt models, seeds and tests as Dagster assets and asset checks."""
 
-
 import os
 import shutil
 import threading
@@ -22,8 +21,9 @@ TRANSLATOR = PlatformDbtTranslator()
 _ENVIRONMENT = threading.Lock()
 
 
-@dbt_assets(manifest=dbt_project.manifest_path, project=dbt_project, dagster_dbt_translator=TRANSLATOR,
-            name="dbt_models")
+@dbt_assets(
+    manifest=dbt_project.manifest_path, project=dbt_project, dagster_dbt_translator=TRANSLATOR, name="dbt_models"
+)
 def dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource, warehouse: WarehouseResource):
     """`dbt build` (seeds, models and tests) into the build database; tests report as asset checks."""
     build_dir = warehouse.layout.build_db_for(context.run_id).parent
@@ -53,8 +53,12 @@ def prune_builds(root: Path, *, keep: int, stale_after_seconds: float = 86_400) 
 
 def dbt_resource() -> DbtCliResource:
     """The dbt CLI of this virtualenv (found next to the interpreter, whatever PATH says)."""
-    return DbtCliResource(project_dir=dbt_project, profiles_dir=str(dbt_project.profiles_dir), target="duckdb",
-                          dbt_executable=dbt_executable())
+    return DbtCliResource(
+        project_dir=dbt_project,
+        profiles_dir=str(dbt_project.profiles_dir),
+        target="duckdb",
+        dbt_executable=dbt_executable(),
+    )
 
 
 DBT_ASSETS = [dbt_models]

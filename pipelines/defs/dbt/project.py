@@ -60,8 +60,17 @@ def ensure_manifest() -> Path:
         if manifest_is_current():
             return manifest
         env = {**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-        command = [dbt_executable(), "parse", "--project-dir", str(DBT_PROJECT_DIR),
-                   "--profiles-dir", str(DBT_PROJECT_DIR), "--target-path", str(manifest.parent), "--quiet"]
+        command = [
+            dbt_executable(),
+            "parse",
+            "--project-dir",
+            str(DBT_PROJECT_DIR),
+            "--profiles-dir",
+            str(DBT_PROJECT_DIR),
+            "--target-path",
+            str(manifest.parent),
+            "--quiet",
+        ]
         completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR, capture_output=True, text=True)
         if completed.returncode != 0:
             raise RuntimeError(f"dbt parse failed:\n{completed.stdout[-4000:]}\n{completed.stderr[-4000:]}")

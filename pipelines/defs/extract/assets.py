@@ -1,6 +1,5 @@
 """Extract of the operational tables the marts need (Parquet under warehouse/extract/)."""
 
-
 import dagster as dg
 
 from pipelines.resources import WarehouseResource
@@ -15,7 +14,9 @@ def extract_key(table: str) -> dg.AssetKey:
     name="operational_extract",
     specs=[
         dg.AssetSpec(
-            extract_key(name), group_name="extract", kinds={"parquet", "sqlalchemy"},
+            extract_key(name),
+            group_name="extract",
+            kinds={"parquet", "sqlalchemy"},
             description=f"Snapshot of the operational table `{name}` (declared columns only) for the marts.",
         )
         for name in EXTRACT_TABLES

@@ -1,6 +1,5 @@
 """Publishing: copy the marts into a new immutable snapshot and switch the pointer the API reads."""
 
-
 import duckdb
 import dagster as dg
 
@@ -50,7 +49,9 @@ def published_snapshot(context: dg.AssetExecutionContext, warehouse: WarehouseRe
         build_db = layout.latest_complete_build() or build_db
     tables = mart_tables(str(build_db))
     result = publish_snapshot(layout, build_db, tables, run_id=context.run_id)
-    lines = ["| mart | rows |", "|---|---|"] + [f"| {name} | {rows:,} |" for name, rows in sorted(result.tables.items())]
+    lines = ["| mart | rows |", "|---|---|"] + [
+        f"| {name} | {rows:,} |" for name, rows in sorted(result.tables.items())
+    ]
     context.log.info(f"published {result.snapshot.name} with {len(result.tables)} marts")
     return dg.MaterializeResult(
         metadata={

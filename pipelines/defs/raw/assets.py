@@ -4,7 +4,6 @@ One multi-asset per file kind; each raw table is its own asset (``raw/<table>``)
 so the dbt sources hang off the right table in the lineage graph.
 """
 
-
 import dagster as dg
 
 from pipelines.resources import WarehouseResource
@@ -77,7 +76,10 @@ def build_raw_asset(kind: str) -> dg.AssetsDefinition:
         with warehouse.engine() as engine:
             sources = current_sources(engine, warehouse.layout)
         result = sync_raw_kind(
-            warehouse.layout, kind, sources, workers=warehouse.parse_workers,
+            warehouse.layout,
+            kind,
+            sources,
+            workers=warehouse.parse_workers,
             progress=lambda name: context.log.debug(f"parsed {name}"),
         )
         context.log.info(

@@ -51,7 +51,9 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
     try:
         return data[skip:].decode(encoding), encoding
     except UnicodeDecodeError as exc:
-        raise UnicodeDecodeError(exc.encoding, exc.object, exc.start, exc.end, f"not valid {encoding} at byte {exc.start + skip}") from None
+        raise UnicodeDecodeError(
+            exc.encoding, exc.object, exc.start, exc.end, f"not valid {encoding} at byte {exc.start + skip}"
+        ) from None
 
 
 def decode_prefix(data: bytes, limit: int = 65536) -> tuple[str, str]:

@@ -176,7 +176,9 @@ def _strict_check(utf8: bytes, delimiter: str, width: int, header_line: int) -> 
         error = _file_error(str(exc))
         if error.line is not None and error.line > header_line:
             # DuckDB counts records (a quoted multi-line value is one); report the physical line.
-            error = TabularFileError(error.message, _record_start_line(utf8, delimiter, header_line, error.line - header_line))
+            error = TabularFileError(
+                error.message, _record_start_line(utf8, delimiter, header_line, error.line - header_line)
+            )
         raise error from None
     finally:
         connection.close()

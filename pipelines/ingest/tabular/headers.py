@@ -99,7 +99,9 @@ class HeaderMatch:
     source_names: tuple[str, ...]
 
 
-def match_columns(cells: Sequence[str], lookup: Mapping[str, str], fields: frozenset[str] | None = None) -> dict[int, str]:
+def match_columns(
+    cells: Sequence[str], lookup: Mapping[str, str], fields: frozenset[str] | None = None
+) -> dict[int, str]:
     """Map cell positions to fields; a field claimed twice keeps its first column."""
     taken: set[str] = set()
     out: dict[int, str] = {}
@@ -147,7 +149,11 @@ def detect_header(
                 best = (score, len(columns), index, spec, columns)
     if best is None:
         scanned = min(len(rows), MAX_HEADER_SCAN_ROWS)
-        wanted = "the profile's columns" if column_map is not None else "e.g. 'Account Number', 'Billed Amount', 'Paid Amount', 'Denial Date', 'Deposit Amount'"
+        wanted = (
+            "the profile's columns"
+            if column_map is not None
+            else "e.g. 'Account Number', 'Billed Amount', 'Paid Amount', 'Denial Date', 'Deposit Amount'"
+        )
         raise TabularFileError(f"no header row found in the first {scanned} rows: expected column names ({wanted})")
     _, _, index, spec, columns = best
     _check_required(spec, set(columns.values()), index)
@@ -159,6 +165,4 @@ def _check_required(spec: EntitySpec, present: set[str], index: int) -> None:
     if not any(name in present for name in spec.identifiers):
         missing.append(" or ".join(spec.identifiers))
     if missing:
-        raise TabularFileError(
-            f"header row lacks required {spec.name} column(s): {', '.join(missing)}", line=index + 1
-        )
+        raise TabularFileError(f"header row lacks required {spec.name} column(s): {', '.join(missing)}", line=index + 1)

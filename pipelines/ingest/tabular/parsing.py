@@ -41,9 +41,7 @@ def clean_text(expr: pl.Expr) -> pl.Expr:
 
 _N = r"(?:(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{0,2})?|\.\d{1,2})"
 # One sign at most: (N), -$N, $-N, N-, or unsigned; "$" optional; spaces around signs allowed.
-_US_MONEY = (
-    rf"^(?:\(\s*\$?\s*{_N}\s*\)|-\s*\$?\s*{_N}|\$\s*-\s*{_N}|\$?\s*{_N}\s*-|\$?\s*{_N})$"
-)
+_US_MONEY = rf"^(?:\(\s*\$?\s*{_N}\s*\)|-\s*\$?\s*{_N}|\$\s*-\s*{_N}|\$?\s*{_N}\s*-|\$?\s*{_N})$"
 
 
 def money_expr(expr: pl.Expr, money_format: MoneyFormat = "us", *, cleaned: bool = False) -> pl.Expr:
@@ -63,9 +61,7 @@ def money_expr(expr: pl.Expr, money_format: MoneyFormat = "us", *, cleaned: bool
         # `valid` guarantees signs, "$" and spaces sit only around the digits,
         # so literal removal plus stripping is enough (and cheaper than a regex).
         amount = (
-            text.str.replace_all("$", "", literal=True)
-            .str.replace_all(",", "", literal=True)
-            .str.strip_chars(" \t()-")
+            text.str.replace_all("$", "", literal=True).str.replace_all(",", "", literal=True).str.strip_chars(" \t()-")
         )
     elif money_format == "implied_cents":
         valid = text.str.contains(r"^(?:-\s*\d+|\d+\s*-?|\(\d+\))$")

@@ -81,7 +81,9 @@ def _read_raw(data: bytes, detected: "DetectedFormat", profile: ConnectorProfile
     entity = profile.entity if profile else None
     column_map = profile.column_map if profile else None
     if detected.kind in _DELIMITED:
-        delimiter = (profile.delimiter if profile and profile.delimiter else None) or detected.detail.get("delimiter", ",")
+        delimiter = (profile.delimiter if profile and profile.delimiter else None) or detected.detail.get(
+            "delimiter", ","
+        )
         return read_delimited(data, delimiter=delimiter, entity=entity, column_map=column_map)
     if detected.kind == "xlsx":
         return read_xlsx(data, entity=entity, column_map=column_map)

@@ -51,4 +51,6 @@ def read_xlsx(data: bytes, *, entity: str | None = None, column_map: Mapping[str
         )
         frame = frame.filter(non_empty.fill_null(False))
         return RawTable(frame=frame, header=header, header_line=header.row_index + 1, encoding="xlsx")
-    raise TabularFileError("no sheet has a recognisable header: " + "; ".join(problems) if problems else "the workbook is empty")
+    raise TabularFileError(
+        "no sheet has a recognisable header: " + "; ".join(problems) if problems else "the workbook is empty"
+    )

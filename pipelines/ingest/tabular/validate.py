@@ -26,9 +26,11 @@ META_COLUMNS = ("row_number", "row_status", "row_errors")
 
 
 def _quoted(value: pl.Expr) -> pl.Expr:
-    shortened = pl.when(value.str.len_chars() > _MAX_QUOTED).then(
-        value.str.slice(0, _MAX_QUOTED) + pl.lit("...")
-    ).otherwise(value)
+    shortened = (
+        pl.when(value.str.len_chars() > _MAX_QUOTED)
+        .then(value.str.slice(0, _MAX_QUOTED) + pl.lit("..."))
+        .otherwise(value)
+    )
     return pl.lit("'") + shortened + pl.lit("'")
 
 
@@ -101,7 +103,9 @@ def canonicalise(
 ) -> pl.DataFrame:
     """Canonical columns (schema order) + row_number, row_status, row_errors."""
     present = [f for f in spec.fields if f.name in frame.columns]
-    cleaned = frame.select(*[clean_text(pl.col(f.name)).alias(f.name) for f in present], pl.col("row_number").cast(pl.Int64))
+    cleaned = frame.select(
+        *[clean_text(pl.col(f.name)).alias(f.name) for f in present], pl.col("row_number").cast(pl.Int64)
+    )
     formats = _date_formats(cleaned, spec, date_format)
     comma_only = {
         f.name: not cleaned.select(pl.col(f.name).str.contains(r"[;|\s]").any()).item()
@@ -142,13 +146,14 @@ def canonicalise(
         typed = typed.join(reasons, on="__row", how="left", maintain_order="left")
     else:
         typed = typed.with_columns(pl.lit(None, dtype=pl.List(pl.String)).alias("row_errors"))
-    return (
-        typed.select(
-            *[pl.col(f.name) if f.name in present_names else pl.lit(None, dtype=f.dtype).alias(f.name) for f in spec.fields],
-            pl.col("row_number"),
-            pl.when(pl.col("row_errors").is_null()).then(pl.lit("valid")).otherwise(pl.lit("invalid")).alias("row_status"),
-            pl.col("row_errors").fill_null(pl.lit([], dtype=pl.List(pl.String))),
-        )
+    return typed.select(
+        *[
+            pl.col(f.name) if f.name in present_names else pl.lit(None, dtype=f.dtype).alias(f.name)
+            for f in spec.fields
+        ],
+        pl.col("row_number"),
+        pl.when(pl.col("row_errors").is_null()).then(pl.lit("valid")).otherwise(pl.lit("invalid")).alias("row_status"),
+        pl.col("row_errors").fill_null(pl.lit([], dtype=pl.List(pl.String))),
     )
 
 

@@ -94,8 +94,17 @@ def _annotate(seg: pl.DataFrame, transaction_offset: int, claim_offset: int) -> 
     """Add transaction/claim/line keys and the structural context to every segment."""
     sid = pl.col("sid")
     ctx = (
-        pl.when(sid == "ST").then(_ST).when(sid == "SE").then(_SE).when(sid == "HL").then(_HL)
-        .when(sid == "CLM").then(_CLM).otherwise(None).cast(pl.UInt8).forward_fill()
+        pl.when(sid == "ST")
+        .then(_ST)
+        .when(sid == "SE")
+        .then(_SE)
+        .when(sid == "HL")
+        .then(_HL)
+        .when(sid == "CLM")
+        .then(_CLM)
+        .otherwise(None)
+        .cast(pl.UInt8)
+        .forward_fill()
     )
     lx_n = (sid == "LX").cum_sum().cast(pl.Int64)
     return seg.with_columns(
@@ -105,8 +114,9 @@ def _annotate(seg: pl.DataFrame, transaction_offset: int, claim_offset: int) -> 
         ctx.alias("_ctx"),
     ).with_columns(
         # -1 for claim-level segments (after CLM, before its first LX).
-        (pl.col("_lx_n") - pl.when(sid == "CLM").then(pl.col("_lx_n")).otherwise(None).forward_fill() - 1)
-        .alias("line_index"),
+        (pl.col("_lx_n") - pl.when(sid == "CLM").then(pl.col("_lx_n")).otherwise(None).forward_fill() - 1).alias(
+            "line_index"
+        ),
     )
 
 
@@ -120,17 +130,38 @@ def _hierarchy(segs: _Segments, clm: pl.DataFrame) -> pl.DataFrame:
     s = pl.String
     events = pl.concat(
         [
-            segs("ST").select("seg_no", pl.lit(_EV_ST, pl.UInt8).alias("ev"), *[pl.lit(None, s).alias(c) for c in ("q", "v1", "v2", "v3")]),
-            segs("HL").select("seg_no", pl.lit(_EV_HL, pl.UInt8).alias("ev"), _e(3).alias("q"), *[pl.lit(None, s).alias(c) for c in ("v1", "v2", "v3")]),
+            segs("ST").select(
+                "seg_no",
+                pl.lit(_EV_ST, pl.UInt8).alias("ev"),
+                *[pl.lit(None, s).alias(c) for c in ("q", "v1", "v2", "v3")],
+            ),
+            segs("HL").select(
+                "seg_no",
+                pl.lit(_EV_HL, pl.UInt8).alias("ev"),
+                _e(3).alias("q"),
+                *[pl.lit(None, s).alias(c) for c in ("v1", "v2", "v3")],
+            ),
             segs("NM1", ~_IN_CLAIM).select(
-                "seg_no", pl.lit(_EV_NM1, pl.UInt8).alias("ev"), _e(1).alias("q"),
-                _e(3).alias("v1"), _e(4).alias("v2"), _e(9).alias("v3"),
+                "seg_no",
+                pl.lit(_EV_NM1, pl.UInt8).alias("ev"),
+                _e(1).alias("q"),
+                _e(3).alias("v1"),
+                _e(4).alias("v2"),
+                _e(9).alias("v3"),
             ),
             segs("DMG", ~_IN_CLAIM).select(
-                "seg_no", pl.lit(_EV_DMG, pl.UInt8).alias("ev"), pl.lit(None, s).alias("q"),
-                _e(2).alias("v1"), _e(3).alias("v2"), pl.lit(None, s).alias("v3"),
+                "seg_no",
+                pl.lit(_EV_DMG, pl.UInt8).alias("ev"),
+                pl.lit(None, s).alias("q"),
+                _e(2).alias("v1"),
+                _e(3).alias("v2"),
+                pl.lit(None, s).alias("v3"),
             ),
-            clm.select("seg_no", pl.lit(_EV_CLM, pl.UInt8).alias("ev"), *[pl.lit(None, s).alias(c) for c in ("q", "v1", "v2", "v3")]),
+            clm.select(
+                "seg_no",
+                pl.lit(_EV_CLM, pl.UInt8).alias("ev"),
+                *[pl.lit(None, s).alias(c) for c in ("q", "v1", "v2", "v3")],
+            ),
         ],
         how="vertical",
     ).sort("seg_no")
@@ -147,7 +178,13 @@ def _hierarchy(segs: _Segments, clm: pl.DataFrame) -> pl.DataFrame:
 
     events = events.with_columns(
         # Current HL level ("" after ST) and whether a patient loop (HL 23) is open.
-        pl.when(is_st).then(pl.lit("")).when(ev == _EV_HL).then(q.fill_null("")).otherwise(None).forward_fill().alias("_level"),
+        pl.when(is_st)
+        .then(pl.lit(""))
+        .when(ev == _EV_HL)
+        .then(q.fill_null(""))
+        .otherwise(None)
+        .forward_fill()
+        .alias("_level"),
         pl.when(is_st | hl22).then(False).when(hl23).then(True).otherwise(None).forward_fill().alias("_patient"),
     )
     nm1 = ev == _EV_NM1
@@ -168,8 +205,10 @@ def _hierarchy(segs: _Segments, clm: pl.DataFrame) -> pl.DataFrame:
     patient = pl.col("_patient").fill_null(False)
     out = events.select(
         ev,
-        at("v1", "_billing").alias("billing_provider_name"), at("v3", "_billing").alias("billing_provider_npi"),
-        at("v1", "_payer").alias("payer_name"), at("v3", "_payer").alias("payer_id"),
+        at("v1", "_billing").alias("billing_provider_name"),
+        at("v3", "_billing").alias("billing_provider_npi"),
+        at("v1", "_payer").alias("payer_name"),
+        at("v3", "_payer").alias("payer_id"),
         at("v3", "_sub").alias("subscriber_member_id"),
         pl.when(patient).then(at("v1", "_pat")).otherwise(at("v1", "_sub")).alias("patient_last_name"),
         pl.when(patient).then(at("v2", "_pat")).otherwise(at("v2", "_sub")).alias("patient_first_name"),
@@ -182,7 +221,11 @@ def _hierarchy(segs: _Segments, clm: pl.DataFrame) -> pl.DataFrame:
 def _claim_payer(segs: _Segments) -> pl.DataFrame:
     """NM1*PR inside a claim (before its lines): the first one with a name, else the last one's id."""
     pr = segs("NM1", _CLAIM_LEVEL).select(
-        "claim_index", _e(1).alias("q"), _e(3).alias("_pr_name"), _e(9).alias("_pr_id"), pl.lit(True).alias("_has_pr"),
+        "claim_index",
+        _e(1).alias("q"),
+        _e(3).alias("_pr_name"),
+        _e(9).alias("_pr_id"),
+        pl.lit(True).alias("_has_pr"),
     )
     pr = pr.filter(pl.col("q") == "PR").drop("q")
     named = _first_per(pr.filter(pl.col("_pr_name").is_not_null()), "claim_index")
@@ -192,10 +235,14 @@ def _claim_payer(segs: _Segments) -> pl.DataFrame:
 
 def _claim_dates(segs: _Segments) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Last DTP/DTM*434 (statement, kept as strings) and *435 (admission) of each claim."""
-    dtp = pl.concat([
-        segs(sid, _CLAIM_LEVEL).select("seg_no", "claim_index", _e(1).alias("q"), _e(2).alias("fmt"), _e(3).alias("v"))
-        for sid in ("DTP", "DTM")
-    ]).sort("seg_no")
+    dtp = pl.concat(
+        [
+            segs(sid, _CLAIM_LEVEL).select(
+                "seg_no", "claim_index", _e(1).alias("q"), _e(2).alias("fmt"), _e(3).alias("v")
+            )
+            for sid in ("DTP", "DTM")
+        ]
+    ).sort("seg_no")
     start, end = _dates(pl.col("v"), pl.col("fmt"))
     statement = _last_per(dtp.filter(pl.col("q") == "434"), "claim_index").select(
         "claim_index", start.alias("statement_from"), end.alias("statement_to")
@@ -208,9 +255,16 @@ def _claim_dates(segs: _Segments) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def _diagnoses(segs: _Segments, comp: str) -> pl.DataFrame:
     """Diagnosis codes (ABK/BK principal, ABF/BF other) of each claim, in file order, and the principal one."""
-    hi = segs("HI", _CLAIM_LEVEL).select(
-        "claim_index", "seg_no", pl.col("el").list.slice(1).alias("v"),
-    ).explode("v").with_columns(pl.col("v").str.split(comp).alias("parts"))
+    hi = (
+        segs("HI", _CLAIM_LEVEL)
+        .select(
+            "claim_index",
+            "seg_no",
+            pl.col("el").list.slice(1).alias("v"),
+        )
+        .explode("v")
+        .with_columns(pl.col("v").str.split(comp).alias("parts"))
+    )
     hi = hi.select(
         "claim_index",
         pl.col("parts").list.get(0, null_on_oob=True).alias("qual"),
@@ -222,9 +276,16 @@ def _diagnoses(segs: _Segments, comp: str) -> pl.DataFrame:
     )
 
 
-def _claims(segs: _Segments, clm: pl.DataFrame, envelopes: list[TransactionEnvelope], comp: str, source: str) -> pl.DataFrame:
-    reject_first(clm.filter(_e(2).is_null()), source, "CLM is missing the total charge (CLM02)",
-                 segment_id="CLM", expected="CLM02")
+def _claims(
+    segs: _Segments, clm: pl.DataFrame, envelopes: list[TransactionEnvelope], comp: str, source: str
+) -> pl.DataFrame:
+    reject_first(
+        clm.filter(_e(2).is_null()),
+        source,
+        "CLM is missing the total charge (CLM02)",
+        segment_id="CLM",
+        expected="CLM02",
+    )
     composite = pl.col("el").list.get(5, null_on_oob=True).fill_null("").str.split(comp)
     txns = clm["transaction_index"].unique().sort().to_list()
     types = pl.DataFrame(
@@ -234,9 +295,13 @@ def _claims(segs: _Segments, clm: pl.DataFrame, envelopes: list[TransactionEnvel
     claims = pl.concat(
         [
             clm.select(
-                "transaction_index", "claim_index", "seg_no", "sid",
+                "transaction_index",
+                "claim_index",
+                "seg_no",
+                "sid",
                 pl.col("seg_no").alias("segment_number"),
-                _e(1).alias("patient_control_number"), _e(2).alias("total_charge"),
+                _e(1).alias("patient_control_number"),
+                _e(2).alias("total_charge"),
                 blank_to_null(composite.list.get(0, null_on_oob=True)).alias("facility_code"),
                 blank_to_null(composite.list.get(2, null_on_oob=True)).alias("frequency_code"),
             ),
@@ -246,8 +311,10 @@ def _claims(segs: _Segments, clm: pl.DataFrame, envelopes: list[TransactionEnvel
     ).join(types, on="transaction_index", how="left", maintain_order="left")
     statement, admission = _claim_dates(segs)
     ref = _first_per(
-        segs("REF", _CLAIM_LEVEL).select("claim_index", _e(1).alias("q"), _e(2).alias("prior_authorization"))
-        .filter((pl.col("q") == "G1") & pl.col("prior_authorization").is_not_null()).drop("q"),
+        segs("REF", _CLAIM_LEVEL)
+        .select("claim_index", _e(1).alias("q"), _e(2).alias("prior_authorization"))
+        .filter((pl.col("q") == "G1") & pl.col("prior_authorization").is_not_null())
+        .drop("q"),
         "claim_index",
     )
     for part in (statement, admission, ref, _diagnoses(segs, comp), _claim_payer(segs)):
@@ -264,36 +331,64 @@ def _claims(segs: _Segments, clm: pl.DataFrame, envelopes: list[TransactionEnvel
 def _lines(segs: _Segments, comp: str) -> pl.DataFrame:
     """One row per LX of an open claim with its SV1/SV2 service and first DTP*472 date (strings)."""
     lx = segs("LX", _IN_CLAIM).select(
-        "transaction_index", "claim_index", "line_index", "_lx_n", "seg_no", "sid", pl.col("seg_no").alias("segment_number"),
+        "transaction_index",
+        "claim_index",
+        "line_index",
+        "_lx_n",
+        "seg_no",
+        "sid",
+        pl.col("seg_no").alias("segment_number"),
     )
     s = pl.String
     sv = pl.concat(
         [
             segs("SV1", _LINE_LEVEL).select(
-                "_lx_n", "seg_no", "sid", _e(1).alias("_proc"), _e(2).alias("charge_amount"), _e(4).alias("units"),
-                _e(5).alias("place_of_service"), pl.lit(None, s).alias("revenue_code"),
+                "_lx_n",
+                "seg_no",
+                "sid",
+                _e(1).alias("_proc"),
+                _e(2).alias("charge_amount"),
+                _e(4).alias("units"),
+                _e(5).alias("place_of_service"),
+                pl.lit(None, s).alias("revenue_code"),
             ),
             segs("SV2", _LINE_LEVEL).select(
-                "_lx_n", "seg_no", "sid", _e(2).alias("_proc"), _e(3).alias("charge_amount"), _e(5).alias("units"),
-                pl.lit(None, s).alias("place_of_service"), _e(1).alias("revenue_code"),
+                "_lx_n",
+                "seg_no",
+                "sid",
+                _e(2).alias("_proc"),
+                _e(3).alias("charge_amount"),
+                _e(5).alias("units"),
+                pl.lit(None, s).alias("place_of_service"),
+                _e(1).alias("revenue_code"),
             ),
         ],
         how="vertical",
     ).sort("seg_no")
     parts = pl.col("_proc").fill_null("").str.split(comp)
     service = _last_per(sv, "_lx_n").select(
-        "_lx_n", pl.col("seg_no").alias("_sv_seg"), pl.col("sid").alias("_sv_sid"), "charge_amount", "units",
+        "_lx_n",
+        pl.col("seg_no").alias("_sv_seg"),
+        pl.col("sid").alias("_sv_sid"),
+        "charge_amount",
+        "units",
         blank_to_null(parts.list.get(0, null_on_oob=True)).alias("procedure_qualifier"),
-        *[blank_to_null(parts.list.get(k, null_on_oob=True)).alias(("procedure_code" if k == 1 else f"modifier_{k - 1}"))
-          for k in range(1, 6)],
+        *[
+            blank_to_null(parts.list.get(k, null_on_oob=True)).alias(
+                ("procedure_code" if k == 1 else f"modifier_{k - 1}")
+            )
+            for k in range(1, 6)
+        ],
     )
     # Place of service only comes from SV1 and the revenue code only from SV2: the last of each kind.
     pos = _last_per(sv.filter(pl.col("sid") == "SV1"), "_lx_n").select("_lx_n", "place_of_service")
     rev = _last_per(sv.filter(pl.col("sid") == "SV2"), "_lx_n").select("_lx_n", "revenue_code")
-    dtp = pl.concat([
-        segs(sid, _LINE_LEVEL).select("seg_no", "_lx_n", _e(1).alias("q"), _e(2).alias("fmt"), _e(3).alias("v"))
-        for sid in ("DTP", "DTM")
-    ]).sort("seg_no")
+    dtp = pl.concat(
+        [
+            segs(sid, _LINE_LEVEL).select("seg_no", "_lx_n", _e(1).alias("q"), _e(2).alias("fmt"), _e(3).alias("v"))
+            for sid in ("DTP", "DTM")
+        ]
+    ).sort("seg_no")
     start, end = _dates(pl.col("v"), pl.col("fmt"))
     dates = _first_per(dtp.filter((pl.col("q") == "472") & pl.col("v").is_not_null()), "_lx_n").select(
         "_lx_n", start.alias("service_date_from"), end.alias("service_date_to")
@@ -303,7 +398,8 @@ def _lines(segs: _Segments, comp: str) -> pl.DataFrame:
         out = out.join(part, on="_lx_n", how="left", maintain_order="left")
     # Conversion errors point at the service segment when there is one, else at the LX.
     return out.with_columns(
-        pl.coalesce("_sv_seg", "seg_no").alias("seg_no"), pl.coalesce("_sv_sid", "sid").alias("sid"),
+        pl.coalesce("_sv_seg", "seg_no").alias("seg_no"),
+        pl.coalesce("_sv_sid", "sid").alias("sid"),
     ).drop("_sv_seg", "_sv_sid")
 
 
@@ -321,10 +417,14 @@ def _derive_statement_dates(claims: pl.DataFrame, lines: pl.DataFrame) -> pl.Dat
         ).alias("_digits"),
     )
     derive = pl.col("statement_from").is_null() & pl.col("_min_from").is_not_null() & pl.col("_digits").fill_null(False)
-    return claims.join(per_claim, on="claim_index", how="left", maintain_order="left").with_columns(
-        pl.when(derive).then(pl.col("_min_from")).otherwise(pl.col("statement_from")).alias("statement_from"),
-        pl.when(derive).then(pl.col("_max_to")).otherwise(pl.col("statement_to")).alias("statement_to"),
-    ).drop("_min_from", "_max_to", "_digits")
+    return (
+        claims.join(per_claim, on="claim_index", how="left", maintain_order="left")
+        .with_columns(
+            pl.when(derive).then(pl.col("_min_from")).otherwise(pl.col("statement_from")).alias("statement_from"),
+            pl.when(derive).then(pl.col("_max_to")).otherwise(pl.col("statement_to")).alias("statement_to"),
+        )
+        .drop("_min_from", "_max_to", "_digits")
+    )
 
 
 def extract_837(
@@ -347,15 +447,23 @@ def extract_837(
     clm = segs("CLM")
     claims = _claims(segs, clm, envelopes, comp, source)
     lines = _lines(segs, comp)
-    claims = _derive_statement_dates(claims, lines).join(
-        lines.group_by("claim_index").agg(pl.len().cast(pl.Int64).alias("line_count")),
-        on="claim_index", how="left", maintain_order="left",
-    ).with_columns(pl.col("line_count").fill_null(0))
+    claims = (
+        _derive_statement_dates(claims, lines)
+        .join(
+            lines.group_by("claim_index").agg(pl.len().cast(pl.Int64).alias("line_count")),
+            on="claim_index",
+            how="left",
+            maintain_order="left",
+        )
+        .with_columns(pl.col("line_count").fill_null(0))
+    )
     claims = convert(
         claims,
         {
-            "total_charge": ("money", "CLM02"), "patient_birth_date": ("date", "DMG02"),
-            "statement_from": ("date", "statement date"), "statement_to": ("date", "statement date"),
+            "total_charge": ("money", "CLM02"),
+            "patient_birth_date": ("date", "DMG02"),
+            "statement_from": ("date", "statement date"),
+            "statement_to": ("date", "statement date"),
             "admission_date": ("date", "DTP*435 date"),
         },
         source=source,
@@ -363,8 +471,10 @@ def extract_837(
     lines = convert(
         lines,
         {
-            "charge_amount": ("money", "line charge"), "units": ("quantity", "line units"),
-            "service_date_from": ("date", "DTP*472 date"), "service_date_to": ("date", "DTP*472 date"),
+            "charge_amount": ("money", "line charge"),
+            "units": ("quantity", "line units"),
+            "service_date_from": ("date", "DTP*472 date"),
+            "service_date_to": ("date", "DTP*472 date"),
         },
         source=source,
     )

@@ -60,9 +60,7 @@ class EnvelopeValidator:
         return self._st is not None
 
     def _fail(self, seg_no: int, sid: str, detail: str, expected: str) -> X12ParseError:
-        return X12ParseError(
-            self.source, detail, segment_number=seg_no, segment_id=sid, expected=expected
-        )
+        return X12ParseError(self.source, detail, segment_number=seg_no, segment_id=sid, expected=expected)
 
     def feed(self, seg_no: int, sid: str, el: list[str]) -> None:
         """Check one envelope segment (ISA, GS, ST, SE, GE or IEA)."""
@@ -73,9 +71,7 @@ class EnvelopeValidator:
         if self._isa is not None:
             raise self._fail(seg_no, "ISA", "ISA found inside an open interchange", "IEA before the next ISA")
         if len(el) != 17:
-            raise self._fail(
-                seg_no, "ISA", f"ISA has {len(el) - 1} elements", "16 ISA elements"
-            )
+            raise self._fail(seg_no, "ISA", f"ISA has {len(el) - 1} elements", "16 ISA elements")
         self._isa = el
         self._gs_count = 0
         self.interchanges += 1
@@ -101,9 +97,7 @@ class EnvelopeValidator:
             )
         code = _get(el, 1)
         if code not in SUPPORTED_SETS:
-            raise self._fail(
-                seg_no, "ST", f"unsupported transaction set {code[:3]!r}", "ST01 of 835 or 837"
-            )
+            raise self._fail(seg_no, "ST", f"unsupported transaction set {code[:3]!r}", "ST01 of 835 or 837")
         if self.kind is None:
             self.kind = code
         elif code != self.kind:
@@ -220,13 +214,17 @@ class EnvelopeValidator:
             )
         if self._gs is not None:
             raise X12ParseError(
-                self.source, "input ends inside a functional group (truncated file?)",
-                segment_number=where, expected="GE",
+                self.source,
+                "input ends inside a functional group (truncated file?)",
+                segment_number=where,
+                expected="GE",
             )
         if self._isa is not None:
             raise X12ParseError(
-                self.source, "input ends inside an interchange (truncated file?)",
-                segment_number=where, expected="IEA",
+                self.source,
+                "input ends inside an interchange (truncated file?)",
+                segment_number=where,
+                expected="IEA",
             )
         if not self.transactions:
             raise X12ParseError(self.source, "no ST transaction set found", expected="ST")

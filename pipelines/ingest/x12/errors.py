@@ -40,6 +40,9 @@ def reject_first(bad, source: str, detail: str, *, expected: str, segment_id: st
     as a segment-by-segment reader would."""
     if bad.height:
         raise X12ParseError(
-            source, detail, segment_number=int(bad["seg_no"][0]),
-            segment_id=segment_id or str(bad["sid"][0]), expected=expected,
+            source,
+            detail,
+            segment_number=int(bad["seg_no"][0]),
+            segment_id=segment_id or str(bad["sid"][0]),
+            expected=expected,
         )

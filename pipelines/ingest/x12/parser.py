@@ -50,9 +50,7 @@ class X12Result:
     segments: int
 
 
-def parse_x12(
-    data: bytes | str, *, source: str = "<input>", strict_envelopes: bool = True
-) -> X12Result:
+def parse_x12(data: bytes | str, *, source: str = "<input>", strict_envelopes: bool = True) -> X12Result:
     """Parse X12 835 or 837 content held in memory.
 
     ``source`` labels error messages. With ``strict_envelopes=False`` wrong
@@ -118,9 +116,7 @@ def _covered_segments(env: pl.DataFrame, first: int, last: int, was_open: bool) 
     return covered
 
 
-def _check_content_inside_transactions(
-    seg: pl.DataFrame, env: pl.DataFrame, was_open: bool, source: str
-) -> None:
+def _check_content_inside_transactions(seg: pl.DataFrame, env: pl.DataFrame, was_open: bool, source: str) -> None:
     first, last = int(seg["seg_no"][0]), int(seg["seg_no"][-1])
     if _covered_segments(env, first, last, was_open) == seg.height:
         return  # the common case, decided from the envelope rows alone
@@ -174,8 +170,12 @@ def _parse(chunks: Iterator[ChunkView], delims: Delimiters, *, source: str, stri
             claim_offset += tables["remittance_claims"].height
         elif validator.kind == "837":
             tables = extract_837(
-                seg, delims, validator.transactions,
-                transaction_offset=txn_offset, claim_offset=claim_offset, source=source,
+                seg,
+                delims,
+                validator.transactions,
+                transaction_offset=txn_offset,
+                claim_offset=claim_offset,
+                source=source,
             )
             claim_offset += tables["claims"].height
         else:
@@ -210,8 +210,12 @@ def _parse(chunks: Iterator[ChunkView], delims: Delimiters, *, source: str, stri
 
 def _with_envelope(remittances: pl.DataFrame, validator: EnvelopeValidator) -> pl.DataFrame:
     cols = [
-        "interchange_control_number", "group_control_number", "transaction_control_number",
-        "version", "sender_id", "receiver_id",
+        "interchange_control_number",
+        "group_control_number",
+        "transaction_control_number",
+        "version",
+        "sender_id",
+        "receiver_id",
     ]
     env = pl.DataFrame(
         {

@@ -20,10 +20,12 @@ def _finish(frame: pl.DataFrame, check: str) -> pl.DataFrame:
         frame.with_columns(
             pl.col("expected").cast(MONEY),
             pl.col("actual").cast(MONEY),
-        ).with_columns(
+        )
+        .with_columns(
             (pl.col("expected") - pl.col("actual")).cast(MONEY).alias("difference"),
             pl.lit(check).alias("check"),
-        ).with_columns((pl.col("difference") == 0).alias("ok")),
+        )
+        .with_columns((pl.col("difference") == 0).alias("ok")),
         QUALITY,
     )
 

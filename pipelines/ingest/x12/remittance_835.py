@@ -73,9 +73,11 @@ class Segments:
         """
         key = f"{sid}:q"
         if key not in self._split:
-            frame = self(sid).with_columns(
-                e(1).alias("q"), pl.col("el").list.get(2, null_on_oob=True).alias("v")
-            ).drop("el")
+            frame = (
+                self(sid)
+                .with_columns(e(1).alias("q"), pl.col("el").list.get(2, null_on_oob=True).alias("v"))
+                .drop("el")
+            )
             self._split[key] = convert(frame, {"v": (kind, label)}, source=self._source)
         return self._split[key]
 
@@ -103,11 +105,9 @@ def annotate(seg: pl.DataFrame, offsets: ChunkOffsets) -> pl.DataFrame:
         (sid == "SVC").cum_sum().cast(pl.Int64).alias("_svc_n"),
         _opener_code().alias("opener"),
     ).with_columns(
-        (
-            pl.col("_svc_n")
-            - pl.when(sid == "CLP").then(pl.col("_svc_n")).otherwise(None).forward_fill()
-            - 1
-        ).alias("line_index"),
+        (pl.col("_svc_n") - pl.when(sid == "CLP").then(pl.col("_svc_n")).otherwise(None).forward_fill() - 1).alias(
+            "line_index"
+        ),
     )
 
 
@@ -119,14 +119,19 @@ def _rank_within(key: str) -> pl.Expr:
 
 
 def _remittance_header(segs: Segments, source: str) -> pl.DataFrame:
-    st = segs("ST").select(
-        "transaction_index", pl.col("seg_no").alias("st_segment_number")
-    )
+    st = segs("ST").select("transaction_index", pl.col("seg_no").alias("st_segment_number"))
     bpr = _first_per(
-        segs("BPR").filter(_IN_HEADER).select(
-            "transaction_index", "seg_no", "sid",
-            e(1).alias("handling_code"), e(2).alias("total_paid"), e(3).alias("credit_debit"),
-            e(4).alias("payment_method"), e(16).alias("payment_date"),
+        segs("BPR")
+        .filter(_IN_HEADER)
+        .select(
+            "transaction_index",
+            "seg_no",
+            "sid",
+            e(1).alias("handling_code"),
+            e(2).alias("total_paid"),
+            e(3).alias("credit_debit"),
+            e(4).alias("payment_method"),
+            e(16).alias("payment_date"),
         ),
         "transaction_index",
     )
@@ -141,8 +146,12 @@ def _remittance_header(segs: Segments, source: str) -> pl.DataFrame:
         )
     bpr = convert(bpr, {"total_paid": ("money", "BPR02"), "payment_date": ("date", "BPR16")}, source=source)
     trn = _first_per(
-        segs("TRN").filter(_IN_HEADER).select(
-            "transaction_index", e(1).alias("trace_type"), e(2).alias("trace_number"),
+        segs("TRN")
+        .filter(_IN_HEADER)
+        .select(
+            "transaction_index",
+            e(1).alias("trace_type"),
+            e(2).alias("trace_number"),
             e(3).alias("payer_originating_id"),
         ),
         "transaction_index",
@@ -151,34 +160,39 @@ def _remittance_header(segs: Segments, source: str) -> pl.DataFrame:
         segs.qualified("DTM", "date", "DTM02").filter(_IN_HEADER & (pl.col("q") == "405")),
         "transaction_index",
     ).select("transaction_index", pl.col("v").alias("production_date"))
-    n1 = segs("N1").filter(_IN_HEADER).select(
-        "transaction_index", e(1).alias("q"), e(2).alias("name"), e(3).alias("idq"), e(4).alias("id")
+    n1 = (
+        segs("N1")
+        .filter(_IN_HEADER)
+        .select("transaction_index", e(1).alias("q"), e(2).alias("name"), e(3).alias("idq"), e(4).alias("id"))
     )
     payer = _first_per(n1.filter(pl.col("q") == "PR"), "transaction_index").select(
         "transaction_index", pl.col("name").alias("payer_name"), pl.col("id").alias("_payer_n104")
     )
     payee = _first_per(n1.filter(pl.col("q") == "PE"), "transaction_index").select(
-        "transaction_index", pl.col("name").alias("payee_name"),
-        pl.col("idq").alias("payee_id_qualifier"), pl.col("id").alias("payee_id"),
+        "transaction_index",
+        pl.col("name").alias("payee_name"),
+        pl.col("idq").alias("payee_id_qualifier"),
+        pl.col("id").alias("payee_id"),
     )
     ref2u = _first_per(
-        segs("REF").filter(_IN_HEADER & (e(1) == "2U")).select(
-            "transaction_index", e(2).alias("_payer_ref2u")
-        ),
+        segs("REF").filter(_IN_HEADER & (e(1) == "2U")).select("transaction_index", e(2).alias("_payer_ref2u")),
         "transaction_index",
     )
     out = st
     for part in (bpr.drop("seg_no", "sid"), trn, dtm, payer, payee, ref2u):
         out = out.join(part, on="transaction_index", how="left", maintain_order="left")
-    return out.with_columns(
-        pl.coalesce("_payer_n104", "_payer_ref2u").alias("payer_id")
-    ).drop("_payer_n104", "_payer_ref2u")
+    return out.with_columns(pl.coalesce("_payer_n104", "_payer_ref2u").alias("payer_id")).drop(
+        "_payer_n104", "_payer_ref2u"
+    )
 
 
 def _outside_claims(frame: pl.DataFrame, what: str, source: str) -> None:
-    reject_first(frame.filter(~_IN_CLAIM_OR_LINE), source,
-                 f"{what} outside a claim (no CLP before it in the transaction)",
-                 expected="CLP before claim and service-line segments")
+    reject_first(
+        frame.filter(~_IN_CLAIM_OR_LINE),
+        source,
+        f"{what} outside a claim (no CLP before it in the transaction)",
+        expected="CLP before claim and service-line segments",
+    )
 
 
 def _adjustments(segs: Segments, source: str) -> pl.DataFrame:
@@ -192,7 +206,17 @@ def _adjustments(segs: Segments, source: str) -> pl.DataFrame:
         pl.when(in_line).then(pl.lit("line")).otherwise(pl.lit("claim")).alias("level"),
         e(1).alias("group_code"),
     )
-    keys = ["transaction_index", "claim_index", "line_index", "level", "cas_index", "group_code", "seg_no", "sid", "_svc_n"]
+    keys = [
+        "transaction_index",
+        "claim_index",
+        "line_index",
+        "level",
+        "cas_index",
+        "group_code",
+        "seg_no",
+        "sid",
+        "_svc_n",
+    ]
     # Most CAS segments carry one triplet: select each triplet position only from the
     # segments long enough to have it, instead of exploding six slots per segment.
     parts = []
@@ -213,8 +237,13 @@ def _adjustments(segs: Segments, source: str) -> pl.DataFrame:
         )
     if not parts:
         return convert(
-            cas.select(*keys, pl.lit(None, pl.Int64).alias("triplet_index"), *[pl.lit(None, pl.String).alias(c) for c in ("carc", "amount", "quantity")]),
-            {"amount": ("money", "CAS amount"), "quantity": ("quantity", "CAS quantity")}, source=source,
+            cas.select(
+                *keys,
+                pl.lit(None, pl.Int64).alias("triplet_index"),
+                *[pl.lit(None, pl.String).alias(c) for c in ("carc", "amount", "quantity")],
+            ),
+            {"amount": ("money", "CAS amount"), "quantity": ("quantity", "CAS quantity")},
+            source=source,
         ).rename({"seg_no": "segment_number"})
     # Back to file order: (segment, triplet). A plain sort measured faster than merge_sorted.
     triplets = pl.concat(parts, how="vertical").sort("_order") if len(parts) > 1 else parts[0]
@@ -227,8 +256,13 @@ def _adjustments(segs: Segments, source: str) -> pl.DataFrame:
     )
     if triplets.select(pl.any_horizontal([p for p, _ in problems]).any()).item():
         for problem, what in problems:
-            reject_first(triplets.filter(problem), source, f"CAS has {what}", segment_id="CAS",
-                         expected="CAS01 group code and complete reason/amount pairs")
+            reject_first(
+                triplets.filter(problem),
+                source,
+                f"CAS has {what}",
+                segment_id="CAS",
+                expected="CAS01 group code and complete reason/amount pairs",
+            )
     if len(parts) > 1:
         # Unused trailing slots (e.g. "CAS*CO*45*10****") leave empty triplets behind.
         triplets = triplets.filter(carc)
@@ -245,18 +279,30 @@ def _adjustments(segs: Segments, source: str) -> pl.DataFrame:
 def _remarks(segs: Segments) -> pl.DataFrame:
     line_idx = pl.when(_IN_LINE).then(pl.col("line_index")).otherwise(None)
     keys = ["transaction_index", "claim_index", "seg_no", "_svc_n"]
-    lq = segs("LQ").filter(_IN_CLAIM_OR_LINE & (e(1) == "HE")).select(
-        *keys, line_idx.alias("line_index"), pl.lit("LQ").alias("source"),
-        pl.lit(0, dtype=pl.Int64).alias("_pos"), e(2).alias("code"),
+    lq = (
+        segs("LQ")
+        .filter(_IN_CLAIM_OR_LINE & (e(1) == "HE"))
+        .select(
+            *keys,
+            line_idx.alias("line_index"),
+            pl.lit("LQ").alias("source"),
+            pl.lit(0, dtype=pl.Int64).alias("_pos"),
+            e(2).alias("code"),
+        )
     )
     moa_mia = []
     for sid, positions in (("MOA", [3, 4, 5, 6, 7]), ("MIA", [5, 20, 21, 22, 23])):
         moa_mia.append(
-            segs(sid).filter(_IN_CLAIM_OR_LINE).select(
-                *keys, line_idx.alias("line_index"), pl.lit(sid).alias("source"),
+            segs(sid)
+            .filter(_IN_CLAIM_OR_LINE)
+            .select(
+                *keys,
+                line_idx.alias("line_index"),
+                pl.lit(sid).alias("source"),
                 pl.lit(positions, dtype=pl.List(pl.Int64)).alias("_pos"),
                 pl.col("el").list.gather(positions, null_on_oob=True).alias("code"),
-            ).explode(["_pos", "code"])
+            )
+            .explode(["_pos", "code"])
         )
     out = pl.concat([lq, *moa_mia], how="vertical")
     return out.filter(pl.col("code").is_not_null() & (pl.col("code").str.len_bytes() > 0)).sort(
@@ -268,16 +314,26 @@ def _provider_adjustments(segs: Segments, delims: Delimiters, source: str) -> pl
     plb = segs("PLB").with_columns(_rank_within("transaction_index").alias("plb_index"))
     idx = list(range(_PLB_PAIRS))
     pairs = plb.select(
-        "transaction_index", "plb_index", "seg_no", "sid",
-        e(1).alias("provider_id"), e(2).alias("fiscal_period_date"),
+        "transaction_index",
+        "plb_index",
+        "seg_no",
+        "sid",
+        e(1).alias("provider_id"),
+        e(2).alias("fiscal_period_date"),
         pl.lit(idx, dtype=pl.List(pl.Int64)).alias("pair_index"),
         pl.col("el").list.gather([3 + 2 * i for i in idx], null_on_oob=True).alias("_reason"),
         pl.col("el").list.gather([4 + 2 * i for i in idx], null_on_oob=True).alias("amount"),
     ).explode(["pair_index", "_reason", "amount"])
-    pairs = pairs.with_columns(blank_to_null(pl.col("_reason")).alias("_reason"), blank_to_null(pl.col("amount")).alias("amount"))
-    reject_first(pairs.filter(pl.col("_reason").is_null() != pl.col("amount").is_null()), source,
-                 "PLB has an adjustment identifier without an amount (or the reverse)", segment_id="PLB",
-                 expected="complete identifier/amount pairs")
+    pairs = pairs.with_columns(
+        blank_to_null(pl.col("_reason")).alias("_reason"), blank_to_null(pl.col("amount")).alias("amount")
+    )
+    reject_first(
+        pairs.filter(pl.col("_reason").is_null() != pl.col("amount").is_null()),
+        source,
+        "PLB has an adjustment identifier without an amount (or the reverse)",
+        segment_id="PLB",
+        expected="complete identifier/amount pairs",
+    )
     pairs = pairs.filter(pl.col("_reason").is_not_null())
     parts = pl.col("_reason").str.split(delims.component)
     pairs = pairs.with_columns(
@@ -293,27 +349,43 @@ def _provider_adjustments(segs: Segments, delims: Delimiters, source: str) -> pl
 
 def _claims(segs: Segments, source: str) -> pl.DataFrame:
     clp = segs("CLP").select(
-        "transaction_index", "claim_index", "seg_no", "sid",
-        e(1).alias("patient_control_number"), e(2).alias("claim_status_code"),
-        e(3).alias("total_charge"), e(4).alias("paid_amount"), e(5).alias("patient_responsibility"),
-        e(6).alias("filing_indicator"), e(7).alias("payer_claim_control_number"),
-        e(8).alias("facility_type_code"), e(9).alias("frequency_code"), e(11).alias("drg_code"),
+        "transaction_index",
+        "claim_index",
+        "seg_no",
+        "sid",
+        e(1).alias("patient_control_number"),
+        e(2).alias("claim_status_code"),
+        e(3).alias("total_charge"),
+        e(4).alias("paid_amount"),
+        e(5).alias("patient_responsibility"),
+        e(6).alias("filing_indicator"),
+        e(7).alias("payer_claim_control_number"),
+        e(8).alias("facility_type_code"),
+        e(9).alias("frequency_code"),
+        e(11).alias("drg_code"),
     )
-    reject_first(clp.filter(pl.col("total_charge").is_null() | pl.col("paid_amount").is_null()), source,
-                 "CLP is missing the total charge (CLP03) or the paid amount (CLP04)", segment_id="CLP",
-                 expected="CLP03 and CLP04")
+    reject_first(
+        clp.filter(pl.col("total_charge").is_null() | pl.col("paid_amount").is_null()),
+        source,
+        "CLP is missing the total charge (CLP03) or the paid amount (CLP04)",
+        segment_id="CLP",
+        expected="CLP03 and CLP04",
+    )
     clp = convert(
         clp,
         {
-            "total_charge": ("money", "CLP03"), "paid_amount": ("money", "CLP04"),
+            "total_charge": ("money", "CLP03"),
+            "paid_amount": ("money", "CLP04"),
             "patient_responsibility": ("money", "CLP05"),
         },
         source=source,
     )
     # Select the few elements first, then filter: filtering flat columns is cheaper than lists.
-    nm1 = segs("NM1").select(
-        "claim_index", "opener", e(1).alias("q"), e(3).alias("last"), e(4).alias("first"), e(9).alias("id")
-    ).filter(_IN_CLAIM)
+    nm1 = (
+        segs("NM1")
+        .select("claim_index", "opener", e(1).alias("q"), e(3).alias("last"), e(4).alias("first"), e(9).alias("id"))
+        .filter(_IN_CLAIM)
+    )
     parts = []
     for q, cols in (
         ("QC", {"last": "patient_last_name", "first": "patient_first_name", "id": "patient_member_id"}),
@@ -327,8 +399,15 @@ def _claims(segs: Segments, source: str) -> pl.DataFrame:
             )
         )
     dtm = segs.qualified("DTM", "date", "DTM02").filter(_IN_CLAIM)
-    for q, name in (("232", "statement_from"), ("233", "statement_to"), ("050", "claim_received_date"), ("036", "coverage_expiration")):
-        parts.append(_first_per(dtm.filter(pl.col("q") == q), "claim_index").select("claim_index", pl.col("v").alias(name)))
+    for q, name in (
+        ("232", "statement_from"),
+        ("233", "statement_to"),
+        ("050", "claim_received_date"),
+        ("036", "coverage_expiration"),
+    ):
+        parts.append(
+            _first_per(dtm.filter(pl.col("q") == q), "claim_index").select("claim_index", pl.col("v").alias(name))
+        )
     amt = segs.qualified("AMT", "money", "AMT02").filter(_IN_CLAIM & (pl.col("q") == "AU"))
     parts.append(_first_per(amt, "claim_index").select("claim_index", pl.col("v").alias("covered_amount")))
     out = clp
@@ -344,19 +423,36 @@ def _service_lines(segs: Segments, delims: Delimiters, source: str) -> pl.DataFr
     )
     comp = pl.col("_comp")
     lines = svc.select(
-        "transaction_index", "claim_index", "line_index", "seg_no", "sid", "_svc_n", "opener",
+        "transaction_index",
+        "claim_index",
+        "line_index",
+        "seg_no",
+        "sid",
+        "_svc_n",
+        "opener",
         blank_to_null(comp.list.get(0, null_on_oob=True)).alias("procedure_qualifier"),
         blank_to_null(comp.list.get(1, null_on_oob=True)).alias("procedure_code"),
         *[blank_to_null(comp.list.get(1 + k, null_on_oob=True)).alias(f"modifier_{k}") for k in range(1, 5)],
-        e(2).alias("charge_amount"), e(3).alias("paid_amount"), e(4).alias("revenue_code"),
+        e(2).alias("charge_amount"),
+        e(3).alias("paid_amount"),
+        e(4).alias("revenue_code"),
         e(5).alias("units"),
         blank_to_null(pl.col("_orig")).alias("original_procedure_code"),
     )
-    reject_first(lines.filter(pl.col("claim_index") < 0), source, "SVC service line before any CLP claim",
-                 segment_id="SVC", expected="CLP before SVC")
-    reject_first(lines.filter(pl.col("charge_amount").is_null() | pl.col("paid_amount").is_null()), source,
-                 "SVC is missing the charge (SVC02) or the paid amount (SVC03)", segment_id="SVC",
-                 expected="SVC02 and SVC03")
+    reject_first(
+        lines.filter(pl.col("claim_index") < 0),
+        source,
+        "SVC service line before any CLP claim",
+        segment_id="SVC",
+        expected="CLP before SVC",
+    )
+    reject_first(
+        lines.filter(pl.col("charge_amount").is_null() | pl.col("paid_amount").is_null()),
+        source,
+        "SVC is missing the charge (SVC02) or the paid amount (SVC03)",
+        segment_id="SVC",
+        expected="SVC02 and SVC03",
+    )
     lines = convert(
         lines,
         {"charge_amount": ("money", "SVC02"), "paid_amount": ("money", "SVC03"), "units": ("quantity", "SVC05")},
@@ -367,13 +463,15 @@ def _service_lines(segs: Segments, delims: Delimiters, source: str) -> pl.DataFr
     for q, name in (("472", "_d472"), ("150", "_d150"), ("151", "_d151")):
         parts.append(_first_per(dtm.filter(pl.col("q") == q), "_svc_n").select("_svc_n", pl.col("v").alias(name)))
     ref = _first_per(
-        segs("REF").select("_svc_n", "opener", e(1).alias("q"), e(2).alias("line_control_number"))
-        .filter(_IN_LINE & (pl.col("q") == "6R")).drop("opener", "q"),
+        segs("REF")
+        .select("_svc_n", "opener", e(1).alias("q"), e(2).alias("line_control_number"))
+        .filter(_IN_LINE & (pl.col("q") == "6R"))
+        .drop("opener", "q"),
         "_svc_n",
     )
-    amt = _first_per(
-        segs.qualified("AMT", "money", "AMT02").filter(_IN_LINE & (pl.col("q") == "B6")), "_svc_n"
-    ).select("_svc_n", pl.col("v").alias("allowed_amount"))
+    amt = _first_per(segs.qualified("AMT", "money", "AMT02").filter(_IN_LINE & (pl.col("q") == "B6")), "_svc_n").select(
+        "_svc_n", pl.col("v").alias("allowed_amount")
+    )
     out = lines
     for part in (*parts, ref, amt):
         out = out.join(part, on="_svc_n", how="left", maintain_order="left")
@@ -402,16 +500,22 @@ def extract_835(seg: pl.DataFrame, delims: Delimiters, offsets: ChunkOffsets, so
     lines = _service_lines(segs, delims, source)
 
     line_adj = adjustments.filter(pl.col("level") == "line")
-    lines = lines.join(_sum_by(line_adj, "_svc_n", "amount", "adjustment_total"), on="_svc_n", how="left", maintain_order="left")
+    lines = lines.join(
+        _sum_by(line_adj, "_svc_n", "amount", "adjustment_total"), on="_svc_n", how="left", maintain_order="left"
+    )
     lq = (
         remarks.filter((pl.col("source") == "LQ") & pl.col("line_index").is_not_null())
         .group_by("_svc_n", maintain_order=True)
         .agg(pl.col("code").alias("remark_codes"))
     )
-    lines = lines.join(lq, on="_svc_n", how="left", maintain_order="left").with_columns(
-        pl.col("adjustment_total").fill_null(pl.lit(0).cast(MONEY)),
-        pl.col("remark_codes").fill_null(pl.lit([], dtype=pl.List(pl.String))),
-    ).rename({"seg_no": "segment_number"})
+    lines = (
+        lines.join(lq, on="_svc_n", how="left", maintain_order="left")
+        .with_columns(
+            pl.col("adjustment_total").fill_null(pl.lit(0).cast(MONEY)),
+            pl.col("remark_codes").fill_null(pl.lit([], dtype=pl.List(pl.String))),
+        )
+        .rename({"seg_no": "segment_number"})
+    )
 
     claim_adj = adjustments.filter(pl.col("level") == "claim")
     claim_remarks = (
@@ -425,12 +529,19 @@ def extract_835(seg: pl.DataFrame, delims: Delimiters, offsets: ChunkOffsets, so
     )
     zero = pl.lit(0).cast(MONEY)
     claims = (
-        claims.join(_sum_by(claim_adj, "claim_index", "amount", "claim_level_adjustment_total"), on="claim_index", how="left", maintain_order="left")
+        claims.join(
+            _sum_by(claim_adj, "claim_index", "amount", "claim_level_adjustment_total"),
+            on="claim_index",
+            how="left",
+            maintain_order="left",
+        )
         .join(per_claim, on="claim_index", how="left", maintain_order="left")
         .join(claim_remarks, on="claim_index", how="left", maintain_order="left")
         .join(
             remittances.select("transaction_index", "payer_name", "payment_date", "trace_number"),
-            on="transaction_index", how="left", maintain_order="left",
+            on="transaction_index",
+            how="left",
+            maintain_order="left",
         )
         .with_columns(
             pl.col("claim_level_adjustment_total").fill_null(zero),
@@ -443,9 +554,16 @@ def extract_835(seg: pl.DataFrame, delims: Delimiters, offsets: ChunkOffsets, so
     remittances = (
         remittances.join(
             segs("CLP").group_by("transaction_index").agg(pl.len().cast(pl.Int64).alias("claim_count")),
-            on="transaction_index", how="left", maintain_order="left",
+            on="transaction_index",
+            how="left",
+            maintain_order="left",
         )
-        .join(_sum_by(plb, "transaction_index", "amount", "plb_total"), on="transaction_index", how="left", maintain_order="left")
+        .join(
+            _sum_by(plb, "transaction_index", "amount", "plb_total"),
+            on="transaction_index",
+            how="left",
+            maintain_order="left",
+        )
         .with_columns(pl.col("claim_count").fill_null(0), pl.col("plb_total").fill_null(zero))
     )
     return {

@@ -57,9 +57,7 @@ def convert(
         else:
             shape_ok = c.str.contains(_MONEY_RE if kind == "money" else _QUANTITY_RE)
         # Bad: something was sent, but it is malformed or did not convert.
-        flags.append(
-            ((c.str.len_bytes() > 0) & ~(shape_ok & pl.col(f"_v_{col}").is_not_null())).fill_null(False)
-        )
+        flags.append(((c.str.len_bytes() > 0) & ~(shape_ok & pl.col(f"_v_{col}").is_not_null())).fill_null(False))
     if out.select(pl.any_horizontal(flags).any()).item():
         for col, (kind, label) in specs.items():
             rows = out.filter(flags[list(specs).index(col)])

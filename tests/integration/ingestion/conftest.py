@@ -23,8 +23,12 @@ def upload_json(rpc, data: bytes, filename: str, procedure: str = "ingestion.upl
 
 
 def upload_multipart(rpc, data: bytes, filename: str, procedure: str = "ingestion.uploadUniversal", **fields):
-    r = rpc.http.post(f"/api/rpc/{procedure}", headers=rpc.headers(),
-                      files={"file": (filename, data, "application/octet-stream")}, data=fields)
+    r = rpc.http.post(
+        f"/api/rpc/{procedure}",
+        headers=rpc.headers(),
+        files={"file": (filename, data, "application/octet-stream")},
+        data=fields,
+    )
     from tests.support.rpc_client import RpcResult
 
     return RpcResult(r.status_code, r.json())

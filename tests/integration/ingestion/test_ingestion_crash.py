@@ -22,9 +22,20 @@ def test_sigkill_mid_confirm_posts_nothing_and_a_second_confirm_succeeds(member,
     batch = upload_json(member.rpc, data, "crash.835").data["batch"]
     marker = tmp_path / "inserting"
     worker = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("crash_confirm_worker.py")), settings.resolved_database_url,
-         str(member.organization_id), str(member.client_id), str(member.user_id), str(batch["id"]), str(marker)],
-        cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            str(Path(__file__).with_name("crash_confirm_worker.py")),
+            settings.resolved_database_url,
+            str(member.organization_id),
+            str(member.client_id),
+            str(member.user_id),
+            str(batch["id"]),
+            str(marker),
+        ],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 60

@@ -57,10 +57,14 @@ def _original_of_first_reversed_claim() -> bytes:
     text = x12_bytes("pyx12_4010_reversal_correction_plb.835").decode()
     segments = [s.strip() for s in text.split("~") if s.strip()]
     header = segments[: segments.index("LX*1") + 1]
-    first_claim = segments[len(header): len(header) + 7]
+    first_claim = segments[len(header) : len(header) + 7]
     trailer = [s for s in segments if s.startswith(("GE*", "IEA*"))]
-    replaced = [s.replace("*22*-310*-210*", "*1*310*210*").replace("*-310*-210*", "*310*210*")
-                .replace("CAS*CR*45*-100", "CAS*CO*45*100") for s in first_claim]
+    replaced = [
+        s.replace("*22*-310*-210*", "*1*310*210*")
+        .replace("*-310*-210*", "*310*210*")
+        .replace("CAS*CR*45*-100", "CAS*CO*45*100")
+        for s in first_claim
+    ]
     body = header[2:] + replaced
     st_to_se = [header[2]] + body[1:] + [f"SE*{len(body) + 1}*40731"]
     return ("~".join(header[:2] + st_to_se + trailer) + "~").encode()
@@ -77,7 +81,9 @@ def test_reversal_reverses_the_original_entries_and_the_correction_posts_normall
 
     batch = upload_json(member.rpc, x12_bytes("pyx12_4010_reversal_correction_plb.835"), "rev.835").data["batch"]
     _confirm(member.rpc, batch["id"]).data
-    entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"], "claimKey": "123839-24635"})
+    entries = all_pages(
+        member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"], "claimKey": "123839-24635"}
+    )
     reversals = [e for e in entries if e["entryType"] == "reversal"]
     assert {(e["component"], e["amount"]) for e in reversals} == {("paid", "-210.00"), ("cas", "-100.00")}
     assert {e["reversesEntryId"] for e in reversals} == {by_component["paid"]["id"], by_component["cas"]["id"]}
@@ -93,7 +99,7 @@ PAYMENTS = (
     "A100,Aetna,CHK1,2024-01-05,120.00,30.00,CO,45\n"
     "A101,Aetna,CHK1,2024-01-05,12x.00,,,\n"
     "A102,Cigna,CHK2,,80.50,19.50,PR,1\n"
-    "A103,Cigna,CHK2,01/09/2024,\"1,000.25\",,,\n"
+    'A103,Cigna,CHK2,01/09/2024,"1,000.25",,,\n'
 )
 
 
@@ -106,23 +112,32 @@ def test_invalid_rows_block_confirm_until_repaired(member):
 
     invalid = member.rpc.query("ingestion.listImportRows", {"batchId": batch["id"], "status": "invalid"}).data["items"]
     by_account = {r["data"]["patient_account_number"]: r for r in invalid}
-    still_bad = member.rpc.mutation("ingestion.repairImportRow",
-                                    {"rowId": by_account["A101"]["id"], "fields": {"paid_amount": "12.3.4"}}).data
+    still_bad = member.rpc.mutation(
+        "ingestion.repairImportRow", {"rowId": by_account["A101"]["id"], "fields": {"paid_amount": "12.3.4"}}
+    ).data
     assert still_bad["status"] == "invalid" and any("paid_amount" in e for e in still_bad["errors"])
-    fixed = member.rpc.mutation("ingestion.repairImportRow",
-                                {"rowId": by_account["A101"]["id"], "fields": {"paid_amount": "$12.00"}}).data
+    fixed = member.rpc.mutation(
+        "ingestion.repairImportRow", {"rowId": by_account["A101"]["id"], "fields": {"paid_amount": "$12.00"}}
+    ).data
     assert fixed["status"] == "repaired" and fixed["data"]["paid_amount"] == "12.00" and fixed["errors"] == []
-    unknown = member.rpc.mutation("ingestion.repairImportRow", {"rowId": by_account["A102"]["id"], "fields": {"nope": "1"}})
+    unknown = member.rpc.mutation(
+        "ingestion.repairImportRow", {"rowId": by_account["A102"]["id"], "fields": {"nope": "1"}}
+    )
     assert unknown.code == "BAD_REQUEST" and "nope" in unknown.error["message"]
-    member.rpc.mutation("ingestion.repairImportRow",
-                        {"rowId": by_account["A102"]["id"], "fields": {"payment_date": "01/06/2024"}}).data
+    member.rpc.mutation(
+        "ingestion.repairImportRow", {"rowId": by_account["A102"]["id"], "fields": {"payment_date": "01/06/2024"}}
+    ).data
     assert member.rpc.query("ingestion.getImportBatch", {"batchId": batch["id"]}).data["status"] == "parsed"
 
     confirmed = _confirm(member.rpc, batch["id"]).data
     entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"]})
-    assert money_sum(entries, entryType="payment") == Decimal("120.00") + Decimal("12.00") + Decimal("80.50") + Decimal("1000.25")
+    assert money_sum(entries, entryType="payment") == Decimal("120.00") + Decimal("12.00") + Decimal("80.50") + Decimal(
+        "1000.25"
+    )
     assert {(e["entryType"], e["amount"]) for e in entries if e["component"] == "adjustment"} == {
-        ("adjustment", "30.00"), ("patient_responsibility", "19.50")}
+        ("adjustment", "30.00"),
+        ("patient_responsibility", "19.50"),
+    }
     assert confirmed["entriesPosted"] == len(entries) == 6
     a102 = [e for e in entries if e["claimKey"] == "A102" and e["entryType"] == "payment"][0]
     assert a102["paymentDate"] == "2024-01-06"
@@ -154,11 +169,23 @@ def test_excluding_an_unbalanced_remittance_claim_excludes_its_adjustments(membe
     rows = all_pages(member.rpc, "ingestion.listImportRows", {"batchId": batch["id"], "decision": "include"})
     included_claims = {r["rowNumber"] for r in rows if r["entity"] == "remittance_claim"}
     entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"]})
-    expected_paid = sum((Decimal(r["data"]["paid_amount"]) for r in rows if r["entity"] == "remittance_claim"
-                         and not (r["data"]["claim_status_code"] == "4" and Decimal(r["data"]["paid_amount"]) == 0)),
-                        Decimal("0"))
-    expected_cas = sum((Decimal(r["data"]["amount"]) for r in rows if r["entity"] == "adjustment"
-                        and r["parentRowNumber"] in included_claims), Decimal("0"))
+    expected_paid = sum(
+        (
+            Decimal(r["data"]["paid_amount"])
+            for r in rows
+            if r["entity"] == "remittance_claim"
+            and not (r["data"]["claim_status_code"] == "4" and Decimal(r["data"]["paid_amount"]) == 0)
+        ),
+        Decimal("0"),
+    )
+    expected_cas = sum(
+        (
+            Decimal(r["data"]["amount"])
+            for r in rows
+            if r["entity"] == "adjustment" and r["parentRowNumber"] in included_claims
+        ),
+        Decimal("0"),
+    )
     assert money_sum(entries, component="paid") == expected_paid
     assert money_sum(entries, component="cas") == expected_cas
 
@@ -167,8 +194,9 @@ def test_review_entry_accept_and_flag_with_note(member):
     batch = upload_json(member.rpc, x12_bytes("pyx12_5010_denial_cas_lq.835"), "d.835").data["batch"]
     _confirm(member.rpc, batch["id"]).data
     entry = member.rpc.query("ingestion.listFinancialEntries", {}).data["items"][0]
-    flagged = member.rpc.mutation("ingestion.reviewFinancialEntry",
-                                  {"entryId": entry["id"], "reviewStatus": "flagged", "note": "check the CARC"}).data
+    flagged = member.rpc.mutation(
+        "ingestion.reviewFinancialEntry", {"entryId": entry["id"], "reviewStatus": "flagged", "note": "check the CARC"}
+    ).data
     assert flagged["reviewStatus"] == "flagged" and flagged["reviewNote"] == "check the CARC"
     listed = member.rpc.query("ingestion.listFinancialEntries", {"reviewStatus": "flagged"}).data["items"]
     assert [e["id"] for e in listed] == [entry["id"]]

@@ -49,11 +49,14 @@ def test_reconciliation_finds_the_planted_unmatched_claims_and_remittances(membe
     assert {k for t, k in found if t == "unmatched_claim"} == unremitted
 
     first = detail["exceptions"][0]
-    resolved = member.rpc.mutation("ingestion.resolveReconciliationException",
-                                   {"exceptionId": first["id"], "resolution": "payer_follow_up", "note": "called payer"}).data
+    resolved = member.rpc.mutation(
+        "ingestion.resolveReconciliationException",
+        {"exceptionId": first["id"], "resolution": "payer_follow_up", "note": "called payer"},
+    ).data
     assert resolved["status"] == "resolved" and resolved["resolvedBy"] == member.user_id
-    twice = member.rpc.mutation("ingestion.resolveReconciliationException",
-                                {"exceptionId": first["id"], "resolution": "other", "note": "again"})
+    twice = member.rpc.mutation(
+        "ingestion.resolveReconciliationException", {"exceptionId": first["id"], "resolution": "other", "note": "again"}
+    )
     assert twice.code == "PRECONDITION_FAILED" and "resolved" in twice.error["message"]
     runs = member.rpc.query("ingestion.listReconciliationRuns", {}).data["items"]
     assert [r["id"] for r in runs] == [run["id"]]
@@ -62,27 +65,43 @@ def test_reconciliation_finds_the_planted_unmatched_claims_and_remittances(membe
 def test_a_second_payment_of_the_same_claim_is_a_duplicate_payment(member, corpus):
     remit = (corpus / "remits_00001.835").read_bytes()
     claims = (corpus / "claims_00001_837P.837").read_bytes()
-    for name, data in (("c.837", claims), ("r1.835", remit), ("r2.835", remit.replace(b"CLEARHOUSE01", b"CLEARHOUSE02"))):
+    for name, data in (
+        ("c.837", claims),
+        ("r1.835", remit),
+        ("r2.835", remit.replace(b"CLEARHOUSE01", b"CLEARHOUSE02")),
+    ):
         batch = upload_json(member.rpc, data, name).data["batch"]
         member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data
     run = member.rpc.mutation("ingestion.runReconciliation").data
     paid_twice = parse_x12(remit, source="r").tables["remittance_claims"]
     paid_keys = set(paid_twice.filter(paid_twice["paid_amount"] > 0)["patient_control_number"].to_list())
-    assert run["exceptionCounts"]["duplicate_payment"] == len(paid_keys & _pcns(corpus / "claims_00001_837P.837", "claims"))
+    assert run["exceptionCounts"]["duplicate_payment"] == len(
+        paid_keys & _pcns(corpus / "claims_00001_837P.837", "claims")
+    )
     assert run["exceptionCounts"]["duplicate_payment"] > 0
 
 
 def test_connector_profiles_list_provision_and_use_on_upload(member, make_member):
     builtin = member.rpc.query("connectorProfiles.list").data
     assert {"generic_payments", "epic_claims_export"} <= {p["name"] for p in builtin}
-    profile = {"name": "acme_remits", "entity": "payment", "delimiter": "|",
-               "column_map": {"Acct": "patient_account_number", "Paid": "paid_amount", "Paid On": "payment_date",
-                              "Chk": "check_number"}}
+    profile = {
+        "name": "acme_remits",
+        "entity": "payment",
+        "delimiter": "|",
+        "column_map": {
+            "Acct": "patient_account_number",
+            "Paid": "paid_amount",
+            "Paid On": "payment_date",
+            "Chk": "check_number",
+        },
+    }
     made = member.rpc.mutation("connectorProfiles.provision", {"profile": profile}).data
     assert made["source"] == "client" and made["name"] == "acme_remits"
     dup = member.rpc.mutation("connectorProfiles.provision", {"profile": profile})
     assert dup.code == "CONFLICT"
-    bad = member.rpc.mutation("connectorProfiles.provision", {"profile": {"name": "X", "entity": "payment", "column_map": {}}})
+    bad = member.rpc.mutation(
+        "connectorProfiles.provision", {"profile": {"name": "X", "entity": "payment", "column_map": {}}}
+    )
     assert bad.code == "BAD_REQUEST" and "name" in bad.error["message"] and "column_map" in bad.error["message"]
     listed = member.rpc.query("connectorProfiles.list").data
     assert "acme_remits" in {p["name"] for p in listed}
@@ -90,10 +109,17 @@ def test_connector_profiles_list_provision_and_use_on_upload(member, make_member
     assert "acme_remits" not in {p["name"] for p in other.rpc.query("connectorProfiles.list").data}
 
     text = "Acct|Paid|Paid On|Chk\nZ1|15.00|2024-02-01|T9\nZ2|5.25|2024-02-02|T9\n"
-    batch = member.rpc.mutation("ingestion.uploadCsv", {"filename": "acme.txt", "content": text,
-                                                        "profile": "acme_remits"}).data["batch"]
-    assert batch["profileName"] == "acme_remits" and batch["status"] == "parsed" and batch["totals"]["total_paid"] == "20.25"
-    missing = member.rpc.mutation("ingestion.uploadCsv", {"filename": "a.csv", "content": text + "\n", "profile": "nope"})
+    batch = member.rpc.mutation(
+        "ingestion.uploadCsv", {"filename": "acme.txt", "content": text, "profile": "acme_remits"}
+    ).data["batch"]
+    assert (
+        batch["profileName"] == "acme_remits"
+        and batch["status"] == "parsed"
+        and batch["totals"]["total_paid"] == "20.25"
+    )
+    missing = member.rpc.mutation(
+        "ingestion.uploadCsv", {"filename": "a.csv", "content": text + "\n", "profile": "nope"}
+    )
     assert missing.code == "NOT_FOUND" and "acme_remits" in missing.error["message"]
     specialist = make_member(role="specialist")
     assert specialist.rpc.mutation("connectorProfiles.provision", {"profile": profile}).code == "FORBIDDEN"
@@ -101,7 +127,9 @@ def test_connector_profiles_list_provision_and_use_on_upload(member, make_member
 
 def test_synthetic_corpus_generate_list_get(make_member):
     analyst = make_member(role="analyst")
-    made = analyst.rpc.mutation("syntheticCorpus.generate", {"seed": 3, "claims": 40, "denialMix": {"denialRate": 0.3}}).data
+    made = analyst.rpc.mutation(
+        "syntheticCorpus.generate", {"seed": 3, "claims": 40, "denialMix": {"denialRate": 0.3}}
+    ).data
     assert made["status"] == "ready" and any(f["name"] == "ground_truth.json" for f in made["files"])
     got = analyst.rpc.query("syntheticCorpus.getCorpus", {"corpusId": made["id"]}).data
     assert got["groundTruthSummary"]["counts"]["claims"] == 40

@@ -47,18 +47,22 @@ def _chunks(total: int, size: int = 4 * 1024 * 1024):
 
 
 def test_declared_200mb_upload_is_payload_too_large(member):
-    r = member.http.post("/api/rpc/ingestion.uploadUniversal?filename=big.835", headers={
-        **member.headers(), "content-type": "application/octet-stream", "content-length": str(SIZE)},
-        content=_chunks(SIZE))
+    r = member.http.post(
+        "/api/rpc/ingestion.uploadUniversal?filename=big.835",
+        headers={**member.headers(), "content-type": "application/octet-stream", "content-length": str(SIZE)},
+        content=_chunks(SIZE),
+    )
     assert r.status_code == 413
     assert r.json()["error"]["data"]["code"] == "PAYLOAD_TOO_LARGE"
     assert str(CAP) in r.json()["error"]["message"]
 
 
 def test_streamed_200mb_upload_is_refused_and_nothing_is_stored(member):
-    r = member.http.post("/api/rpc/ingestion.uploadUniversal?filename=big.835",
-                         headers={**member.headers(), "content-type": "application/octet-stream"},
-                         content=_chunks(SIZE))
+    r = member.http.post(
+        "/api/rpc/ingestion.uploadUniversal?filename=big.835",
+        headers={**member.headers(), "content-type": "application/octet-stream"},
+        content=_chunks(SIZE),
+    )
     assert r.status_code == 413
     assert member.query("ingestion.listImportBatches", {}).data["items"] == []
     assert member.query("system.ping").status == 200

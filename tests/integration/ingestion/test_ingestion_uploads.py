@@ -23,13 +23,18 @@ def _parser_totals(data: bytes) -> dict[str, Decimal]:
     result = parse_x12(data, source="t", strict_envelopes=False)
     t = result.tables
     if result.kind == "837":
-        return {"total_charge": _dec(t["claims"]["total_charge"].sum()), "rows": t["claims"].height + t["claim_lines"].height}
+        return {
+            "total_charge": _dec(t["claims"]["total_charge"].sum()),
+            "rows": t["claims"].height + t["claim_lines"].height,
+        }
     return {
         "total_paid": _dec(t["remittance_claims"]["paid_amount"].sum()),
         "cas_total": _dec(t["remittance_adjustments"]["amount"].sum()),
         "plb_total": _dec(t["provider_adjustments"]["amount"].sum()),
-        "rows": sum(t[n].height for n in ("remittance_claims", "remittance_service_lines",
-                                           "remittance_adjustments", "provider_adjustments")),
+        "rows": sum(
+            t[n].height
+            for n in ("remittance_claims", "remittance_service_lines", "remittance_adjustments", "provider_adjustments")
+        ),
     }
 
 
@@ -51,8 +56,11 @@ def test_each_x12_fixture_uploads_into_a_batch_matching_the_parser(member):
 def test_large_masked_file_parses_and_flags_its_unbalanced_claims(member):
     data = x12_bytes("oopfactory_4010_large_6st_masked.835")
     batch = upload_multipart(member.rpc, data, "big.835", "ingestion.uploadEra").data["batch"]
-    claims = parse_x12(data, source="t", strict_envelopes=False).quality.filter(
-        (pl.col("check") == "claim_balance") & ~pl.col("ok")).height
+    claims = (
+        parse_x12(data, source="t", strict_envelopes=False)
+        .quality.filter((pl.col("check") == "claim_balance") & ~pl.col("ok"))
+        .height
+    )
     assert batch["status"] == "needs_review"
     assert batch["invalidCount"] == claims == batch["quality"]["checks_failed"]["claim_balance"]
     assert batch["quality"]["envelope_warnings"], "the masked control numbers are reported as a warning"
@@ -64,9 +72,11 @@ def test_same_content_twice_returns_the_same_batch_marked_duplicate(member):
     again = upload_multipart(member.rpc, data, "renamed.835", "ingestion.uploadEra").data
     assert again["duplicate"] is True and first["duplicate"] is False
     assert again["batch"]["id"] == first["batch"]["id"]
-    raw = member.rpc.http.post("/api/rpc/ingestion.uploadUniversal", content=data,
-                               headers={**member.rpc.headers(), "Content-Type": "application/octet-stream",
-                                        "X-Filename": "third.835"})
+    raw = member.rpc.http.post(
+        "/api/rpc/ingestion.uploadUniversal",
+        content=data,
+        headers={**member.rpc.headers(), "Content-Type": "application/octet-stream", "X-Filename": "third.835"},
+    )
     assert raw.status_code == 200 and raw.json()["result"]["data"]["duplicate"] is True
     listed = member.rpc.query("ingestion.listImportBatches", {}).data["items"]
     assert [b["id"] for b in listed] == [first["batch"]["id"]]
@@ -77,8 +87,9 @@ def test_empty_and_unknown_files_are_bad_requests_with_no_batch(member):
     assert empty.code == "BAD_REQUEST" and "empty" in empty.error["message"]
     garbage = upload_json(member.rpc, b"%PDF-1.4 \x00\x01binary", "scan.pdf")
     assert garbage.code == "BAD_REQUEST" and "PDF" in garbage.error["message"]
-    wrong = upload_json(member.rpc, b"Account Number,Paid Amount,Payment Date\nA1,10.00,2024-01-02\n", "p.csv",
-                        "ingestion.uploadEra")
+    wrong = upload_json(
+        member.rpc, b"Account Number,Paid Amount,Payment Date\nA1,10.00,2024-01-02\n", "p.csv", "ingestion.uploadEra"
+    )
     assert wrong.code == "BAD_REQUEST" and "uploadUniversal" in wrong.error["message"]
     assert member.rpc.query("ingestion.listImportBatches", {}).data["items"] == []
 
@@ -129,7 +140,9 @@ def test_other_organizations_cannot_see_or_touch_a_batch(make_member):
     ):
         assert call.code in ("NOT_FOUND", "FORBIDDEN"), call.body
     # Pointing the header at the owner's client is refused before any domain work.
-    forged = stranger.rpc.as_(stranger.token, owner.client_id).query("ingestion.getImportBatch", {"batchId": batch["id"]})
+    forged = stranger.rpc.as_(stranger.token, owner.client_id).query(
+        "ingestion.getImportBatch", {"batchId": batch["id"]}
+    )
     assert forged.code in ("FORBIDDEN", "NOT_FOUND")
     assert stranger.rpc.query("ingestion.listImportBatches", {}).data["items"] == []
     assert owner.rpc.query("ingestion.getImportBatch", {"batchId": batch["id"]}).data["status"] == "parsed"

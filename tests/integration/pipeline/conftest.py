@@ -39,11 +39,20 @@ def make_operational_db(data_dir: Path) -> str:
     engine = create_engine(url)
     now = datetime.now(UTC)
     with engine.begin() as conn:
-        conn.execute(text("insert into organizations (id, name, slug, status, created_at) "
-                          "values (:id, 'Pipeline Org', 'pipeline-org', 'active', :now)"), {"id": ORGANIZATION_ID, "now": now})
-        conn.execute(text("insert into clients (id, organization_id, name, status, created_at) "
-                          "values (:id, :org, 'Pipeline Hospital', 'active', :now)"),
-                     {"id": CLIENT_ID, "org": ORGANIZATION_ID, "now": now})
+        conn.execute(
+            text(
+                "insert into organizations (id, name, slug, status, created_at) "
+                "values (:id, 'Pipeline Org', 'pipeline-org', 'active', :now)"
+            ),
+            {"id": ORGANIZATION_ID, "now": now},
+        )
+        conn.execute(
+            text(
+                "insert into clients (id, organization_id, name, status, created_at) "
+                "values (:id, :org, 'Pipeline Hospital', 'active', :now)"
+            ),
+            {"id": CLIENT_ID, "org": ORGANIZATION_ID, "now": now},
+        )
     engine.dispose()
     return url
 

@@ -26,8 +26,15 @@ def csv_rows(world, name: str) -> int:
         return sum(1 for _ in csv.DictReader(fh))
 
 
-@pytest.mark.parametrize("table,name", [("csv_claims", "claims_export.csv"), ("csv_payments", "payments_export.csv"),
-                                        ("csv_denials", "denials_worklist.csv"), ("csv_deposits", "deposits.csv")])
+@pytest.mark.parametrize(
+    "table,name",
+    [
+        ("csv_claims", "claims_export.csv"),
+        ("csv_payments", "payments_export.csv"),
+        ("csv_denials", "denials_worklist.csv"),
+        ("csv_deposits", "deposits.csv"),
+    ],
+)
 def test_every_csv_row_lands_valid_with_its_tenant(pipeline_world, table, name):
     frame = raw(pipeline_world, table)
     assert frame.height == csv_rows(pipeline_world, name) > 0
@@ -48,10 +55,14 @@ def test_csv_money_totals_equal_the_ground_truth(pipeline_world):
 def test_every_deposit_matches_its_remittance_to_the_cent(pipeline_world):
     truth = pipeline_world.truth
     with open_published(pipeline_world.data_dir) as snap:
-        by_status = dict(snap.connection.execute(
-            "select match_status, count(*) from fct_bank_deposits group by match_status").fetchall())
+        by_status = dict(
+            snap.connection.execute(
+                "select match_status, count(*) from fct_bank_deposits group by match_status"
+            ).fetchall()
+        )
         deposits, total, era = snap.connection.execute(
-            "select count(deposit_key), sum(deposit_amount), sum(era_amount) from fct_bank_deposits").fetchone()
+            "select count(deposit_key), sum(deposit_amount), sum(era_amount) from fct_bank_deposits"
+        ).fetchone()
     # Every paying 835 reached the bank with its exact amount; nothing is unmatched either way.
     assert by_status == {"matched": truth["money"]["deposits"]}
     assert deposits == truth["money"]["deposits"]

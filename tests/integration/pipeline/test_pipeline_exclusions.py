@@ -48,9 +48,17 @@ def upload(world, data: bytes, filename: str) -> int:
     with Session(world.engine) as db:
         set_scope(db, TenantScope(ORGANIZATION_ID, CLIENT_ID))
         batch, duplicate = service.upload(
-            db, settings=SimpleNamespace(landing_dir=world.layout.landing_dir), organization_id=ORGANIZATION_ID,
-            client_id=CLIENT_ID, user_id=None, filename=filename, content_type=None, data=data, profile_name=None,
-            accepts=None, procedure="ingestion.uploadUniversal",
+            db,
+            settings=SimpleNamespace(landing_dir=world.layout.landing_dir),
+            organization_id=ORGANIZATION_ID,
+            client_id=CLIENT_ID,
+            user_id=None,
+            filename=filename,
+            content_type=None,
+            data=data,
+            profile_name=None,
+            accepts=None,
+            procedure="ingestion.uploadUniversal",
         )
         assert not duplicate
         db.commit()
@@ -82,12 +90,14 @@ def unbalance_a_denied_claim(text_835: str) -> tuple[str, str]:
     assert match, "the generated remittance has a denied claim"
     pcn, charge = match.group(1), Decimal(match.group(2))
     broken = f"CLP*{pcn}*4*{charge + 1:.2f}*0{match.group(3)}"
-    return text_835[: match.start()] + broken + text_835[match.end():], pcn
+    return text_835[: match.start()] + broken + text_835[match.end() :], pcn
 
 
 def entries_total(engine, component: str) -> Decimal:
     with engine.connect() as conn:
-        values = conn.execute(text("select amount from financial_entries where component = :c"), {"c": component}).scalars()
+        values = conn.execute(
+            text("select amount from financial_entries where component = :c"), {"c": component}
+        ).scalars()
         return sum((Decimal(str(v)) for v in values), Decimal("0.00"))
 
 
@@ -110,7 +120,9 @@ def test_excluded_unbalanced_claim_is_absent_from_the_marts_whose_totals_equal_t
     assert {name: ok for name, ok in summary.check_results.items() if not ok} == {}
 
     extract = pl.read_parquet(world.layout.extract_dir / "import_row_exclusions.parquet")
-    assert extract.filter(pl.col("entity") == "remittance_claim")["claim_index"].to_list() == [claim_row.data["claim_index"]]
+    assert extract.filter(pl.col("entity") == "remittance_claim")["claim_index"].to_list() == [
+        claim_row.data["claim_index"]
+    ]
     assert extract.height == 1 + len(children)
     with open_published(world.data_dir) as snap:
         con = snap.connection
@@ -121,18 +133,34 @@ def test_excluded_unbalanced_claim_is_absent_from_the_marts_whose_totals_equal_t
         tenant = "where organization_id = ? and client_id = ?"
         key = f"{CLIENT_ID}:{hashlib.sha256(data.encode()).hexdigest()[:16]}:{claim_row.data['claim_index']}"
         keys = [r[0] for r in con.execute("select remittance_claim_key from fct_remittance_claims").fetchall()]
-        assert key not in keys and any(k.startswith(key.rsplit(":", 1)[0] + ":") for k in keys)  # same file, same key format
+        assert key not in keys and any(
+            k.startswith(key.rsplit(":", 1)[0] + ":") for k in keys
+        )  # same file, same key format
         # The same claim key may have other CLP loops (e.g. a later re-payment); the excluded one is gone.
-        others = sum(1 for r in rows(world, batch_id, entity="remittance_claim") if r.data["patient_control_number"] == pcn)
-        assert con.execute("select count(*) from fct_remittance_claims where claim_key = ?", [pcn]).fetchone()[0] == others - 1
+        others = sum(
+            1 for r in rows(world, batch_id, entity="remittance_claim") if r.data["patient_control_number"] == pcn
+        )
+        assert (
+            con.execute("select count(*) from fct_remittance_claims where claim_key = ?", [pcn]).fetchone()[0]
+            == others - 1
+        )
         claims_left = scalar(f"select count(*) from fct_remittance_claims {tenant}")
         assert claims_left == len(rows(world, batch_id, entity="remittance_claim")) - 1
-        assert con.execute("select count(*) from fct_claim_adjustments where remittance_claim_key = ?", [key]).fetchone()[0] == 0
+        assert (
+            con.execute("select count(*) from fct_claim_adjustments where remittance_claim_key = ?", [key]).fetchone()[
+                0
+            ]
+            == 0
+        )
         adjustments = scalar(f"select count(*) from fct_claim_adjustments {tenant}")
         assert adjustments == len(rows(world, batch_id, entity="adjustment", decision="include"))
         # The marts hold exactly what was posted, to the cent.
-        assert Decimal(str(scalar(f"select sum(paid_amount) from fct_remittance_claims {tenant}"))) == entries_total(world.engine, "paid")
-        assert Decimal(str(scalar(f"select sum(amount) from fct_claim_adjustments {tenant}"))) == entries_total(world.engine, "cas")
+        assert Decimal(str(scalar(f"select sum(paid_amount) from fct_remittance_claims {tenant}"))) == entries_total(
+            world.engine, "paid"
+        )
+        assert Decimal(str(scalar(f"select sum(amount) from fct_claim_adjustments {tenant}"))) == entries_total(
+            world.engine, "cas"
+        )
         plb = scalar(f"select coalesce(sum(amount), 0) from fct_provider_adjustments {tenant}")
         assert Decimal(str(plb)) == entries_total(world.engine, "plb")
 
@@ -151,7 +179,9 @@ def test_excluded_837_claim_and_its_lines_are_dropped_and_reparsed_only_when_exc
 
     sources = current_sources(world.engine, layout)
     [src] = sources
-    assert [(x.entity, x.claim_index) for x in src.exclusions if x.entity == "claim"] == [("claim", target.data["claim_index"])]
+    assert [(x.entity, x.claim_index) for x in src.exclusions if x.entity == "claim"] == [
+        ("claim", target.data["claim_index"])
+    ]
     result = sync_raw_kind(layout, "837", sources)
     assert result.parsed == [claims_file.name]
     raw_claims = pl.read_parquet(layout.raw_file("claims", src.key))

@@ -17,9 +17,20 @@ from pipelines.warehouse.snapshot import open_published, read_pointer
 pytestmark = pytest.mark.slow
 
 EXPECTED_MARTS = {
-    "dim_payers", "dim_carc", "dim_rarc", "fct_remittances", "fct_remittance_claims", "fct_claim_adjustments",
-    "fct_service_lines", "fct_provider_adjustments", "fct_claim_reconciliation", "fct_payer_monthly",
-    "fct_payer_denials_monthly", "fct_payer_change_alerts", "fct_kpis_monthly", "fct_roi_monthly",
+    "dim_payers",
+    "dim_carc",
+    "dim_rarc",
+    "fct_remittances",
+    "fct_remittance_claims",
+    "fct_claim_adjustments",
+    "fct_service_lines",
+    "fct_provider_adjustments",
+    "fct_claim_reconciliation",
+    "fct_payer_monthly",
+    "fct_payer_denials_monthly",
+    "fct_payer_change_alerts",
+    "fct_kpis_monthly",
+    "fct_roi_monthly",
 }
 
 
@@ -36,7 +47,9 @@ def test_the_run_succeeds_with_every_dbt_test_passing(pipeline_world):
     assert summary.success, summary.errors
     assert summary.failed_steps == []
     assert summary.published_snapshot is not None
-    assert {"raw_era_835", "raw_claims_837", "operational_extract", "dbt_models", "published_snapshot"} <= set(summary.step_seconds)
+    assert {"raw_era_835", "raw_claims_837", "operational_extract", "dbt_models", "published_snapshot"} <= set(
+        summary.step_seconds
+    )
 
 
 def test_every_dbt_test_ran_as_an_asset_check_and_passed(pipeline_world):
@@ -52,7 +65,9 @@ def test_pointer_names_a_readable_snapshot_with_every_mart(pipeline_world):
     assert pointer["run_id"] == pipeline_world.summary.run_id
     with open_published(pipeline_world.data_dir) as snap:
         tables = {r[0] for r in snap.connection.execute("select table_name from information_schema.tables").fetchall()}
-        views = snap.connection.execute("select count(*) from information_schema.tables where table_type = 'VIEW'").fetchone()[0]
+        views = snap.connection.execute(
+            "select count(*) from information_schema.tables where table_type = 'VIEW'"
+        ).fetchone()[0]
         assert EXPECTED_MARTS <= tables
         assert views == 0, "a snapshot holds tables only, never views on raw files"
         for name, rows in pointer["tables"].items():
@@ -62,13 +77,17 @@ def test_pointer_names_a_readable_snapshot_with_every_mart(pipeline_world):
 def test_money_totals_match_the_ground_truth_to_the_cent(pipeline_world):
     truth = pipeline_world.truth
     with open_published(pipeline_world.data_dir) as snap:
-        billed, paid, pr = one(snap, "select sum(submitted_billed_amount), sum(paid_amount), sum(patient_responsibility) "
-                                     "from fct_claim_reconciliation")
+        billed, paid, pr = one(
+            snap,
+            "select sum(submitted_billed_amount), sum(paid_amount), sum(patient_responsibility) "
+            "from fct_claim_reconciliation",
+        )
         assert billed == money(truth["money"]["total_billed"])
         assert paid == money(truth["money"]["total_paid"])
         assert pr == money(truth["money"]["total_patient_responsibility"])
-        charge, clp_paid, clp_pr = one(snap, "select sum(billed_amount), sum(paid_amount), sum(patient_responsibility) "
-                                             "from fct_remittance_claims")
+        charge, clp_paid, clp_pr = one(
+            snap, "select sum(billed_amount), sum(paid_amount), sum(patient_responsibility) from fct_remittance_claims"
+        )
         assert charge == money(truth["x12"]["remit_total_charge"])
         assert clp_paid == money(truth["x12"]["remit_total_paid"])
         assert clp_pr == money(truth["x12"]["remit_total_patient_responsibility"])
@@ -78,12 +97,18 @@ def test_money_totals_match_the_ground_truth_to_the_cent(pipeline_world):
 def test_cas_totals_by_group_and_plb_total_match(pipeline_world):
     truth = pipeline_world.truth
     with open_published(pipeline_world.data_dir) as snap:
-        by_group = dict(snap.connection.execute(
-            "select group_code, sum(amount) from fct_claim_adjustments group by group_code").fetchall())
+        by_group = dict(
+            snap.connection.execute(
+                "select group_code, sum(amount) from fct_claim_adjustments group by group_code"
+            ).fetchall()
+        )
         assert by_group == {g: money(v) for g, v in truth["x12"]["cas_by_group"].items()}
         assert one(snap, "select sum(amount) from fct_provider_adjustments")[0] == money(truth["x12"]["plb_total"])
-        by_reason = dict(snap.connection.execute(
-            "select reason_code, sum(amount) from fct_provider_adjustments group by reason_code").fetchall())
+        by_reason = dict(
+            snap.connection.execute(
+                "select reason_code, sum(amount) from fct_provider_adjustments group by reason_code"
+            ).fetchall()
+        )
         assert by_reason == {r: money(v) for r, v in truth["x12"]["plb_by_reason"].items()}
 
 
@@ -91,12 +116,15 @@ def test_denial_rates_by_volume_and_dollars_match(pipeline_world):
     denials = pipeline_world.truth["denials"]
     claims = pipeline_world.truth["counts"]["claims"]
     with open_published(pipeline_world.data_dir) as snap:
-        adjudicated, denied, fully, partly, denied_amount, billed = one(snap, """
+        adjudicated, denied, fully, partly, denied_amount, billed = one(
+            snap,
+            """
             select sum(claims_adjudicated), sum(initially_denied_claims),
                    (select count(*) from fct_claim_reconciliation where initially_fully_denied),
                    (select count(*) from fct_claim_reconciliation where initially_denied and not initially_fully_denied),
                    sum(initial_denied_amount), sum(billed_amount)
-            from fct_kpis_monthly""")
+            from fct_kpis_monthly""",
+        )
     assert adjudicated == claims
     assert denied == denials["initial_denied_claims"]
     assert fully == denials["fully_denied_claims"]
@@ -109,16 +137,20 @@ def test_denial_rates_by_volume_and_dollars_match(pipeline_world):
 def test_denial_category_counts_match(pipeline_world):
     expected = {k: v["claims"] for k, v in pipeline_world.truth["denials"]["by_category"].items()}
     with open_published(pipeline_world.data_dir) as snap:
-        mine = dict(snap.connection.execute(
-            "select primary_carc_category, count(*) from fct_claim_reconciliation where initially_denied group by 1"
-        ).fetchall())
+        mine = dict(
+            snap.connection.execute(
+                "select primary_carc_category, count(*) from fct_claim_reconciliation where initially_denied group by 1"
+            ).fetchall()
+        )
     assert mine == expected
 
 
 def test_overturns_and_recovered_dollars_match(pipeline_world):
     truth = pipeline_world.truth["overturned"]
     with open_published(pipeline_world.data_dir) as snap:
-        overturned, recovered = one(snap, "select count(*), sum(recovered_amount) from fct_claim_reconciliation where overturned")
+        overturned, recovered = one(
+            snap, "select count(*), sum(recovered_amount) from fct_claim_reconciliation where overturned"
+        )
         roi_recovered = one(snap, "select sum(recovered_amount) from fct_roi_monthly")[0]
     assert overturned == truth["claims"]
     assert (recovered or Decimal("0")) == money(truth["recovered"])
@@ -136,8 +168,9 @@ def test_every_claim_is_matched_and_every_row_has_a_tenant(pipeline_world):
     from tests.integration.pipeline.conftest import CLIENT_ID, ORGANIZATION_ID
 
     with open_published(pipeline_world.data_dir) as snap:
-        statuses = dict(snap.connection.execute(
-            "select match_status, count(*) from fct_claim_reconciliation group by 1").fetchall())
+        statuses = dict(
+            snap.connection.execute("select match_status, count(*) from fct_claim_reconciliation group by 1").fetchall()
+        )
         assert statuses == {"matched": pipeline_world.truth["counts"]["claims"]}
         for table in EXPECTED_MARTS:
             tenants = snap.connection.execute(f"select distinct organization_id, client_id from {table}").fetchall()
@@ -146,9 +179,12 @@ def test_every_claim_is_matched_and_every_row_has_a_tenant(pipeline_world):
 
 def test_sql_classification_agrees_with_classify_frame(pipeline_world):
     with open_published(pipeline_world.data_dir) as snap:
-        frame = pl.from_arrow(snap.connection.sql(
-            "select group_code, carc, rarc_codes, denial_category, is_denial, hard_or_soft, preventable, "
-            "classification_basis from fct_claim_adjustments").to_arrow_table())
+        frame = pl.from_arrow(
+            snap.connection.sql(
+                "select group_code, carc, rarc_codes, denial_category, is_denial, hard_or_soft, preventable, "
+                "classification_basis from fct_claim_adjustments"
+            ).to_arrow_table()
+        )
     assert frame.height > 0
     python = classify_frame(
         frame.select("group_code", "carc", pl.col("rarc_codes").str.split(",").alias("rarcs")),

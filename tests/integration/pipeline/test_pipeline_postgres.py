@@ -15,13 +15,13 @@ pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 KEY_TOTALS = {
     "fct_claim_reconciliation": "select count(*), sum(case when initially_denied then 1 else 0 end), "
-                                "sum(initial_denied_amount), sum(paid_amount), sum(patient_responsibility), "
-                                "sum(case when overturned then 1 else 0 end), sum(recovered_amount) "
-                                "from {schema}fct_claim_reconciliation",
+    "sum(initial_denied_amount), sum(paid_amount), sum(patient_responsibility), "
+    "sum(case when overturned then 1 else 0 end), sum(recovered_amount) "
+    "from {schema}fct_claim_reconciliation",
     "fct_claim_adjustments": "select group_code, sum(amount), count(*) from {schema}fct_claim_adjustments "
-                             "group by group_code order by group_code",
+    "group by group_code order by group_code",
     "fct_kpis_monthly": "select month, claims_adjudicated, initially_denied_claims, initial_denied_amount "
-                        "from {schema}fct_kpis_monthly order by month",
+    "from {schema}fct_kpis_monthly order by month",
     "fct_provider_adjustments": "select sum(amount), count(*) from {schema}fct_provider_adjustments",
     "fct_payer_denials_monthly": "select count(*), sum(denied_claims), sum(denied_amount) from {schema}fct_payer_denials_monthly",
     "fct_service_lines": "select sum(allowed_variance), count(expected_allowed_amount) from {schema}fct_service_lines",
@@ -53,9 +53,12 @@ def test_loader_replaces_tables_on_a_second_load(pipeline_world, pg_server):
         second = load_into_postgres(layout, url)
         assert first == second
         with psycopg.connect(url) as conn:
-            types = dict(conn.execute(
-                "select column_name, data_type from information_schema.columns "
-                "where table_schema = 'raw' and table_name = 'remittance_claims'").fetchall())
+            types = dict(
+                conn.execute(
+                    "select column_name, data_type from information_schema.columns "
+                    "where table_schema = 'raw' and table_name = 'remittance_claims'"
+                ).fetchall()
+            )
         assert types["paid_amount"] == "numeric"
         assert types["payment_date"] == "date"
         assert types["remark_codes"] == "text"

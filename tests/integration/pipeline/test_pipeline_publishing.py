@@ -18,8 +18,10 @@ from pipelines.warehouse.snapshot import open_published, read_pointer
 
 pytestmark = pytest.mark.slow
 
-TOTALS_SQL = ("select count(*), sum(paid_amount), sum(patient_responsibility), sum(initial_denied_amount) "
-              "from fct_claim_reconciliation")
+TOTALS_SQL = (
+    "select count(*), sum(paid_amount), sum(patient_responsibility), sum(initial_denied_amount) "
+    "from fct_claim_reconciliation"
+)
 
 
 def raw_files(data_dir: Path) -> dict[str, int]:

@@ -37,13 +37,27 @@ def world(tmp_path):
 def confirm_batch(engine, layout: WarehouseLayout, data: bytes, name: str, kind: str = "era_835") -> int:
     stored = LandingZone(layout.landing_dir).store(data)
     with Session(engine) as session:
-        landing = LandingFile(organization_id=ORGANIZATION_ID, client_id=CLIENT_ID, content_sha256=stored.sha256,
-                              size_bytes=stored.size, original_filename=name)
+        landing = LandingFile(
+            organization_id=ORGANIZATION_ID,
+            client_id=CLIENT_ID,
+            content_sha256=stored.sha256,
+            size_bytes=stored.size,
+            original_filename=name,
+        )
         session.add(landing)
         session.flush()
-        batch = ImportBatch(organization_id=ORGANIZATION_ID, client_id=CLIENT_ID, landing_file_id=landing.id, kind=kind,
-                            source_filename=name, content_sha256=stored.sha256, size_bytes=stored.size,
-                            status="confirmed", parser_version="test", confirmed_at=datetime.now(UTC))
+        batch = ImportBatch(
+            organization_id=ORGANIZATION_ID,
+            client_id=CLIENT_ID,
+            landing_file_id=landing.id,
+            kind=kind,
+            source_filename=name,
+            content_sha256=stored.sha256,
+            size_bytes=stored.size,
+            status="confirmed",
+            parser_version="test",
+            confirmed_at=datetime.now(UTC),
+        )
         session.add(batch)
         session.commit()
         return batch.id
@@ -120,8 +134,10 @@ def test_extract_is_typed_and_tolerates_a_table_that_does_not_exist_yet(world):
     assert frame["id"].to_list() == [batch_id]
     assert frame["confirmed_at"].dtype == pl.Datetime("us", "UTC")
 
-    future = ExtractTable("cases", {"id": "id", "organization_id": "int", "client_id": "int", "opened_at": "ts",
-                                    "expected_recovery": "money"})
+    future = ExtractTable(
+        "cases",
+        {"id": "id", "organization_id": "int", "client_id": "int", "opened_at": "ts", "expected_recovery": "money"},
+    )
     frame, exists = read_table(engine, future)
     assert exists is False
     assert frame.height == 0

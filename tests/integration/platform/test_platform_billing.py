@@ -25,19 +25,50 @@ def new_id() -> str:
     return f"evt_{uuid.uuid4().hex}"
 
 
-def subscription_event(org_id: int, *, status: str = "active", plan: str = "growth", created: int | None = None,
-                       event_id: str | None = None, kind: str = "subscription.updated") -> dict:
-    return {"id": event_id or new_id(), "type": kind, "created": created or int(time.time()),
-            "data": {"organization_id": org_id,
-                     "subscription": {"plan": plan, "status": status, "current_period_end": 1_800_000_000}}}
+def subscription_event(
+    org_id: int,
+    *,
+    status: str = "active",
+    plan: str = "growth",
+    created: int | None = None,
+    event_id: str | None = None,
+    kind: str = "subscription.updated",
+) -> dict:
+    return {
+        "id": event_id or new_id(),
+        "type": kind,
+        "created": created or int(time.time()),
+        "data": {
+            "organization_id": org_id,
+            "subscription": {"plan": plan, "status": status, "current_period_end": 1_800_000_000},
+        },
+    }
 
 
-def invoice_event(org_id: int, invoice_id: str, amount: str, status: str = "open", kind: str = "invoice.created",
-                  created: int | None = None) -> dict:
-    return {"id": new_id(), "type": kind, "created": created or int(time.time()),
-            "data": {"organization_id": org_id,
-                     "invoice": {"id": invoice_id, "amount_due": amount, "currency": "usd", "status": status,
-                                 "period_start": 1_760_000_000, "period_end": 1_762_592_000}}}
+def invoice_event(
+    org_id: int,
+    invoice_id: str,
+    amount: str,
+    status: str = "open",
+    kind: str = "invoice.created",
+    created: int | None = None,
+) -> dict:
+    return {
+        "id": new_id(),
+        "type": kind,
+        "created": created or int(time.time()),
+        "data": {
+            "organization_id": org_id,
+            "invoice": {
+                "id": invoice_id,
+                "amount_due": amount,
+                "currency": "usd",
+                "status": status,
+                "period_start": 1_760_000_000,
+                "period_end": 1_762_592_000,
+            },
+        },
+    }
 
 
 def post(http, body: bytes, header: str | None):
@@ -128,10 +159,16 @@ def test_several_v1_values_one_of_which_matches(http):
     assert post(http, body, header).status_code == 200
 
 
-@pytest.mark.parametrize("where,value", [
-    ("key", "patient_name"), ("key", "Date-Of-Birth"), ("key", "memberId"), ("key", "ICD10"),
-    ("value", "123-45-6789"),
-])
+@pytest.mark.parametrize(
+    "where,value",
+    [
+        ("key", "patient_name"),
+        ("key", "Date-Of-Birth"),
+        ("key", "memberId"),
+        ("key", "ICD10"),
+        ("value", "123-45-6789"),
+    ],
+)
 def test_events_carrying_phi_are_refused_without_echo_and_nothing_stored(http, services, make_member, where, value):
     member = make_member()
     event = subscription_event(member.organization_id)
@@ -261,8 +298,17 @@ def test_a_delivery_blocked_behind_an_uncommitted_copy_becomes_a_duplicate(servi
     event = parse_event(subscription_event(org))
     first = services.database.session(write=True)
     try:
-        first.add(BillingEvent(event_id=event.id, type=event.type, organization_id=org, status="applied",
-                               event_created_at=event.created_at, payload={}, payload_sha256="0" * 64))
+        first.add(
+            BillingEvent(
+                event_id=event.id,
+                type=event.type,
+                organization_id=org,
+                status="applied",
+                event_created_at=event.created_at,
+                payload={},
+                payload_sha256="0" * 64,
+            )
+        )
         first.flush()
         results = []
         second = threading.Thread(target=lambda: results.append(service.record_event(services.database, event)))

@@ -53,8 +53,14 @@ def test_health_reports_queue_depth_and_age(http, services):
 
 
 def unreachable_app(tmp_path, url: str):
-    settings = Settings(data_dir=tmp_path, database_url=url, billing_webhook_secret="configured-but-secret",
-                        oidc_issuer="https://idp.example", oidc_audience="platform", job_worker_enabled=False)
+    settings = Settings(
+        data_dir=tmp_path,
+        database_url=url,
+        billing_webhook_secret="configured-but-secret",
+        oidc_issuer="https://idp.example",
+        oidc_audience="platform",
+        job_worker_enabled=False,
+    )
     services = build_services(settings)
     return services, create_app(services=services)
 
@@ -84,15 +90,15 @@ def test_unreachable_database_answers_503_naming_the_check(tmp_path, kind):
 def test_queue_stuck_beyond_15_minutes_fails_only_while_the_worker_is_enabled(services, tmp_path):
     with services.database.transaction() as db:
         job = queue.enqueue(db, "test.health.stuck", {}, run_after=utcnow() - timedelta(minutes=20))
-    enabled = build_services(Settings(data_dir=tmp_path, database_url=services.settings.database_url,
-                                      job_worker_enabled=True))
+    enabled = build_services(
+        Settings(data_dir=tmp_path, database_url=services.settings.database_url, job_worker_enabled=True)
+    )
     try:
         # Without the lifespan the worker never starts, so the job stays stuck for the check.
         r = TestClient(create_app(services=enabled)).get("/api/health")
         assert r.status_code == 503
         q = r.json()["checks"]["queue"]
-        assert q == {"status": "fail", "depth": q["depth"], "oldestAgeSeconds": q["oldestAgeSeconds"],
-                     "error": "stuck"}
+        assert q == {"status": "fail", "depth": q["depth"], "oldestAgeSeconds": q["oldestAgeSeconds"], "error": "stuck"}
         assert q["oldestAgeSeconds"] >= 20 * 60
         assert r.json()["checks"]["database"]["status"] == "ok"
         # This instance runs no worker: the same queue is reported but does not fail its health.

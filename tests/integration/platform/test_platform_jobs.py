@@ -219,8 +219,9 @@ def test_the_app_starts_and_stops_its_worker_with_its_lifespan(tmp_path):
     migrate.upgrade(url)
     kind = unique_kind("lifespan")
     register_handler(kind)(lambda ctx: {"ran": ctx.payload["x"]})
-    services = build_services(Settings(data_dir=tmp_path, database_url=url, job_worker_enabled=True,
-                                       job_poll_seconds=0.02))
+    services = build_services(
+        Settings(data_dir=tmp_path, database_url=url, job_worker_enabled=True, job_poll_seconds=0.02)
+    )
     try:
         with TestClient(create_app(services=services)):
             assert services.job_worker.running

@@ -68,8 +68,12 @@ def test_rotation_keeps_old_keys_until_retirement_then_drops_them(http, services
     assert set(result.data["publishedKids"]) == after
     assert before < after and len(after - before) == 2
     # A token signed just before the rotation still verifies against what is published now.
-    assert jwt.decode(token_before, KeySet.import_key_set(http.get("/.well-known/jwks.json").json()),
-                      algorithms=["ES384"]).claims["jti"] == "before-rotation"
+    assert (
+        jwt.decode(
+            token_before, KeySet.import_key_set(http.get("/.well-known/jwks.json").json()), algorithms=["ES384"]
+        ).claims["jti"]
+        == "before-rotation"
+    )
     new_token = services.signing_keys.sign_client_assertion({"jti": "after"})
     header = json.loads(base64.urlsafe_b64decode(new_token.split(".")[0] + "==").decode())
     assert header["kid"] in after - before  # new tokens are signed with the new key
@@ -91,8 +95,9 @@ def test_rotation_is_for_platform_admins_only(make_member):
 
 
 def app_with_keys(tmp_path, path):
-    settings = Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'p.db'}", smart_keys_path=path,
-                        job_worker_enabled=False)
+    settings = Settings(
+        data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'p.db'}", smart_keys_path=path, job_worker_enabled=False
+    )
     services = build_services(settings)
     return services, TestClient(create_app(services=services))
 
@@ -107,8 +112,24 @@ def test_unusable_configured_key_file_answers_503_without_key_material(tmp_path,
     elif problem == "unreadable":
         path.mkdir()
     elif problem == "public-only":
-        path.write_text(json.dumps({"keys": [{"kty": "EC", "crv": "P-384", "alg": "ES384", "use": "sig",
-                                              "kid": "k1", "x": "AA", "y": "AA", "created_at": "2026-01-01T00:00:00+00:00"}]}))
+        path.write_text(
+            json.dumps(
+                {
+                    "keys": [
+                        {
+                            "kty": "EC",
+                            "crv": "P-384",
+                            "alg": "ES384",
+                            "use": "sig",
+                            "kid": "k1",
+                            "x": "AA",
+                            "y": "AA",
+                            "created_at": "2026-01-01T00:00:00+00:00",
+                        }
+                    ]
+                }
+            )
+        )
     services, client = app_with_keys(tmp_path, path)
     try:
         r = client.get("/.well-known/jwks.json")

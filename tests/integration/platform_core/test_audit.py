@@ -29,8 +29,10 @@ def test_failed_mutation_writes_nothing(make_member):
 
 def test_audit_holds_digests_not_values(services, make_member):
     admin = make_member()
-    admin.rpc.mutation("organizations.inviteMember",
-                       {"email": "jane.patient@example.test", "role": "analyst", "displayName": "Jane Patient"}).data
+    admin.rpc.mutation(
+        "organizations.inviteMember",
+        {"email": "jane.patient@example.test", "role": "analyst", "displayName": "Jane Patient"},
+    ).data
     with services.database.transaction() as db:
         rows = db.scalars(select(AuditEvent).where(AuditEvent.organization_id == admin.organization_id)).all()
         dumped = " ".join(str(vars(r)) for r in rows)
@@ -43,8 +45,7 @@ def test_tampering_is_detected(services, make_member):
         admin.rpc.mutation("organizations.addClient", {"name": name}).data
     scope = f"org:{admin.organization_id}"
     with services.database.transaction() as db:
-        db.execute(update(AuditEvent).where(AuditEvent.scope == scope, AuditEvent.seq == 2)
-                   .values(target_id="999"))
+        db.execute(update(AuditEvent).where(AuditEvent.scope == scope, AuditEvent.seq == 2).values(target_id="999"))
     report = admin.rpc.query("audit.verifyChain").data
     assert report == {**report, "valid": False, "firstBrokenSeq": 2}
     assert "altered" in report["problem"]

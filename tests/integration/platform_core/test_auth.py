@@ -73,9 +73,14 @@ def test_api_key_acts_as_user_in_its_organization_only(make_member, rpc):
     ctx = as_key.query("securityContext.current").data
     assert ctx["authMethod"] == "api_key" and ctx["organizationId"] == member.organization_id
     # A second organization of the same user is out of the key's reach.
-    other = member.rpc.as_(member.token).mutation(
-        "organizations.create", {"name": "Second Org", "slug": f"second-{member.user_id}", "firstClientName": "Clinic"}
-    ).data
+    other = (
+        member.rpc.as_(member.token)
+        .mutation(
+            "organizations.create",
+            {"name": "Second Org", "slug": f"second-{member.user_id}", "firstClientName": "Clinic"},
+        )
+        .data
+    )
     assert rpc.as_(key, other["firstClientId"]).query("organizations.get").code == "FORBIDDEN"
     member.rpc.mutation("auth.revokeApiKey", {"id": created["id"]}).data
     assert as_key.query("securityContext.current").code == "UNAUTHORIZED"
@@ -83,8 +88,9 @@ def test_api_key_acts_as_user_in_its_organization_only(make_member, rpc):
 
 def test_invitation_flow(make_member, rpc):
     admin = make_member()
-    invite = admin.rpc.mutation("organizations.inviteMember",
-                                {"email": f"new-{admin.user_id}@example.test", "role": "analyst"}).data
+    invite = admin.rpc.mutation(
+        "organizations.inviteMember", {"email": f"new-{admin.user_id}@example.test", "role": "analyst"}
+    ).data
     assert invite["inviteToken"].startswith("dpi_")
     short = rpc.mutation("auth.acceptInvite", {"token": invite["inviteToken"], "password": "short"})
     assert short.code == "BAD_REQUEST"

@@ -16,7 +16,9 @@ def test_create_organization_makes_caller_admin_with_first_client(make_member):
 def test_duplicate_slug_is_conflict(make_member):
     member = make_member()
     body = {"name": "Same", "slug": f"same-{member.user_id}", "firstClientName": "H"}
-    assert member.rpc.as_(member.token).mutation("organizations.create", {**body, "firstClientName": "Hosp"}).status == 200
+    assert (
+        member.rpc.as_(member.token).mutation("organizations.create", {**body, "firstClientName": "Hosp"}).status == 200
+    )
     again = member.rpc.as_(member.token).mutation("organizations.create", {**body, "firstClientName": "Hosp"})
     assert again.code == "CONFLICT"
 
@@ -70,13 +72,15 @@ def test_platform_admin_suspends_organization(make_member):
     victim = make_member()
     listed = operator.rpc.query("admin.listOrganizations", {"limit": 500}).data
     assert any(o["id"] == victim.organization_id for o in listed["items"])
-    done = operator.rpc.mutation("admin.suspendOrganization",
-                                 {"organizationId": victim.organization_id, "reason": "unpaid"}).data
+    done = operator.rpc.mutation(
+        "admin.suspendOrganization", {"organizationId": victim.organization_id, "reason": "unpaid"}
+    ).data
     assert done["status"] == "suspended"
     blocked = victim.rpc.query("organizations.get")
     assert blocked.code == "FORBIDDEN" and "suspended" in blocked.error["message"]
-    operator.rpc.mutation("admin.suspendOrganization",
-                          {"organizationId": victim.organization_id, "suspended": False, "reason": "paid"}).data
+    operator.rpc.mutation(
+        "admin.suspendOrganization", {"organizationId": victim.organization_id, "suspended": False, "reason": "paid"}
+    ).data
     assert victim.rpc.query("organizations.get").status == 200
     settings = operator.rpc.query("admin.settings").data
     assert settings["procedures"] >= 27 and "secret" not in str(settings).lower()

@@ -101,7 +101,8 @@ def build_probe_registry() -> Registry:
 @pytest.fixture(scope="session")
 def probe_http(services) -> Iterator[TestClient]:
     endpoint = RpcEndpoint(build_probe_registry(), services)
-    app = Starlette(routes=[Route("/api/rpc/{path:path}", endpoint.handle,
-                                  methods=["GET", "POST", "PUT", "PATCH", "DELETE"])])
+    app = Starlette(
+        routes=[Route("/api/rpc/{path:path}", endpoint.handle, methods=["GET", "POST", "PUT", "PATCH", "DELETE"])]
+    )
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client

@@ -19,7 +19,8 @@ calls = st.lists(
         st.tuples(st.just("ok"), texts),
         st.tuples(st.just("fail"), st.sampled_from(sorted(ERROR_CODES))),
     ),
-    min_size=1, max_size=6,
+    min_size=1,
+    max_size=6,
 )
 
 

@@ -14,7 +14,7 @@ JSON = {"content-type": "application/json"}
 def _chunked(body: bytes, size: int = 4096):
     # A generator body has no Content-Length, so the client sends it with Transfer-Encoding: chunked.
     for start in range(0, len(body), size):
-        yield body[start:start + size]
+        yield body[start : start + size]
 
 
 def _login_of_size(total: int) -> bytes:
@@ -24,9 +24,13 @@ def _login_of_size(total: int) -> bytes:
 
 def _assert_too_large(r, path: str, limit: int) -> None:
     assert r.status_code == 413, r.text[:300]
-    assert r.json() == {"error": {
-        "message": f"The request body exceeds the limit of {limit} bytes for this procedure",
-        "code": -32013, "data": {"code": "PAYLOAD_TOO_LARGE", "httpStatus": 413, "path": path}}}
+    assert r.json() == {
+        "error": {
+            "message": f"The request body exceeds the limit of {limit} bytes for this procedure",
+            "code": -32013,
+            "data": {"code": "PAYLOAD_TOO_LARGE", "httpStatus": 413, "path": path},
+        }
+    }
 
 
 @pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])

@@ -35,8 +35,13 @@ def test_unknown_codes_are_refused_at_raise_time():
 
 def test_envelope_has_trpc_default_error_shape():
     envelope = error_envelope(RpcError("CONFLICT", "Claim 7 changed meanwhile"), "claims.update")
-    assert envelope == {"error": {"message": "Claim 7 changed meanwhile", "code": -32009,
-                                  "data": {"code": "CONFLICT", "httpStatus": 409, "path": "claims.update"}}}
+    assert envelope == {
+        "error": {
+            "message": "Claim 7 changed meanwhile",
+            "code": -32009,
+            "data": {"code": "CONFLICT", "httpStatus": 409, "path": "claims.update"},
+        }
+    }
 
 
 def test_reference_table_matches_the_installed_trpc_package():
@@ -46,10 +51,13 @@ def test_reference_table_matches_the_installed_trpc_package():
     if node is None or not package.exists():
         pytest.skip("tests/e2e/node/node_modules is not installed (run `npm ci --prefix tests/e2e/node`)")
     assert json.loads(package.read_text())["version"] == TRPC_VERSION
-    script = ("import('@trpc/server/unstable-core-do-not-import').then(m => console.log(JSON.stringify("
-              "{byKey: m.TRPC_ERROR_CODES_BY_KEY, http: m.JSONRPC2_TO_HTTP_CODE})))")
-    done = subprocess.run([node, "--input-type=module", "-e", script], cwd=NODE_DIR, capture_output=True, text=True,
-                          timeout=60)
+    script = (
+        "import('@trpc/server/unstable-core-do-not-import').then(m => console.log(JSON.stringify("
+        "{byKey: m.TRPC_ERROR_CODES_BY_KEY, http: m.JSONRPC2_TO_HTTP_CODE})))"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script], cwd=NODE_DIR, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     real = json.loads(done.stdout)
     assert real["byKey"] == TRPC_ERROR_CODES_BY_KEY
@@ -61,8 +69,13 @@ def test_reference_table_matches_the_installed_trpc_package():
 def test_each_code_reaches_the_wire_with_its_status(probe_http, path, code):
     r = probe_http.get(f"/api/rpc/{path}?input={_input({'code': code})}")
     assert r.status_code == JSONRPC2_TO_HTTP_CODE[code]
-    assert r.json() == {"error": {"message": f"probe failure {code}", "code": TRPC_ERROR_CODES_BY_KEY[code],
-                                  "data": {"code": code, "httpStatus": JSONRPC2_TO_HTTP_CODE[code], "path": path}}}
+    assert r.json() == {
+        "error": {
+            "message": f"probe failure {code}",
+            "code": TRPC_ERROR_CODES_BY_KEY[code],
+            "data": {"code": code, "httpStatus": JSONRPC2_TO_HTTP_CODE[code], "path": path},
+        }
+    }
 
 
 def test_api_knows_every_trpc_code():

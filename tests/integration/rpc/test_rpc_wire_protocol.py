@@ -32,7 +32,10 @@ def assert_envelope(body: dict, code: str, status: int, number: int, path) -> No
     extra = set(error["data"]) - {"code", "httpStatus", "path"}
     assert extra <= {"issues"}, extra
     assert {k: error["data"][k] for k in ("code", "httpStatus", "path")} == {
-        "code": code, "httpStatus": status, "path": path}
+        "code": code,
+        "httpStatus": status,
+        "path": path,
+    }
 
 
 def assert_no_leak(text: str) -> None:
@@ -59,8 +62,11 @@ def test_query_by_get_with_url_encoded_input(probe_http):
 
 def test_mutation_by_post_with_json_body(rpc, make_member):
     member = make_member()
-    r = member.rpc.http.post("/api/rpc/organizations.addClient", content=json.dumps({"name": "North Campus"}),
-                             headers={**member.rpc.headers(), **JSON})
+    r = member.rpc.http.post(
+        "/api/rpc/organizations.addClient",
+        content=json.dumps({"name": "North Campus"}),
+        headers={**member.rpc.headers(), **JSON},
+    )
     assert r.status_code == 200, r.text
     assert r.json()["result"]["data"]["name"] == "North Campus"
 
@@ -94,8 +100,11 @@ def test_batch_of_different_procedures_in_call_order(http):
 def test_batch_post_of_mutations(rpc, make_member):
     member = make_member()
     body = {"0": {"name": "Batch Clinic A"}, "1": {"name": "Batch Clinic B"}}
-    r = member.rpc.http.post("/api/rpc/organizations.addClient,organizations.addClient?batch=1",
-                             content=json.dumps(body), headers={**member.rpc.headers(), **JSON})
+    r = member.rpc.http.post(
+        "/api/rpc/organizations.addClient,organizations.addClient?batch=1",
+        content=json.dumps(body),
+        headers={**member.rpc.headers(), **JSON},
+    )
     assert r.status_code == 200, r.text
     assert [item["result"]["data"]["name"] for item in r.json()] == ["Batch Clinic A", "Batch Clinic B"]
 
@@ -172,21 +181,25 @@ def test_unknown_mutation_by_post_is_not_found(http):
 
 @pytest.mark.parametrize("content_type", ["application/octet-stream", "multipart/form-data; boundary=xyz"])
 def test_file_bodies_to_a_non_upload_procedure_are_unsupported_media_type(http, content_type):
-    body = b"--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.csv\"\r\n\r\na,b\r\n--xyz--\r\n"
+    body = b'--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\na,b\r\n--xyz--\r\n'
     r = http.post("/api/rpc/auth.login", content=body, headers={"content-type": content_type})
     assert r.status_code == 415
     assert_envelope(r.json(), "UNSUPPORTED_MEDIA_TYPE", 415, -32015, "auth.login")
 
 
 def test_an_upload_procedure_takes_an_octet_stream(probe_http):
-    r = probe_http.post("/api/rpc/probe.upload", content=b"a,b\n1,2\n",
-                        headers={"content-type": "application/octet-stream", "x-filename": "claims.csv"})
+    r = probe_http.post(
+        "/api/rpc/probe.upload",
+        content=b"a,b\n1,2\n",
+        headers={"content-type": "application/octet-stream", "x-filename": "claims.csv"},
+    )
     assert (r.status_code, r.json()) == (200, {"result": {"data": {"filename": "claims.csv", "size": 8}}})
 
 
 def test_file_bodies_cannot_be_batched(probe_http):
-    r = probe_http.post("/api/rpc/probe.upload?batch=1", content=b"abc",
-                        headers={"content-type": "application/octet-stream"})
+    r = probe_http.post(
+        "/api/rpc/probe.upload?batch=1", content=b"abc", headers={"content-type": "application/octet-stream"}
+    )
     assert r.status_code == 415
     assert r.json()[0]["error"]["data"]["code"] == "UNSUPPORTED_MEDIA_TYPE"
 
@@ -216,12 +229,15 @@ def test_malformed_json_in_a_batch_fails_every_call(probe_http):
     assert [e["error"]["data"]["code"] for e in r.json()] == ["PARSE_ERROR", "PARSE_ERROR"]
 
 
-@pytest.mark.parametrize(("payload", "field"), [
-    ({"email": 5, "password": "x"}, "email"),
-    ({"email": "a@b.c"}, "password"),
-    ({"email": "a@b.c", "password": "x", "role": "admin"}, "role"),
-    ({"email": "not an email", "password": "x"}, "email"),
-])
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"email": 5, "password": "x"}, "email"),
+        ({"email": "a@b.c"}, "password"),
+        ({"email": "a@b.c", "password": "x", "role": "admin"}, "role"),
+        ({"email": "not an email", "password": "x"}, "email"),
+    ],
+)
 def test_wrong_input_is_bad_request_naming_the_field(http, payload, field):
     r = http.post("/api/rpc/auth.login", json=payload)
     assert r.status_code == 400

@@ -40,11 +40,22 @@ from pipelines.ingest.x12 import parse_x12
 from pipelines.synthetic import CorpusSpec, generate_corpus
 from pipelines.synthetic.spec import CarcSpike, SlowPayer, SystematicUnderpayment
 from tests.conftest import create_pg_database, drop_pg_database, make_user, sign_in
-from tests.integration.serving.planted_deposits import EraPayment, PlantedDeposits, paying_era_payments, plant_differences
+from tests.integration.serving.planted_deposits import (
+    EraPayment,
+    PlantedDeposits,
+    paying_era_payments,
+    plant_differences,
+)
 from tests.support.rpc_client import Rpc
 
 SPEC = CorpusSpec(
-    seed=11, claims=600, payers=4, months=5, claims_per_file=300, write_csv=False, write_deposits=False,
+    seed=11,
+    claims=600,
+    payers=4,
+    months=5,
+    claims_per_file=300,
+    write_csv=False,
+    write_deposits=False,
     scenarios=(
         CarcSpike(payer="medicare", carc="50", cpt="80053", from_month=4, rate=0.6),
         SlowPayer(payer="medicaid", extra_days=21),
@@ -52,8 +63,12 @@ SPEC = CorpusSpec(
     ),
 )
 WITHHELD = "claims_00001_837I.837"
-PAYER_NAMES = {"medicare": "FEDERAL MEDICARE ADMINISTRATIVE CONTRACTOR J99", "medicaid": "STATE MEDICAID FISCAL AGENT",
-               "northwind": "NORTHWIND HEALTH PLAN", "bluepeak": "BLUEPEAK MUTUAL INSURANCE"}
+PAYER_NAMES = {
+    "medicare": "FEDERAL MEDICARE ADMINISTRATIVE CONTRACTOR J99",
+    "medicaid": "STATE MEDICAID FISCAL AGENT",
+    "northwind": "NORTHWIND HEALTH PLAN",
+    "bluepeak": "BLUEPEAK MUTUAL INSURANCE",
+}
 
 
 @dataclass
@@ -87,8 +102,13 @@ def new_tenant(services, http) -> Tenant:
     user_id, email, password = make_user(services)
     rpc = Rpc(http)
     token = sign_in(rpc, email, password)
-    org = rpc.as_(token).mutation("organizations.create", {"name": f"Org {uuid.uuid4().hex[:8]}",
-                                                            "firstClientName": "General Hospital"}).data
+    org = (
+        rpc.as_(token)
+        .mutation(
+            "organizations.create", {"name": f"Org {uuid.uuid4().hex[:8]}", "firstClientName": "General Hospital"}
+        )
+        .data
+    )
     return Tenant(user_id, token, org["id"], org["firstClientId"], rpc.as_(token, org["firstClientId"]))
 
 
@@ -109,8 +129,9 @@ def serving_stack(request, tmp_path_factory):
         url = create_pg_database(admin)
     try:
         migrate.upgrade(url)
-        settings = Settings(data_dir=tmp_path_factory.mktemp("serving_data"), database_url=url,
-                            job_worker_enabled=False)
+        settings = Settings(
+            data_dir=tmp_path_factory.mktemp("serving_data"), database_url=url, job_worker_enabled=False
+        )
         services = build_services(settings)
         try:
             with TestClient(create_app(services=services)) as http:
@@ -171,10 +192,23 @@ def world(serving_stack, corpus, planted_deposits) -> World:
             break
     run = a.rpc.query("operations.getRun", {"runId": queued["id"]}).data
     assert run["status"] == "succeeded", run
-    withheld = set(parse_x12((corpus / WITHHELD).read_bytes(), source=WITHHELD).tables["claims"]["patient_control_number"].to_list())
+    withheld = set(
+        parse_x12((corpus / WITHHELD).read_bytes(), source=WITHHELD)
+        .tables["claims"]["patient_control_number"]
+        .to_list()
+    )
     return World(
-        a=a, b=b, analyst=analyst, auditor=auditor, truth=json.loads((corpus / "ground_truth.json").read_text()),
-        truth_rows=pq.read_table(corpus / "truth_claims.parquet").to_pylist(), withheld_claims=withheld,
-        pipeline_run=run, built_at=json.loads(pointer.read_text())["built_at"], services=services,
-        c=c, deposits=planted_deposits, era_payments=paying_era_payments(remits),
+        a=a,
+        b=b,
+        analyst=analyst,
+        auditor=auditor,
+        truth=json.loads((corpus / "ground_truth.json").read_text()),
+        truth_rows=pq.read_table(corpus / "truth_claims.parquet").to_pylist(),
+        withheld_claims=withheld,
+        pipeline_run=run,
+        built_at=json.loads(pointer.read_text())["built_at"],
+        services=services,
+        c=c,
+        deposits=planted_deposits,
+        era_payments=paying_era_payments(remits),
     )

@@ -61,8 +61,9 @@ def paying_era_payments(paths: list[Path]) -> dict[str, EraPayment]:
                 continue
             trace = row["trace_number"].strip()
             assert trace not in out, f"{path.name}: trace number {trace} appears in more than one 835 transaction"
-            out[trace] = EraPayment(trace, row["payer_name"].strip().upper(), amount,
-                                    Decimal(str(row["plb_total"] or 0)))
+            out[trace] = EraPayment(
+                trace, row["payer_name"].strip().upper(), amount, Decimal(str(row["plb_total"] or 0))
+            )
     return out
 
 
@@ -96,7 +97,10 @@ def plant_differences(source_text: str, columns: dict[str, str]) -> PlantedDepos
     return PlantedDeposits(
         csv_text=out.getvalue(),
         amounts_by_trace={r[trace_col]: Decimal(r[amount_col]) for r in rows},
-        mismatch_trace=mismatched[trace_col], mismatch_variance=ONE_CENT,
-        removed_trace=removed[trace_col], removed_amount=Decimal(removed[amount_col]),
-        extra_trace=EXTRA_TRACE, extra_amount=EXTRA_AMOUNT,
+        mismatch_trace=mismatched[trace_col],
+        mismatch_variance=ONE_CENT,
+        removed_trace=removed[trace_col],
+        removed_amount=Decimal(removed[amount_col]),
+        extra_trace=EXTRA_TRACE,
+        extra_amount=EXTRA_AMOUNT,
     )

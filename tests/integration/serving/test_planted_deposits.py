@@ -26,10 +26,16 @@ def test_the_three_breaks_are_planted_and_described():
     assert [r["Reference"] for r in rows] == ["99901000000001", "99903000000002", "99901000000004", EXTRA_TRACE]
     assert rows[1]["Credit"] == "292.91" and planted.mismatch_trace == "99903000000002"
     assert planted.removed_trace == "00000003" and planted.removed_amount == Decimal("333.99")
-    assert rows[3] == {"Posted Date": "01/22/2026", "Credit": "123.45", "Reference": EXTRA_TRACE,
-                       "Originator": "UNKNOWN ORIGINATOR ACH CREDIT"}
+    assert rows[3] == {
+        "Posted Date": "01/22/2026",
+        "Credit": "123.45",
+        "Reference": EXTRA_TRACE,
+        "Originator": "UNKNOWN ORIGINATOR ACH CREDIT",
+    }
     assert planted.total == Decimal("244.64") + Decimal("292.91") + Decimal("209.97") + EXTRA_AMOUNT
-    assert "00000003" not in planted.csv_text and planted.csv_text.startswith("Posted Date,Credit,Reference,Originator\n")
+    assert "00000003" not in planted.csv_text and planted.csv_text.startswith(
+        "Posted Date,Credit,Reference,Originator\n"
+    )
 
 
 def test_a_file_it_cannot_plant_into_is_refused():

@@ -17,16 +17,33 @@ from tests.integration.serving.conftest import PAYER_NAMES
 pytestmark = pytest.mark.slow
 
 READS: list[tuple[str, dict]] = [
-    ("analytics.kpis", {}), ("analytics.trend", {"metric": "paid_amount"}), ("analytics.breakdown", {"by": "carc"}),
-    ("payerIntelligence.scorecard", {}), ("payerIntelligence.denialReasons", {}), ("payerIntelligence.timeToPay", {}),
+    ("analytics.kpis", {}),
+    ("analytics.trend", {"metric": "paid_amount"}),
+    ("analytics.breakdown", {"by": "carc"}),
+    ("payerIntelligence.scorecard", {}),
+    ("payerIntelligence.denialReasons", {}),
+    ("payerIntelligence.timeToPay", {}),
     ("payerIntelligence.compare", {"payers": [PAYER_NAMES["medicare"], PAYER_NAMES["medicaid"]]}),
-    ("payerChangeRadar.alerts", {}), ("paymentIntegrity.underpayments", {}), ("paymentIntegrity.overpayments", {}),
-    ("cashTruth.daily", {}), ("cashTruth.byPayer", {}), ("cashTruth.gaps", {}),
-    ("revenueReconciliation.depositMatches", {}), ("revenueReconciliation.variances", {}),
-    ("reconciliation.summary", {}), ("reconciliation.unmatchedRemittances", {}), ("reconciliation.unmatchedClaims", {}),
-    ("roiScorecard.scorecard", {}), ("roiScorecard.trend", {}), ("clientRoiPortal.summary", {}),
-    ("clientRoiPortal.export", {}), ("rcmPortfolio.overview", {}), ("rcmPortfolio.compare", {}),
-    ("arOperations.aging", {}), ("arOperations.followUpQueue", {}), ("patientFinancial.balances", {}),
+    ("payerChangeRadar.alerts", {}),
+    ("paymentIntegrity.underpayments", {}),
+    ("paymentIntegrity.overpayments", {}),
+    ("cashTruth.daily", {}),
+    ("cashTruth.byPayer", {}),
+    ("cashTruth.gaps", {}),
+    ("revenueReconciliation.depositMatches", {}),
+    ("revenueReconciliation.variances", {}),
+    ("reconciliation.summary", {}),
+    ("reconciliation.unmatchedRemittances", {}),
+    ("reconciliation.unmatchedClaims", {}),
+    ("roiScorecard.scorecard", {}),
+    ("roiScorecard.trend", {}),
+    ("clientRoiPortal.summary", {}),
+    ("clientRoiPortal.export", {}),
+    ("rcmPortfolio.overview", {}),
+    ("rcmPortfolio.compare", {}),
+    ("arOperations.aging", {}),
+    ("arOperations.followUpQueue", {}),
+    ("patientFinancial.balances", {}),
     ("patientFinancial.estimate", {"payer": PAYER_NAMES["medicare"], "procedureCode": "99214"}),
     ("patientFinancial.responsibilityBreakdown", {}),
 ]
@@ -62,7 +79,9 @@ def test_kpis_match_the_ground_truth_to_the_cent(world):
     assert k["initialDenialRateDollars"] == pytest.approx(t["denials"]["initial_denial_rate_by_dollars"], abs=1e-6)
     assert k["overturnedClaims"] == t["overturned"]["claims"]
     assert money(k["recoveredAmount"]) == money(t["overturned"]["recovered"])
-    assert k["overturnRate"] == pytest.approx(t["overturned"]["claims"] / t["denials"]["initial_denied_claims"], abs=1e-6)
+    assert k["overturnRate"] == pytest.approx(
+        t["overturned"]["claims"] / t["denials"]["initial_denied_claims"], abs=1e-6
+    )
 
 
 def test_trend_months_add_up_to_the_kpis_and_rates_carry_their_counts(world):
@@ -131,8 +150,9 @@ def test_denial_reasons_add_up_per_payer(world):
 
 def test_change_radar_flags_the_planted_carc_spike(world):
     spike = next(s for s in world.truth["scenarios"] if s["kind"] == "carc_spike")
-    alerts = all_items(world.a.rpc, "payerChangeRadar.alerts", {"payer": PAYER_NAMES["medicare"],
-                                                                 "metric": "carc_denial_rate"})
+    alerts = all_items(
+        world.a.rpc, "payerChangeRadar.alerts", {"payer": PAYER_NAMES["medicare"], "metric": "carc_denial_rate"}
+    )
     hits = [a for a in alerts if a["carc"] == "50" and a["month"] >= spike["from_month_label"]]
     assert hits, alerts
     assert all(h["value"] > h["threshold"] and h["baselineMonths"] >= 3 for h in hits)
@@ -141,8 +161,9 @@ def test_change_radar_flags_the_planted_carc_spike(world):
 def test_underpayments_find_the_systematic_underpayment(world):
     t = world.truth
     scenario = next(s for s in t["scenarios"] if s["kind"] == "systematic_underpayment")
-    data = world.a.rpc.query("paymentIntegrity.underpayments",
-                             {"payer": PAYER_NAMES["bluepeak"], "procedureCode": "99214", "limit": 500}).data
+    data = world.a.rpc.query(
+        "paymentIntegrity.underpayments", {"payer": PAYER_NAMES["bluepeak"], "procedureCode": "99214", "limit": 500}
+    ).data
     assert money(data["totalVariance"]) == -money(scenario["effect"]["shortfall"])
     assert data["claims"] == len(data["items"]) > 0
     everything = world.a.rpc.query("paymentIntegrity.underpayments", {"limit": 3}).data
@@ -210,8 +231,9 @@ def test_patient_financial_balances_and_breakdown(world):
     assert money(breakdown["totalAmount"]) == money(t["x12"]["cas_by_group"]["PR"])
     assert {r["carc"] for r in breakdown["rows"]} >= {"1", "2"}
     assert next(r for r in breakdown["rows"] if r["carc"] == "1")["description"] == "Deductible amount"
-    estimate = world.a.rpc.query("patientFinancial.estimate",
-                                 {"payer": PAYER_NAMES["medicare"], "procedureCode": "99214"}).data
+    estimate = world.a.rpc.query(
+        "patientFinancial.estimate", {"payer": PAYER_NAMES["medicare"], "procedureCode": "99214"}
+    ).data
     assert estimate["observedLines"] > 0 and money(estimate["meanAllowedAmount"]) > 0
 
 

@@ -47,8 +47,12 @@ def test_deposit_matches_find_exactly_the_planted_breaks(world):
     by_status = Counter(r["status"] for r in rows)
     # One row per deposit written plus one per paying 835 that no deposit matched (the removed one).
     assert len(rows) == len(planted.amounts_by_trace) + 1 == len(era) + 1
-    assert by_status == {"matched": len(era) - 2, "amount_mismatch": 1, "era_without_deposit": 1,
-                         "deposit_without_era": 1}
+    assert by_status == {
+        "matched": len(era) - 2,
+        "amount_mismatch": 1,
+        "era_without_deposit": 1,
+        "deposit_without_era": 1,
+    }
     assert len({r["matchKey"] for r in rows}) == len(rows)
 
     mismatch = next(r for r in rows if r["status"] == "amount_mismatch")
@@ -101,22 +105,32 @@ def test_variances_are_the_three_breaks_until_one_is_resolved(world):
     rpc, planted = world.c.rpc, world.deposits
     variances = rpc.query("revenueReconciliation.variances", {"limit": 500}).data
     assert variances["basis"] == "bank_deposits"
-    assert sorted((v["status"], v["traceNumber"], v["varianceAmount"]) for v in variances["items"]) == sorted([
-        ("amount_mismatch", planted.mismatch_trace, f"{planted.mismatch_variance:.2f}"),
-        ("era_without_deposit", planted.removed_trace, f"{-planted.removed_amount:.2f}"),
-        ("deposit_without_era", planted.extra_trace, f"{planted.extra_amount:.2f}"),
-    ])
-    assert money(variances["totalVariance"]) == planted.mismatch_variance - planted.removed_amount + planted.extra_amount
+    assert sorted((v["status"], v["traceNumber"], v["varianceAmount"]) for v in variances["items"]) == sorted(
+        [
+            ("amount_mismatch", planted.mismatch_trace, f"{planted.mismatch_variance:.2f}"),
+            ("era_without_deposit", planted.removed_trace, f"{-planted.removed_amount:.2f}"),
+            ("deposit_without_era", planted.extra_trace, f"{planted.extra_amount:.2f}"),
+        ]
+    )
+    assert (
+        money(variances["totalVariance"]) == planted.mismatch_variance - planted.removed_amount + planted.extra_amount
+    )
 
     target = next(v for v in variances["items"] if v["status"] == "amount_mismatch")
-    resolved = rpc.mutation("revenueReconciliation.resolveVariance",
-                            {"matchKey": target["matchKey"], "resolution": "bank_adjustment",
-                             "note": "bank credited one cent extra"}).data
+    resolved = rpc.mutation(
+        "revenueReconciliation.resolveVariance",
+        {"matchKey": target["matchKey"], "resolution": "bank_adjustment", "note": "bank credited one cent extra"},
+    ).data
     assert resolved["remittanceKey"] == target["matchKey"] and resolved["varianceAmount"] == "0.01"
     assert resolved["resolvedBy"] == world.c.user_id
-    events = rpc.query("audit.list", {"procedure": "revenueReconciliation.resolveVariance",
-                                      "targetType": "revenue_variance_resolution",
-                                      "targetId": str(resolved["id"])}).data["items"]
+    events = rpc.query(
+        "audit.list",
+        {
+            "procedure": "revenueReconciliation.resolveVariance",
+            "targetType": "revenue_variance_resolution",
+            "targetId": str(resolved["id"]),
+        },
+    ).data["items"]
     assert len(events) == 1 and events[0]["actorUserId"] == world.c.user_id and events[0]["afterDigest"]
 
     open_now = rpc.query("revenueReconciliation.variances", {"limit": 500}).data
@@ -127,16 +141,19 @@ def test_variances_are_the_three_breaks_until_one_is_resolved(world):
     shown = next(v for v in with_resolved["items"] if v["matchKey"] == target["matchKey"])
     assert shown["resolution"] == "bank_adjustment" and shown["resolvedAt"]
 
-    again = rpc.mutation("revenueReconciliation.resolveVariance",
-                         {"matchKey": target["matchKey"], "resolution": "other"})
+    again = rpc.mutation(
+        "revenueReconciliation.resolveVariance", {"matchKey": target["matchKey"], "resolution": "other"}
+    )
     assert again.code == "CONFLICT", again.body
     matched = rpc.query("revenueReconciliation.depositMatches", {"status": "matched", "limit": 1}).data["items"][0]
-    balanced = rpc.mutation("revenueReconciliation.resolveVariance",
-                            {"matchKey": matched["matchKey"], "resolution": "other"})
+    balanced = rpc.mutation(
+        "revenueReconciliation.resolveVariance", {"matchKey": matched["matchKey"], "resolution": "other"}
+    )
     assert balanced.code == "PRECONDITION_FAILED", balanced.body
     # Another tenant cannot reach this tenant's rows, even by their exact key.
-    foreign = world.a.rpc.mutation("revenueReconciliation.resolveVariance",
-                                   {"matchKey": open_now["items"][0]["matchKey"], "resolution": "other"})
+    foreign = world.a.rpc.mutation(
+        "revenueReconciliation.resolveVariance", {"matchKey": open_now["items"][0]["matchKey"], "resolution": "other"}
+    )
     assert foreign.code == "NOT_FOUND", foreign.body
     assert len(rpc.query("revenueReconciliation.variances", {"limit": 500}).data["items"]) == 2
 
@@ -197,12 +214,17 @@ def test_cash_gaps_are_the_positive_payer_months(world):
     # The unexplained deposit is cash above expectation, never a gap.
     assert NO_ERA_PAYER not in {g["payerKey"] for g in gaps["items"]}
     # Each payer-month of gaps is exactly byPayer over that month's dates, and every positive one is listed.
-    months = sorted({date.fromisoformat(d["paymentDate"]).replace(day=1)
-                     for d in all_items(rpc, "cashTruth.daily", {}, "bank_deposits")})
+    months = sorted(
+        {
+            date.fromisoformat(d["paymentDate"]).replace(day=1)
+            for d in all_items(rpc, "cashTruth.daily", {}, "bank_deposits")
+        }
+    )
     expected = {}
     for first in months:
-        answer = rpc.query("cashTruth.byPayer", {"fromDate": first.isoformat(),
-                                                 "toDate": month_end(first).isoformat()}).data
+        answer = rpc.query(
+            "cashTruth.byPayer", {"fromDate": first.isoformat(), "toDate": month_end(first).isoformat()}
+        ).data
         assert answer["basis"] == "bank_deposits"
         for p in answer["payers"]:
             if money(p["gap"]) > 0:
@@ -216,8 +238,16 @@ def test_cash_gaps_are_the_positive_payer_months(world):
 # ------------------------------------------------------------------- tenants without deposits
 
 
-@pytest.mark.parametrize("path", ["revenueReconciliation.depositMatches", "revenueReconciliation.variances",
-                                  "cashTruth.daily", "cashTruth.byPayer", "cashTruth.gaps"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "revenueReconciliation.depositMatches",
+        "revenueReconciliation.variances",
+        "cashTruth.daily",
+        "cashTruth.byPayer",
+        "cashTruth.gaps",
+    ],
+)
 def test_tenants_without_deposits_stay_on_the_era_basis(world, path):
     assert world.a.rpc.query(path, {}).data["basis"] == "era"
     assert world.b.rpc.query(path, {}).data["basis"] == "era"

@@ -84,10 +84,13 @@ def test_without_a_snapshot_the_reader_says_run_the_pipeline(tmp_path):
 def test_snapshot_descriptor_and_tenant_views(tmp_path):
     db = tmp_path / "marts_x.duckdb"
     con = duckdb.connect(str(db))
-    con.execute("create table fct_x as select * from (values (1, 1, 10), (1, 2, 20), (2, 3, 30)) t(organization_id, client_id, v)")
+    con.execute(
+        "create table fct_x as select * from (values (1, 1, 10), (1, 2, 20), (2, 3, 30)) t(organization_id, client_id, v)"
+    )
     con.close()
-    (tmp_path / "published.json").write_text(json.dumps({"snapshot": str(db), "built_at": "2026-01-01T00:00:00Z",
-                                                         "run_id": "r1", "tables": {"fct_x": 3}}))
+    (tmp_path / "published.json").write_text(
+        json.dumps({"snapshot": str(db), "built_at": "2026-01-01T00:00:00Z", "run_id": "r1", "tables": {"fct_x": 3}})
+    )
     reader = MartReader(tmp_path)
     with reader.scoped(1, 2) as m:
         assert m.rows("select v from fct_x") == [{"v": 20}]
@@ -101,10 +104,13 @@ def test_the_reader_follows_the_schema_the_pointer_names(tmp_path):
     db = tmp_path / "marts_y.duckdb"
     con = duckdb.connect(str(db))
     con.execute("create schema marts")
-    con.execute("create table marts.fct_y as select * from (values (1, 1, 5), (9, 9, 99)) t(organization_id, client_id, v)")
+    con.execute(
+        "create table marts.fct_y as select * from (values (1, 1, 5), (9, 9, 99)) t(organization_id, client_id, v)"
+    )
     con.close()
-    (tmp_path / "published.json").write_text(json.dumps({"snapshot": str(db), "schema": "marts",
-                                                         "built_at": "2026-01-01T00:00:00Z"}))
+    (tmp_path / "published.json").write_text(
+        json.dumps({"snapshot": str(db), "schema": "marts", "built_at": "2026-01-01T00:00:00Z"})
+    )
     with MartReader(tmp_path).scoped(1, 1) as m:
         assert m.has("fct_y") and m.rows("select v from fct_y") == [{"v": 5}]
         with pytest.raises(RuntimeError, match="unqualified"):

@@ -19,8 +19,22 @@ def _numbers(value, out):
     """Every number and money string in an answer, except snapshot metadata and ids."""
     if isinstance(value, dict):
         for key, item in value.items():
-            if key not in ("snapshot", "clientId", "clientName", "asOf", "fromMonth", "toMonth", "metric", "by",
-                           "format", "filename", "columns", "procedureCode", "payerKey", "csv"):
+            if key not in (
+                "snapshot",
+                "clientId",
+                "clientName",
+                "asOf",
+                "fromMonth",
+                "toMonth",
+                "metric",
+                "by",
+                "format",
+                "filename",
+                "columns",
+                "procedureCode",
+                "payerKey",
+                "csv",
+            ):
                 _numbers(item, out)
     elif isinstance(value, list):
         for item in value:
@@ -49,12 +63,18 @@ def test_another_tenant_cannot_read_a_claim_by_key(world):
     claim = world.a.rpc.query("paymentIntegrity.underpayments", {"limit": 1}).data["items"][0]["claimKey"]
     assert world.a.rpc.query("paymentIntegrity.expectedReimbursement", {"claimKey": claim}).status == 200
     assert world.b.rpc.query("paymentIntegrity.expectedReimbursement", {"claimKey": claim}).code == "NOT_FOUND"
-    assert world.b.rpc.mutation("arOperations.assignFollowUp",
-                                {"claimKey": claim, "assigneeUserId": world.b.user_id}).code == "NOT_FOUND"
+    assert (
+        world.b.rpc.mutation("arOperations.assignFollowUp", {"claimKey": claim, "assigneeUserId": world.b.user_id}).code
+        == "NOT_FOUND"
+    )
 
 
 def test_the_auditor_of_the_same_client_sees_the_same_numbers(world):
     mine = world.a.rpc.query("analytics.kpis", {}).data["kpis"]
     assert world.auditor.rpc.query("analytics.kpis", {}).data["kpis"] == mine
-    assert world.auditor.rpc.query("payerIntelligence.compare",
-                                   {"payers": [PAYER_NAMES["medicare"], PAYER_NAMES["bluepeak"]]}).status == 200
+    assert (
+        world.auditor.rpc.query(
+            "payerIntelligence.compare", {"payers": [PAYER_NAMES["medicare"], PAYER_NAMES["bluepeak"]]}
+        ).status
+        == 200
+    )

@@ -11,15 +11,39 @@ from hypothesis import strategies as st
 from api.audit.digest import GENESIS, chain_hash, chained_fields, digest
 from api.audit.service import verify_rows
 
-FIELDS = ("scope", "seq", "organization_id", "client_id", "actor_user_id", "actor_kind", "procedure",
-          "target_type", "target_id", "input_digest", "before_digest", "after_digest")
+FIELDS = (
+    "scope",
+    "seq",
+    "organization_id",
+    "client_id",
+    "actor_user_id",
+    "actor_kind",
+    "procedure",
+    "target_type",
+    "target_id",
+    "input_digest",
+    "before_digest",
+    "after_digest",
+)
 
 
 def _row(seq: int, prev: str, **values) -> SimpleNamespace:
-    row = SimpleNamespace(scope="org:1", seq=seq, organization_id=1, client_id=2, actor_user_id=3,
-                          actor_kind="session", procedure="claims.create", target_type="claim",
-                          target_id=str(seq), input_digest="a" * 64, before_digest=None, after_digest="b" * 64,
-                          created_at=datetime(2026, 1, 1, tzinfo=UTC), prev_hash=prev)
+    row = SimpleNamespace(
+        scope="org:1",
+        seq=seq,
+        organization_id=1,
+        client_id=2,
+        actor_user_id=3,
+        actor_kind="session",
+        procedure="claims.create",
+        target_type="claim",
+        target_id=str(seq),
+        input_digest="a" * 64,
+        before_digest=None,
+        after_digest="b" * 64,
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        prev_hash=prev,
+    )
     vars(row).update(values)
     row.hash = chain_hash(prev, chained_fields(row))
     return row

@@ -34,26 +34,32 @@ def test_declaration_mistakes_are_refused(problem):
     reg = Registry()
     with pytest.raises((TypeError, ValueError)):
         if problem == "no_doc":
+
             @reg.query("a.b")
             def f(ctx) -> Out:
                 return Out(y=1)
         elif problem == "no_return":
+
             @reg.query("a.b")
             def f(ctx):
                 """Doc."""
         elif problem == "bad_input":
+
             @reg.query("a.b")
             def f(ctx, input: dict) -> Out:
                 """Doc."""
         elif problem == "async_tenant":
+
             @reg.query("a.b")
             async def f(ctx) -> Out:
                 """Doc."""
         elif problem == "bad_permission":
+
             @reg.query("a.b", permission="fly")
             def f(ctx) -> Out:
                 """Doc."""
         else:
+
             @reg.query("a.b", auth="public")
             def f(ctx) -> Out:
                 """Doc."""

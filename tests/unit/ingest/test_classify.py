@@ -108,7 +108,12 @@ def test_frame_keeps_order_and_columns():
     out = classify_frame(df, reference=REF)
     assert out.columns == [*df.columns, *CLASSIFICATION_COLUMNS]
     assert out["claim"].to_list() == ["a", "b", "c", "d"]
-    assert out["denial_category"].to_list() == ["patient_responsibility", "registration", "other", "coordination_of_benefits"]
+    assert out["denial_category"].to_list() == [
+        "patient_responsibility",
+        "registration",
+        "other",
+        "coordination_of_benefits",
+    ]
     assert out["is_denial"].to_list() == [False, True, True, False]
 
 

@@ -36,7 +36,10 @@ def test_x12_other_transaction_set_is_named():
 def test_csv_tsv_psv_semicolon():
     rows = ["Account Number,Billed Amount,Service Date", 'A1,"$1,234.00",01/02/2024', "A2,5.00,01/03/2024"]
     assert detect_format("\n".join(rows).encode()).detail["delimiter"] == ","
-    assert detect_format("\n".join(r.replace(",", "\t").replace('"$1\t234.00"', "$1,234.00") for r in rows).encode()).kind == "tsv"
+    assert (
+        detect_format("\n".join(r.replace(",", "\t").replace('"$1\t234.00"', "$1,234.00") for r in rows).encode()).kind
+        == "tsv"
+    )
     assert detect_format(b"a|b|c\n1|2,5|3\n4|5|6\n").kind == "psv"
     semicolon = detect_format(b"a;b;c\n1;2,5;3\n4;5;6\n")
     assert semicolon.kind == "csv" and semicolon.detail["delimiter"] == ";"

@@ -16,8 +16,9 @@ def _charge(i, key, billed, day=None):
 
 
 def _paid(i, key, amount, billed=None, entry_type="payment", day=None):
-    return LedgerEntry(i, entry_type, "paid", Decimal(amount), key,
-                       billed_amount=Decimal(billed) if billed else None, service_date=day)
+    return LedgerEntry(
+        i, entry_type, "paid", Decimal(amount), key, billed_amount=Decimal(billed) if billed else None, service_date=day
+    )
 
 
 @settings(max_examples=80)
@@ -40,10 +41,15 @@ def test_unmatched_counts_are_the_set_differences(claim_ids, remit_ids):
 
 def test_amount_mismatch_duplicates_and_reversal_netting():
     entries = [
-        _charge(1, "A", "100.00"), _paid(2, "A", "80.00", billed="90.00"),
-        _charge(3, "B", "50.00"), _paid(4, "B", "40.00", billed="50.00"), _paid(5, "B", "40.00", billed="50.00"),
-        _charge(6, "C", "70.00"), _paid(7, "C", "60.00", billed="70.00"),
-        _paid(8, "C", "-60.00", entry_type="reversal"), _paid(9, "C", "65.00", billed="70.00"),
+        _charge(1, "A", "100.00"),
+        _paid(2, "A", "80.00", billed="90.00"),
+        _charge(3, "B", "50.00"),
+        _paid(4, "B", "40.00", billed="50.00"),
+        _paid(5, "B", "40.00", billed="50.00"),
+        _charge(6, "C", "70.00"),
+        _paid(7, "C", "60.00", billed="70.00"),
+        _paid(8, "C", "-60.00", entry_type="reversal"),
+        _paid(9, "C", "65.00", billed="70.00"),
     ]
     findings = {(f.exception_type, f.claim_key) for f in reconcile(entries).findings}
     assert findings == {("amount_mismatch", "A"), ("duplicate_payment", "B")}

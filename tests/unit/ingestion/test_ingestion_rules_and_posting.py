@@ -12,9 +12,17 @@ from api.ingestion.parse import ParseFailure, UnsupportedFormat, detect, parse_f
 from api.ingestion.posting import PostedEntry, RowView, link_reversals, plan_entries
 from api.ingestion.rules import RepairError, repair_tabular, repair_x12, validate
 
-CLAIM = {"patient_control_number": "PCN1", "claim_status_code": "1", "total_charge": "100.00",
-         "paid_amount": "70.00", "claim_level_adjustment_total": "0.00", "line_adjustment_total": "30.00",
-         "payer_name": "ACME", "payment_date": "2024-03-01", "statement_from": "2024-02-01"}
+CLAIM = {
+    "patient_control_number": "PCN1",
+    "claim_status_code": "1",
+    "total_charge": "100.00",
+    "paid_amount": "70.00",
+    "claim_level_adjustment_total": "0.00",
+    "line_adjustment_total": "30.00",
+    "payer_name": "ACME",
+    "payment_date": "2024-03-01",
+    "statement_from": "2024-02-01",
+}
 
 
 def test_unbalanced_remittance_claim_is_invalid_and_a_repair_revalidates_it():
@@ -47,16 +55,32 @@ def _rows(status: str, paid: str, cas: list[tuple[str, str, str]]) -> list[RowVi
     claim = {**CLAIM, "claim_status_code": status, "paid_amount": paid}
     rows = [RowView(1, 1, "remittance_claim", claim)]
     for n, (group, carc, amount) in enumerate(cas, start=2):
-        rows.append(RowView(n, n, "adjustment", {"group_code": group, "carc": carc, "amount": amount,
-                                                  "claim_status_code": status, "patient_control_number": "PCN1",
-                                                  "rarcs": []}, parent_row_number=1))
+        rows.append(
+            RowView(
+                n,
+                n,
+                "adjustment",
+                {
+                    "group_code": group,
+                    "carc": carc,
+                    "amount": amount,
+                    "claim_status_code": status,
+                    "patient_control_number": "PCN1",
+                    "rarcs": [],
+                },
+                parent_row_number=1,
+            )
+        )
     return rows
 
 
 def test_entry_types_for_payment_denial_patient_responsibility_and_reversal():
     paid = plan_entries(_rows("1", "70.00", [("CO", "45", "20.00"), ("PR", "2", "10.00")]))
     assert [(p.entry_type, p.amount) for p in paid] == [
-        ("payment", Decimal("70.00")), ("adjustment", Decimal("20.00")), ("patient_responsibility", Decimal("10.00"))]
+        ("payment", Decimal("70.00")),
+        ("adjustment", Decimal("20.00")),
+        ("patient_responsibility", Decimal("10.00")),
+    ]
     denied = plan_entries(_rows("4", "0.00", [("CO", "16", "100.00")]))
     assert [(p.entry_type, p.component, p.is_denial) for p in denied] == [("denial", "cas", True)]
     assert denied[0].billed_amount == Decimal("100.00")
@@ -70,20 +94,50 @@ money = st.decimals(min_value=Decimal("-99999.99"), max_value=Decimal("99999.99"
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["1", "2", "4", "22"]), money,
-                          st.lists(st.tuples(st.sampled_from(["CO", "PR", "OA", "PI", "CR"]), st.sampled_from(["45", "16", "1", "ZZ9"]), money), max_size=4)),
-                min_size=1, max_size=8),
-       st.lists(money, max_size=3))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["1", "2", "4", "22"]),
+            money,
+            st.lists(
+                st.tuples(
+                    st.sampled_from(["CO", "PR", "OA", "PI", "CR"]), st.sampled_from(["45", "16", "1", "ZZ9"]), money
+                ),
+                max_size=4,
+            ),
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.lists(money, max_size=3),
+)
 def test_posted_amounts_always_tie_to_the_rows(claims, plbs):
     rows, number = [], 0
     for status, paid, cas in claims:
         number += 1
         parent = number
-        rows.append(RowView(number, number, "remittance_claim", {**CLAIM, "claim_status_code": status, "paid_amount": str(paid)}))
+        rows.append(
+            RowView(
+                number, number, "remittance_claim", {**CLAIM, "claim_status_code": status, "paid_amount": str(paid)}
+            )
+        )
         for group, carc, amount in cas:
             number += 1
-            rows.append(RowView(number, number, "adjustment", {"group_code": group, "carc": carc, "amount": str(amount),
-                                                               "claim_status_code": status, "rarcs": []}, parent_row_number=parent))
+            rows.append(
+                RowView(
+                    number,
+                    number,
+                    "adjustment",
+                    {
+                        "group_code": group,
+                        "carc": carc,
+                        "amount": str(amount),
+                        "claim_status_code": status,
+                        "rarcs": [],
+                    },
+                    parent_row_number=parent,
+                )
+            )
     for amount in plbs:
         number += 1
         rows.append(RowView(number, number, "provider_adjustment", {"amount": str(amount), "reason_code": "WO"}))
@@ -96,9 +150,11 @@ def test_posted_amounts_always_tie_to_the_rows(claims, plbs):
 
 
 def test_reversals_link_to_earlier_matching_entries_once():
-    posted = [PostedEntry(1, "payment", "paid", Decimal("70.00"), "PCN1", None, None, batch_id=1, row_id=1),
-              PostedEntry(2, "adjustment", "cas", Decimal("20.00"), "PCN1", "CO", "45", batch_id=1, row_id=2),
-              PostedEntry(3, "payment", "paid", Decimal("70.00"), "PCN1", None, None, batch_id=9, row_id=50)]
+    posted = [
+        PostedEntry(1, "payment", "paid", Decimal("70.00"), "PCN1", None, None, batch_id=1, row_id=1),
+        PostedEntry(2, "adjustment", "cas", Decimal("20.00"), "PCN1", "CO", "45", batch_id=1, row_id=2),
+        PostedEntry(3, "payment", "paid", Decimal("70.00"), "PCN1", None, None, batch_id=9, row_id=50),
+    ]
     plans = plan_entries(_rows("22", "-70.00", [("CR", "45", "-20.00"), ("CO", "45", "-20.00")]))
     plans = [p for p in plans]
     for p, row_id in zip(plans, (40, 41, 42), strict=True):
@@ -113,6 +169,10 @@ def test_parse_reports_unsupported_formats_and_failures_without_rows():
     with pytest.raises(UnsupportedFormat, match="PNG"):
         detect(b"\x89PNG\r\n\x1a\n....", "x.png")
     with pytest.raises(ParseFailure) as failure:
-        parse_file(b"ISA*00*          *00*          *ZZ*A              *ZZ*B              *240101*1200*^*00501*000000001*0*P*:~"
-                   b"GS*HP*A*B*20240101*1200*1*X*005010X221A1~ST*835*0001~BPR*I*1*C*ACH~", "t.835", "x12_835")
+        parse_file(
+            b"ISA*00*          *00*          *ZZ*A              *ZZ*B              *240101*1200*^*00501*000000001*0*P*:~"
+            b"GS*HP*A*B*20240101*1200*1*X*005010X221A1~ST*835*0001~BPR*I*1*C*ACH~",
+            "t.835",
+            "x12_835",
+        )
     assert failure.value.report["segmentNumber"] and failure.value.report["file"] == "t.835"

@@ -13,8 +13,11 @@ from api.rpc.errors import RpcError
 MACHINES = [IMPORT_BATCH, RECONCILIATION_EXCEPTION, ENTRY_REVIEW]
 
 
-@given(st.sampled_from(MACHINES).flatmap(lambda m: st.tuples(st.just(m), st.sampled_from(sorted(m.states)),
-                                                              st.sampled_from(sorted(m.states)))))
+@given(
+    st.sampled_from(MACHINES).flatmap(
+        lambda m: st.tuples(st.just(m), st.sampled_from(sorted(m.states)), st.sampled_from(sorted(m.states)))
+    )
+)
 def test_a_move_succeeds_exactly_when_the_table_allows_it(case):
     m, current, target = case
     if target in m.moves[current]:

@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from pipelines.defs.automation.cursors import batch_tick, drop_tick
 
-keys = st.dictionaries(st.text("0123456789abcdef", min_size=8, max_size=8), st.text(min_size=1, max_size=10), max_size=12)
+keys = st.dictionaries(
+    st.text("0123456789abcdef", min_size=8, max_size=8), st.text(min_size=1, max_size=10), max_size=12
+)
 
 
 @given(keys)
@@ -36,8 +38,14 @@ def test_removed_files_leave_the_cursor():
     assert drop_tick(tick.cursor, {"a": "a.835", "b": "b.835"}).new_files == ("a.835",)
 
 
-@given(st.lists(st.tuples(st.integers(1, 10_000), st.text("0123456789abcdef", min_size=4, max_size=4)),
-                unique_by=lambda t: t[0], max_size=20), st.integers(0, 10_000))
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 10_000), st.text("0123456789abcdef", min_size=4, max_size=4)),
+        unique_by=lambda t: t[0],
+        max_size=20,
+    ),
+    st.integers(0, 10_000),
+)
 def test_batch_cursor_moves_to_the_highest_new_batch(batches, last):
     tick = batch_tick(str(last), batches)
     new = sorted(b for b in batches if b[0] > last)

@@ -56,7 +56,9 @@ def test_drop_sensor_requests_one_run_per_new_content(warehouse, tmp_path):
 
     drop = tmp_path / "drop" / f"client_{CLIENT_ID}"
     drop.mkdir(parents=True)
-    (drop / "remit.835").write_bytes(b"ISA*00*          *00*          *ZZ*A              *ZZ*B              *260101*1200*^*00501*000000001*0*P*:~ST*835*0001~")
+    (drop / "remit.835").write_bytes(
+        b"ISA*00*          *00*          *ZZ*A              *ZZ*B              *260101*1200*^*00501*000000001*0*P*:~ST*835*0001~"
+    )
     context = dg.build_sensor_context(cursor=None, resources={"warehouse": warehouse})
     first = drop_folder_sensor(context)
     assert isinstance(first, dg.RunRequest)

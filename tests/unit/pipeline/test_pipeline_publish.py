@@ -32,10 +32,17 @@ def build(tmp_path):
 
 
 def test_publish_copies_tables_and_switches_the_pointer(build):
-    result = publish_snapshot(build, build.build_db_for("test-run"), [("marts", "fct_a"), ("marts", "dim_b")], run_id="r1")
+    result = publish_snapshot(
+        build, build.build_db_for("test-run"), [("marts", "fct_a"), ("marts", "dim_b")], run_id="r1"
+    )
     pointer = json.loads(build.published_pointer.read_text())
-    assert pointer == {"snapshot": str(result.snapshot), "schema": "marts", "built_at": result.built_at, "run_id": "r1",
-                       "tables": {"fct_a": 10, "dim_b": 1}}
+    assert pointer == {
+        "snapshot": str(result.snapshot),
+        "schema": "marts",
+        "built_at": result.built_at,
+        "run_id": "r1",
+        "tables": {"fct_a": 10, "dim_b": 1},
+    }
     with open_published(build.data_dir) as snap:
         assert snap.path == result.snapshot
         assert snap.run_id == "r1"
@@ -50,8 +57,10 @@ def test_publish_copies_tables_and_switches_the_pointer(build):
 
 def test_only_the_last_snapshots_are_kept(build):
     start = datetime(2026, 1, 1, tzinfo=UTC)
-    results = [publish_snapshot(build, build.build_db_for("test-run"), [("marts", "fct_a")], now=start + timedelta(minutes=i))
-               for i in range(KEEP + 2)]
+    results = [
+        publish_snapshot(build, build.build_db_for("test-run"), [("marts", "fct_a")], now=start + timedelta(minutes=i))
+        for i in range(KEEP + 2)
+    ]
     left = sorted(p.name for p in build.snapshots_dir.glob("marts_*.duckdb"))
     assert left == sorted(r.snapshot.name for r in results[-KEEP:])
     assert json.loads(build.published_pointer.read_text())["snapshot"] == str(results[-1].snapshot)
@@ -61,8 +70,12 @@ def test_a_failed_publish_leaves_the_pointer_and_no_partial_file(build):
     good = publish_snapshot(build, build.build_db_for("test-run"), [("marts", "fct_a")])
     before = build.published_pointer.read_text()
     with pytest.raises(PublishError, match="missing from the build: missing_table"):
-        publish_snapshot(build, build.build_db_for("test-run"), [("marts", "fct_a"), ("marts", "missing_table")],
-                         now=datetime(2030, 1, 1, tzinfo=UTC))
+        publish_snapshot(
+            build,
+            build.build_db_for("test-run"),
+            [("marts", "fct_a"), ("marts", "missing_table")],
+            now=datetime(2030, 1, 1, tzinfo=UTC),
+        )
     assert build.published_pointer.read_text() == before
     assert [p.name for p in build.snapshots_dir.iterdir()] == [good.snapshot.name]
 

@@ -52,5 +52,10 @@ def test_postgres_types_and_env():
     with pytest.raises(ValueError, match="no PostgreSQL type"):
         pg_type(pl.Struct({"a": pl.Int8}))
     env = dbt_postgres_env("postgresql+psycopg://u%40x:p%3Aw@db.example:6543/wh")
-    assert (env["DBT_PG_HOST"], env["DBT_PG_PORT"], env["DBT_PG_USER"], env["DBT_PG_PASSWORD"], env["DBT_PG_DBNAME"]) == (
-        "db.example", "6543", "u@x", "p:w", "wh")
+    assert (
+        env["DBT_PG_HOST"],
+        env["DBT_PG_PORT"],
+        env["DBT_PG_USER"],
+        env["DBT_PG_PASSWORD"],
+        env["DBT_PG_DBNAME"],
+    ) == ("db.example", "6543", "u@x", "p:w", "wh")

@@ -10,17 +10,36 @@ from api.billing.events import EventInvalid, parse_event
 
 
 def subscription_event(**overrides):
-    event = {"id": "evt_abc123", "type": "subscription.updated", "created": 1_750_000_000,
-             "data": {"organization_id": 7, "subscription": {"plan": "growth", "status": "active",
-                                                              "current_period_end": 1_752_000_000}}}
+    event = {
+        "id": "evt_abc123",
+        "type": "subscription.updated",
+        "created": 1_750_000_000,
+        "data": {
+            "organization_id": 7,
+            "subscription": {"plan": "growth", "status": "active", "current_period_end": 1_752_000_000},
+        },
+    }
     event.update(overrides)
     return event
 
 
 def invoice_event(amount="1250.10"):
-    return {"id": "evt_inv1", "type": "invoice.paid", "created": 1_750_000_000,
-            "data": {"organization_id": 7, "invoice": {"id": "in_1", "amount_due": amount, "currency": "USD",
-                                                       "status": "paid", "period_start": 1, "period_end": 2}}}
+    return {
+        "id": "evt_inv1",
+        "type": "invoice.paid",
+        "created": 1_750_000_000,
+        "data": {
+            "organization_id": 7,
+            "invoice": {
+                "id": "in_1",
+                "amount_due": amount,
+                "currency": "USD",
+                "status": "paid",
+                "period_start": 1,
+                "period_end": 2,
+            },
+        },
+    }
 
 
 def test_subscription_event_parses():

@@ -9,10 +9,36 @@ from hypothesis import strategies as st
 
 from api.billing.phi import find_phi, is_phi_key, looks_like_ssn
 
-PHI_NAMES = ["patient", "patient_name", "member_id", "subscriber_id", "dob", "date_of_birth", "birth_date",
-             "ssn", "social_security", "diagnosis", "icd10", "mrn"]
-SAFE_KEYS = ["plan", "status", "amount_due", "currency", "period_start", "period_end", "organization_id",
-             "current_period_end", "id", "interval", "quantity", "class_name", "description", "address_line"]
+PHI_NAMES = [
+    "patient",
+    "patient_name",
+    "member_id",
+    "subscriber_id",
+    "dob",
+    "date_of_birth",
+    "birth_date",
+    "ssn",
+    "social_security",
+    "diagnosis",
+    "icd10",
+    "mrn",
+]
+SAFE_KEYS = [
+    "plan",
+    "status",
+    "amount_due",
+    "currency",
+    "period_start",
+    "period_end",
+    "organization_id",
+    "current_period_end",
+    "id",
+    "interval",
+    "quantity",
+    "class_name",
+    "description",
+    "address_line",
+]
 
 
 def spelling(name: str, style: int) -> str:
@@ -41,8 +67,13 @@ def test_property_phi_keys_are_found_at_any_depth_and_the_value_is_never_reporte
     assert findings and all("Jane" not in f.path for f in findings)
 
 
-@given(a=st.integers(0, 999), b=st.integers(0, 99), c=st.integers(0, 9999), sep=st.sampled_from(["-", " "]),
-       prefix=st.text(alphabet="abc :", max_size=10))
+@given(
+    a=st.integers(0, 999),
+    b=st.integers(0, 99),
+    c=st.integers(0, 9999),
+    sep=st.sampled_from(["-", " "]),
+    prefix=st.text(alphabet="abc :", max_size=10),
+)
 def test_property_ssn_shaped_values_are_found(a, b, c, sep, prefix):
     value = f"{prefix}{a:03d}{sep}{b:02d}{sep}{c:04d}"
     assert looks_like_ssn(value)
@@ -57,12 +88,18 @@ def test_an_ssn_used_as_a_key_is_redacted_in_the_path():
     assert findings[0].key is None
 
 
-safe_values = st.one_of(st.integers(), st.booleans(), st.none(), st.text(alphabet="abcdefxyz_.", max_size=12),
-                        st.sampled_from(["1250.00", "usd", "active", "in_1234", "12345678", "2024-01-31"]))
+safe_values = st.one_of(
+    st.integers(),
+    st.booleans(),
+    st.none(),
+    st.text(alphabet="abcdefxyz_.", max_size=12),
+    st.sampled_from(["1250.00", "usd", "active", "in_1234", "12345678", "2024-01-31"]),
+)
 safe_docs = st.recursive(
     safe_values,
-    lambda children: st.one_of(st.lists(children, max_size=4),
-                               st.dictionaries(st.sampled_from(SAFE_KEYS), children, max_size=4)),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(st.sampled_from(SAFE_KEYS), children, max_size=4)
+    ),
     max_leaves=20,
 )
 

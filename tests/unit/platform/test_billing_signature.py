@@ -19,12 +19,13 @@ from api.billing.signature import (
 )
 
 NOW = 1_750_000_000
-secret_text = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126, exclude_characters=","),
-                      min_size=1, max_size=40)
+secret_text = st.text(
+    alphabet=st.characters(min_codepoint=33, max_codepoint=126, exclude_characters=","), min_size=1, max_size=40
+)
 
 
 def test_signature_is_hmac_sha256_of_timestamp_dot_body():
-    expected = hmac.new(b"whsec_x", b"1700000000.{\"a\":1}", hashlib.sha256).hexdigest()
+    expected = hmac.new(b"whsec_x", b'1700000000.{"a":1}', hashlib.sha256).hexdigest()
     assert compute_signature("whsec_x", 1700000000, b'{"a":1}') == expected
 
 
@@ -60,16 +61,19 @@ def test_any_of_several_v1_values_may_match():
     assert verify(header, body, ["s"], now=NOW, tolerance=300) == NOW
 
 
-@pytest.mark.parametrize("header,reason", [
-    (None, "missing_signature"),
-    ("", "missing_signature"),
-    ("v1=abc", "malformed_signature"),
-    ("t=123", "malformed_signature"),
-    ("t=abc,v1=00", "malformed_signature"),
-    ("t=1,t=2,v1=00", "malformed_signature"),
-    ("garbage", "malformed_signature"),
-    ("t=１２３,v1=00", "malformed_signature"),
-])
+@pytest.mark.parametrize(
+    "header,reason",
+    [
+        (None, "missing_signature"),
+        ("", "missing_signature"),
+        ("v1=abc", "malformed_signature"),
+        ("t=123", "malformed_signature"),
+        ("t=abc,v1=00", "malformed_signature"),
+        ("t=1,t=2,v1=00", "malformed_signature"),
+        ("garbage", "malformed_signature"),
+        ("t=１２３,v1=00", "malformed_signature"),
+    ],
+)
 def test_malformed_headers_are_refused_with_a_reason(header, reason):
     with pytest.raises(SignatureError) as info:
         parse_header(header)
@@ -97,7 +101,7 @@ def test_property_any_single_byte_change_breaks_the_signature(body, secret, data
     header = sign(body, [secret], NOW)
     i = data.draw(st.integers(0, len(body) - 1))
     flip = data.draw(st.integers(1, 255))
-    tampered = body[:i] + bytes([body[i] ^ flip]) + body[i + 1:]
+    tampered = body[:i] + bytes([body[i] ^ flip]) + body[i + 1 :]
     with pytest.raises(SignatureError) as info:
         verify(header, tampered, [secret], now=NOW, tolerance=300)
     assert info.value.reason == "signature_mismatch"

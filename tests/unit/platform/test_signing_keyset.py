@@ -54,17 +54,20 @@ def test_public_jwks_holds_only_public_members(pair):
         assert {"kid", "alg", "use", "kty"} <= set(key)
 
 
-@pytest.mark.parametrize("mutate,needle", [
-    (lambda d: d.update(keys="x"), "JSON object"),
-    (lambda d: d["keys"].clear(), "no keys"),
-    (lambda d: d["keys"][0].update(alg="HS256"), "keys[0]: alg"),
-    (lambda d: d["keys"][0].pop("d"), "keys[0]: the private key is missing"),
-    (lambda d: d["keys"][1].update(kid=None), "keys[1]: kid"),
-    (lambda d: d["keys"][1].update(kid=d["keys"][0]["kid"]), "appears twice"),
-    (lambda d: d["keys"][0].update(x="AAAA"), "keys[0]: not a valid ES384 key"),
-    (lambda d: d["keys"][0].update(retire_at="tomorrow"), "retire_at"),
-    (lambda d: d["keys"][0].update(crv="P-256"), "keys[0]: ES384 needs kty EC on curve P-384"),
-])
+@pytest.mark.parametrize(
+    "mutate,needle",
+    [
+        (lambda d: d.update(keys="x"), "JSON object"),
+        (lambda d: d["keys"].clear(), "no keys"),
+        (lambda d: d["keys"][0].update(alg="HS256"), "keys[0]: alg"),
+        (lambda d: d["keys"][0].pop("d"), "keys[0]: the private key is missing"),
+        (lambda d: d["keys"][1].update(kid=None), "keys[1]: kid"),
+        (lambda d: d["keys"][1].update(kid=d["keys"][0]["kid"]), "appears twice"),
+        (lambda d: d["keys"][0].update(x="AAAA"), "keys[0]: not a valid ES384 key"),
+        (lambda d: d["keys"][0].update(retire_at="tomorrow"), "retire_at"),
+        (lambda d: d["keys"][0].update(crv="P-256"), "keys[0]: ES384 needs kty EC on curve P-384"),
+    ],
+)
 def test_validate_names_the_bad_entry_without_key_material(pair, mutate, needle):
     doc = json.loads(json.dumps({"keys": pair}))
     mutate(doc)

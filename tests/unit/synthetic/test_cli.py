@@ -13,8 +13,23 @@ runner = CliRunner()
 
 def test_generate_writes_a_corpus(tmp_path):
     out = tmp_path / "corpus"
-    result = runner.invoke(app, ["generate", "--seed", "7", "--claims", "300", "--out", str(out),
-                                 "--scenario", "carc-spike", "--scenario", "slow-payer:extra_days=30", "--quiet"])
+    result = runner.invoke(
+        app,
+        [
+            "generate",
+            "--seed",
+            "7",
+            "--claims",
+            "300",
+            "--out",
+            str(out),
+            "--scenario",
+            "carc-spike",
+            "--scenario",
+            "slow-payer:extra_days=30",
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["spec"]["seed"] == 7 and manifest["spec"]["claims"] == 300
@@ -57,7 +72,11 @@ def test_module_entry_point_runs(tmp_path):
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "pipelines.synthetic", "generate", "--claims", "5", "--quiet",
-                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pipelines.synthetic", "generate", "--claims", "5", "--quiet", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "manifest.json").exists()

@@ -45,7 +45,9 @@ def test_different_seed_gives_different_corpus(tmp_path):
     b = generate_corpus(CorpusSpec(seed=2, claims=200), tmp_path / "b")
     hashes_a = {f.name: f.sha256 for f in a.files}
     hashes_b = {f.name: f.sha256 for f in b.files}
-    assert all(hashes_a[n] != hashes_b[n] for n in hashes_a.keys() & hashes_b.keys() if n.endswith((".835", ".837", ".json")))
+    assert all(
+        hashes_a[n] != hashes_b[n] for n in hashes_a.keys() & hashes_b.keys() if n.endswith((".835", ".837", ".json"))
+    )
 
 
 def test_progress_is_reported_per_batch(tmp_path):

@@ -37,11 +37,17 @@ from pipelines.synthetic.scenarios import PRESETS, parse_scenario
         (CorpusSpec(claims_per_file=0), "claims_per_file"),
         (CorpusSpec(scenarios=(CarcSpike("northwind", "45", "99213", 2, 0.5),)), "scenarios[0] (carc_spike).carc"),
         (CorpusSpec(scenarios=(CarcSpike("northwind", "50", "00000", 2, 0.5),)), "scenarios[0] (carc_spike).cpt"),
-        (CorpusSpec(scenarios=(CarcSpike("northwind", "50", "99213", 7, 0.5),)), "scenarios[0] (carc_spike).from_month"),
+        (
+            CorpusSpec(scenarios=(CarcSpike("northwind", "50", "99213", 7, 0.5),)),
+            "scenarios[0] (carc_spike).from_month",
+        ),
         (CorpusSpec(scenarios=(CarcSpike("northwind", "50", "99213", 2, 1.5),)), "scenarios[0] (carc_spike).rate"),
         (CorpusSpec(scenarios=(SlowPayer("medicare", -3),)), "scenarios[0] (slow_payer).extra_days"),
         (CorpusSpec(scenarios=(SlowPayer("acme", 3),)), "scenarios[0] (slow_payer).payer"),
-        (CorpusSpec(scenarios=(SystematicUnderpayment("medicare", "99213", 100.0),)), "scenarios[0] (systematic_underpayment).pct_of_contract"),
+        (
+            CorpusSpec(scenarios=(SystematicUnderpayment("medicare", "99213", 100.0),)),
+            "scenarios[0] (systematic_underpayment).pct_of_contract",
+        ),
         (CorpusSpec(scenarios=(Intervention("x", "astrology", 2, 0.5),)), "scenarios[0] (intervention).category"),
         (CorpusSpec(scenarios=(Intervention("", "coding", 2, 0.5),)), "scenarios[0] (intervention).name"),
         (CorpusSpec(scenarios=("carc-spike",)), "scenarios[0]"),
@@ -69,8 +75,13 @@ def test_parse_scenario_presets_and_overrides():
 
 @pytest.mark.parametrize(
     ("text", "fragment"),
-    [("nope", "unknown"), ("carc-spike:rate", "bad parameter"), ("carc-spike:colour=red", "bad parameter"),
-     ("slow-payer:extra_days=soon", "not a valid int"), ("demo:rate=1", "takes no parameters")],
+    [
+        ("nope", "unknown"),
+        ("carc-spike:rate", "bad parameter"),
+        ("carc-spike:colour=red", "bad parameter"),
+        ("slow-payer:extra_days=soon", "not a valid int"),
+        ("demo:rate=1", "takes no parameters"),
+    ],
 )
 def test_parse_scenario_errors(text, fragment):
     with pytest.raises(SpecError, match=fragment):
@@ -115,13 +126,28 @@ def test_money_formats_are_exact(cents):
 
 
 scenario_strategy = st.one_of(
-    st.builds(CarcSpike, payer=st.sampled_from(["medicare", "medicaid"]), carc=st.sampled_from(["50", "197", "16"]),
-              cpt=st.sampled_from(["99213", "80053", "36415"]), from_month=st.integers(1, 3), rate=st.floats(0, 1)),
+    st.builds(
+        CarcSpike,
+        payer=st.sampled_from(["medicare", "medicaid"]),
+        carc=st.sampled_from(["50", "197", "16"]),
+        cpt=st.sampled_from(["99213", "80053", "36415"]),
+        from_month=st.integers(1, 3),
+        rate=st.floats(0, 1),
+    ),
     st.builds(SlowPayer, payer=st.sampled_from(["medicare", "medicaid"]), extra_days=st.integers(0, 60)),
-    st.builds(SystematicUnderpayment, payer=st.sampled_from(["medicare", "medicaid"]),
-              cpt=st.sampled_from(["99213", "80053"]), pct_of_contract=st.floats(1, 99)),
-    st.builds(Intervention, name=st.just("iv"), category=st.sampled_from(["eligibility", "coding"]),
-              from_month=st.integers(1, 3), effect=st.floats(0, 1)),
+    st.builds(
+        SystematicUnderpayment,
+        payer=st.sampled_from(["medicare", "medicaid"]),
+        cpt=st.sampled_from(["99213", "80053"]),
+        pct_of_contract=st.floats(1, 99),
+    ),
+    st.builds(
+        Intervention,
+        name=st.just("iv"),
+        category=st.sampled_from(["eligibility", "coding"]),
+        from_month=st.integers(1, 3),
+        effect=st.floats(0, 1),
+    ),
 )
 
 
@@ -137,17 +163,28 @@ scenario_strategy = st.one_of(
     scenarios=st.lists(scenario_strategy, max_size=3),
     start=st.dates(min_value=date(2020, 1, 1), max_value=date(2030, 12, 31)),
 )
-def test_any_valid_spec_gives_a_balanced_consistent_corpus(seed, claims, per_file, denial_rate, share, plb, overturn,
-                                                            scenarios, start):
+def test_any_valid_spec_gives_a_balanced_consistent_corpus(
+    seed, claims, per_file, denial_rate, share, plb, overturn, scenarios, start
+):
     import json
     import tempfile
     from pathlib import Path
 
     from .x12_checker import X12Totals, check_file
 
-    spec = CorpusSpec(seed=seed, claims=claims, claims_per_file=per_file, denial_rate=denial_rate, months=3,
-                      payers=3, institutional_share=share, plb_rate=plb, overturn_rate=overturn,
-                      scenarios=tuple(scenarios), start=start)
+    spec = CorpusSpec(
+        seed=seed,
+        claims=claims,
+        claims_per_file=per_file,
+        denial_rate=denial_rate,
+        months=3,
+        payers=3,
+        institutional_share=share,
+        plb_rate=plb,
+        overturn_rate=overturn,
+        scenarios=tuple(scenarios),
+        start=start,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         generate_corpus(spec, out)

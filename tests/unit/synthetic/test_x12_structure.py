@@ -85,8 +85,17 @@ def test_checker_catches_a_wrong_segment_count(demo_corpus):
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_small_corpora_balance_for_any_seed_and_shape(tmp_path, seed):
-    spec = CorpusSpec(seed=seed, claims=400, claims_per_file=150, payers=2 + seed, facilities=1 + seed,
-                      denial_rate=0.3, institutional_share=0.25 * seed, plb_rate=0.5, overturn_rate=0.8)
+    spec = CorpusSpec(
+        seed=seed,
+        claims=400,
+        claims_per_file=150,
+        payers=2 + seed,
+        facilities=1 + seed,
+        denial_rate=0.3,
+        institutional_share=0.25 * seed,
+        plb_rate=0.5,
+        overturn_rate=0.8,
+    )
     generate_corpus(spec, tmp_path)
     totals = _check_all(tmp_path)
     assert totals.claims_837 == 400

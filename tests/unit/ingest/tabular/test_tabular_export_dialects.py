@@ -19,15 +19,29 @@ from pipelines.synthetic.csv_exports import (
     headers,
 )
 
-FILES = {"claims_export.csv": ("claim", CLAIMS_COLUMNS), "payments_export.csv": ("payment", PAYMENTS_COLUMNS),
-         "denials_worklist.csv": ("denial", DENIALS_COLUMNS), "deposits.csv": ("deposit", DEPOSITS_COLUMNS)}
+FILES = {
+    "claims_export.csv": ("claim", CLAIMS_COLUMNS),
+    "payments_export.csv": ("payment", PAYMENTS_COLUMNS),
+    "denials_worklist.csv": ("denial", DENIALS_COLUMNS),
+    "deposits.csv": ("deposit", DEPOSITS_COLUMNS),
+}
 DIALECTS = range(len(CLAIMS_COLUMNS[0][1]))
 # The generator's canonical names that the reader calls differently.
-EXPECTED_FIELD = {"account": "patient_account_number", "payer": "payer_name", "service_from": "service_from",
-                  "billed": "billed_amount", "check_number": "check_number", "payment_date": "payment_date",
-                  "paid": "paid_amount", "denial_date": "denial_date", "denied_amount": "denied_amount",
-                  "denial_code": "carc", "deposit_date": "deposit_date", "amount": "amount",
-                  "trace_number": "trace_number"}
+EXPECTED_FIELD = {
+    "account": "patient_account_number",
+    "payer": "payer_name",
+    "service_from": "service_from",
+    "billed": "billed_amount",
+    "check_number": "check_number",
+    "payment_date": "payment_date",
+    "paid": "paid_amount",
+    "denial_date": "denial_date",
+    "denied_amount": "denied_amount",
+    "denial_code": "carc",
+    "deposit_date": "deposit_date",
+    "amount": "amount",
+    "trace_number": "trace_number",
+}
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -37,7 +51,9 @@ def test_every_dialect_header_is_detected_with_every_column_mapped(name, dialect
     row = headers(columns, dialect)
     match = detect_header([row])
     assert match.entity == entity
-    assert sorted(match.columns) == list(range(len(row))), f"unmapped: {[h for i, h in enumerate(row) if i not in match.columns]}"
+    assert sorted(match.columns) == list(range(len(row))), (
+        f"unmapped: {[h for i, h in enumerate(row) if i not in match.columns]}"
+    )
     by_key = {key: match.columns[pos] for pos, (key, _) in enumerate(columns)}
     for key, field in EXPECTED_FIELD.items():
         if key in by_key:
@@ -70,11 +86,13 @@ def test_generated_files_of_each_seed_read_without_a_bad_row(corpus):
 
 
 def test_deposit_rows_are_validated_with_reasons_naming_the_field():
-    data = ("Deposit Date,Amount,Trace Number,Description\n"
-            "01/05/2026,\"1,234.56\",1512345678000000001,MEDICARE HCCLAIMPMT\n"
-            "02/30/2026,10.00,TRACE2,X\n"
-            "01/06/2026,12x.00,TRACE3,X\n"
-            "01/07/2026,5.00,,X\n").encode()
+    data = (
+        "Deposit Date,Amount,Trace Number,Description\n"
+        '01/05/2026,"1,234.56",1512345678000000001,MEDICARE HCCLAIMPMT\n'
+        "02/30/2026,10.00,TRACE2,X\n"
+        "01/06/2026,12x.00,TRACE3,X\n"
+        "01/07/2026,5.00,,X\n"
+    ).encode()
     result = read_tabular(data, filename="bank.csv")
     assert result.entity == "deposit"
     rows = result.rows.to_dicts()

@@ -112,7 +112,11 @@ def test_tsv():
     ],
 )
 def test_broken_rows_name_the_line(body, line, reason):
-    data = ("Account Number,Patient Name,Service Date,Billed Amount\nA1,x,01/01/2024,1.00\n" + body + "A9,x,01/01/2024,1.00\n").encode()
+    data = (
+        "Account Number,Patient Name,Service Date,Billed Amount\nA1,x,01/01/2024,1.00\n"
+        + body
+        + "A9,x,01/01/2024,1.00\n"
+    ).encode()
     with pytest.raises(TabularFileError, match=reason) as info:
         read_tabular(data, filename="bad.csv")
     assert info.value.line == line
@@ -131,7 +135,11 @@ def test_no_header_found():
 
 def test_encodings_utf16_bom_and_cp1252():
     text = "Account Number,Patient Name,Service Date,Billed Amount\nA1,José Peña,01/02/2024,1.00\n"
-    for encoded, expected in ((text.encode("utf-16"), "utf-16"), (text.encode("cp1252"), "cp1252"), (b"\xef\xbb\xbf" + text.encode(), "utf-8")):
+    for encoded, expected in (
+        (text.encode("utf-16"), "utf-16"),
+        (text.encode("cp1252"), "cp1252"),
+        (b"\xef\xbb\xbf" + text.encode(), "utf-8"),
+    ):
         result = read_tabular(encoded, filename="e.csv")
         assert result.encoding.startswith(expected)
         assert result.rows["patient_name"].to_list() == ["José Peña"]
@@ -173,7 +181,9 @@ def test_xlsx_native_dates_and_numbers():
 
 
 def test_json_array_and_rows_object():
-    records = [{"Claim Number": "C1", "Denial Date": "01/05/2024", "Denied Amount": 12.5, "CARC": "16", "RARC": ["N382"]}]
+    records = [
+        {"Claim Number": "C1", "Denial Date": "01/05/2024", "Denied Amount": 12.5, "CARC": "16", "RARC": ["N382"]}
+    ]
     for document in (records, {"rows": records}):
         result = read_tabular(json.dumps(document).encode(), filename="d.json")
         row = result.rows.row(0, named=True)
@@ -188,15 +198,14 @@ def test_json_bad_shape():
 
 def test_x12_is_refused_with_pointer():
     with pytest.raises(TabularFileError, match="X12"):
-        read_tabular(b"ISA*00*          *00*          *ZZ*A*ZZ*B*240101*1200*^*00501*1*0*P*:~GS*HP~ST*835*1~", filename="a.835")
+        read_tabular(
+            b"ISA*00*          *00*          *ZZ*A*ZZ*B*240101*1200*^*00501*1*0*P*:~GS*HP~ST*835*1~", filename="a.835"
+        )
 
 
 def test_builtin_profiles_and_epic_export():
     assert {p.name for p in list_builtin_profiles()} >= {"epic_claims_export", "generic_payments", "generic_denials"}
-    data = (
-        "HAR,Payor,Service From,Total Charges,Principal Dx\n"
-        'H1,Medicare,01/31/2024,"$2,000.00",I10\n'
-    ).encode()
+    data = ('HAR,Payor,Service From,Total Charges,Principal Dx\nH1,Medicare,01/31/2024,"$2,000.00",I10\n').encode()
     result = read_tabular(data, filename="epic.csv", profile=builtin_profile("epic_claims_export"))
     assert result.profile_used == "epic_claims_export"
     assert result.rows.row(0, named=True)["billed_amount"] == Decimal("2000.00")
@@ -208,7 +217,12 @@ def test_custom_profile_formats():
         {
             "name": "legacy_denials",
             "entity": "denial",
-            "column_map": {"ACCT": "patient_account_number", "DENYDT": "denial_date", "AMT": "denied_amount", "RSN": "carc"},
+            "column_map": {
+                "ACCT": "patient_account_number",
+                "DENYDT": "denial_date",
+                "AMT": "denied_amount",
+                "RSN": "carc",
+            },
             "delimiter": ";",
             "date_format": "%d.%m.%Y",
             "money_format": "implied_cents",
@@ -236,10 +250,12 @@ def test_xlsx_skips_a_cover_sheet():
 
     buffer = io.BytesIO()
     with xlsxwriter.Workbook(buffer) as workbook:
-        pl.DataFrame({"About": ["Exported from the billing system", "Do not edit"]}).write_excel(workbook, worksheet="Cover")
-        pl.DataFrame({"Account Number": ["A1"], "Date of Service": ["01/02/2024"], "Billed Amt": ["$5.00"]}).write_excel(
-            workbook, worksheet="Claims"
+        pl.DataFrame({"About": ["Exported from the billing system", "Do not edit"]}).write_excel(
+            workbook, worksheet="Cover"
         )
+        pl.DataFrame(
+            {"Account Number": ["A1"], "Date of Service": ["01/02/2024"], "Billed Amt": ["$5.00"]}
+        ).write_excel(workbook, worksheet="Claims")
     result = read_tabular(buffer.getvalue(), filename="two.xlsx")
     assert result.entity == "claim" and result.rows["billed_amount"].to_list() == [Decimal("5.00")]
 
@@ -264,7 +280,9 @@ def test_empty_trailing_values_are_not_short_rows():
     assert rows["diagnosis"].to_list() == [None, ["I10"]] and rows["row_status"].to_list() == ["valid", "valid"]
 
 
-@pytest.mark.parametrize("data", [b"Account Number,Service Date,Billed Amount\n", b"Account Number,Service Date,Billed Amount"])
+@pytest.mark.parametrize(
+    "data", [b"Account Number,Service Date,Billed Amount\n", b"Account Number,Service Date,Billed Amount"]
+)
 def test_header_only_file_gives_no_rows(data):
     result = read_tabular(data, filename="h.csv")
     assert result.entity == "claim" and result.rows.height == 0 and result.errors_summary == {}

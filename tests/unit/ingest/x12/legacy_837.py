@@ -3,6 +3,7 @@
 Verbatim logic of the former ``pipelines/ingest/x12/claims_837.py`` (commit c5d3c43):
 the vectorised extractor must give byte-for-byte the same tables and errors.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -143,7 +144,13 @@ def extract_837(
                 "_lines": [],
             }
             if st.claim["total_charge"] is None:
-                raise X12ParseError(source, "CLM is missing the total charge (CLM02)", segment_number=seg_no, segment_id="CLM", expected="CLM02")
+                raise X12ParseError(
+                    source,
+                    "CLM is missing the total charge (CLM02)",
+                    segment_number=seg_no,
+                    segment_id="CLM",
+                    expected="CLM02",
+                )
             st.line = None
             continue
         if st.claim is None:
@@ -172,8 +179,10 @@ def extract_837(
     claims_df = convert(
         conform_strings(claims_df, CLAIMS),
         {
-            "total_charge": ("money", "CLM02"), "patient_birth_date": ("date", "DMG02"),
-            "statement_from": ("date", "statement date"), "statement_to": ("date", "statement date"),
+            "total_charge": ("money", "CLM02"),
+            "patient_birth_date": ("date", "DMG02"),
+            "statement_from": ("date", "statement date"),
+            "statement_to": ("date", "statement date"),
             "admission_date": ("date", "DTP*435 date"),
         },
         source=source,
@@ -181,8 +190,10 @@ def extract_837(
     lines_df = convert(
         conform_strings(lines_df, CLAIM_LINES),
         {
-            "charge_amount": ("money", "line charge"), "units": ("quantity", "line units"),
-            "service_date_from": ("date", "DTP*472 date"), "service_date_to": ("date", "DTP*472 date"),
+            "charge_amount": ("money", "line charge"),
+            "units": ("quantity", "line units"),
+            "service_date_from": ("date", "DTP*472 date"),
+            "service_date_to": ("date", "DTP*472 date"),
         },
         source=source,
     )
@@ -196,8 +207,7 @@ def _frame(rows: list[dict[str, Any]], schema: dict[str, pl.DataType]) -> pl.Dat
     """Rows as a frame of raw strings (ints for keys) ready for typed conversion."""
     names = [*schema, "seg_no", "sid"]
     types: dict[str, pl.DataType] = {
-        n: pl.Int64 if n in _INT_COLUMNS else pl.List(pl.String) if n == "diagnosis_codes" else pl.String
-        for n in names
+        n: pl.Int64 if n in _INT_COLUMNS else pl.List(pl.String) if n == "diagnosis_codes" else pl.String for n in names
     }
     return pl.DataFrame([{n: row.get(n) for n in names} for row in rows], schema=types, orient="row")
 
@@ -278,7 +288,9 @@ def _derive_statement_dates(claims: list[dict[str, Any]], lines: list[dict[str, 
     for claim in claims:
         if claim["statement_from"] is not None:
             continue
-        starts = [ln["service_date_from"] for ln in by_claim.get(claim["claim_index"], []) if ln.get("service_date_from")]
+        starts = [
+            ln["service_date_from"] for ln in by_claim.get(claim["claim_index"], []) if ln.get("service_date_from")
+        ]
         ends = [ln["service_date_to"] for ln in by_claim.get(claim["claim_index"], []) if ln.get("service_date_to")]
         if starts and all(len(s) == 8 and s.isdigit() for s in starts + ends):
             claim["statement_from"], claim["statement_to"] = min(starts), max(ends)

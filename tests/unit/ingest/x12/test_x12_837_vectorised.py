@@ -35,7 +35,12 @@ def oracle(data: bytes, source: str = "<input>") -> dict[str, pl.DataFrame]:
     for seg_no, sid, el in zip(env["seg_no"].to_list(), env["sid"].to_list(), env["el"].to_list()):
         validator.feed(seg_no, sid, el)
     tables = legacy_837.extract_837(
-        with_elements(seg, delims), delims, validator.transactions, transaction_offset=0, claim_offset=0, source=source,
+        with_elements(seg, delims),
+        delims,
+        validator.transactions,
+        transaction_offset=0,
+        claim_offset=0,
+        source=source,
     )
     return {name: conform(frame, TABLES_837[name]) for name, frame in tables.items()}
 
@@ -56,7 +61,9 @@ def assert_same_outcome(data: bytes) -> None:
         with pytest.raises(X12ParseError) as err:
             parse_x12(data, source="in.837", strict_envelopes=False)
         assert (err.value.segment_number, err.value.segment_id, str(err.value)) == (
-            exc.segment_number, exc.segment_id, str(exc),
+            exc.segment_number,
+            exc.segment_id,
+            str(exc),
         )
         return
     assert_same_tables(parse_x12(data, source="in.837", strict_envelopes=False).tables, expected)
@@ -101,9 +108,11 @@ def test_missing_total_charge_is_reported_at_the_clm_without_phi() -> None:
 
 
 def test_bad_line_date_and_units_errors_match_the_oracle() -> None:
-    for bad in (_837i().replace("DTP*472*D8*20240101", "DTP*472*D8*20241301"),
-                _837i().replace("SV2*0120**500*DA*4", "SV2*0120**500*DA*X4"),
-                _837i().replace("DMG*D8*19500101*F", "DMG*D8*1950010*F")):
+    for bad in (
+        _837i().replace("DTP*472*D8*20240101", "DTP*472*D8*20241301"),
+        _837i().replace("SV2*0120**500*DA*4", "SV2*0120**500*DA*X4"),
+        _837i().replace("DMG*D8*19500101*F", "DMG*D8*1950010*F"),
+    ):
         with pytest.raises(X12ParseError):
             parse_x12(bad, source="in.837")
         assert_same_outcome(bad.encode())
@@ -122,7 +131,13 @@ def _dtp(draw, qualifiers: list[str]) -> str:
     q = draw(st.sampled_from(qualifiers))
     kind = draw(st.sampled_from(["D8", "RD8", "RD8-nodash", "DT", "empty"]))
     a, b = draw(_DAY), draw(_DAY)
-    value = {"D8": (a, "D8"), "RD8": (f"{a}-{b}", "RD8"), "RD8-nodash": (a, "RD8"), "DT": (a + "0830", "DT"), "empty": ("", "D8")}[kind]
+    value = {
+        "D8": (a, "D8"),
+        "RD8": (f"{a}-{b}", "RD8"),
+        "RD8-nodash": (a, "RD8"),
+        "DT": (a + "0830", "DT"),
+        "empty": ("", "D8"),
+    }[kind]
     return f"{sid}*{q}*{value[1]}*{value[0]}"
 
 
@@ -137,7 +152,7 @@ def _segment(draw) -> str:
         return f"DMG*D8*{draw(st.sampled_from(['', '19700101', '20010630', '19701301']))}*{draw(st.sampled_from(['', 'F', 'M']))}"
     if kind == "CLM":
         composite = draw(st.sampled_from(["11:A:1", "13:A:7", "", "22", "11::"]))
-        charge = draw(st.sampled_from(['100', '12.5', '0', '100', '12.5', '', '1.234']))  # '' and '1.234' are errors
+        charge = draw(st.sampled_from(["100", "12.5", "0", "100", "12.5", "", "1.234"]))  # '' and '1.234' are errors
         return f"CLM*{draw(_TEXT)}*{charge}***{composite}**A*Y*Y"
     if kind == "LX":
         return "LX*1"
@@ -153,7 +168,9 @@ def _segment(draw) -> str:
         return f"REF*{draw(st.sampled_from(['G1', 'EA']))}*{draw(_TEXT)}"
     if kind == "HI":
         n = draw(st.integers(1, 3))
-        return "HI*" + "*".join(f"{draw(st.sampled_from(['ABK', 'ABF', 'BK', 'BF', 'APR', '']))}:{draw(_CODE)}" for _ in range(n))
+        return "HI*" + "*".join(
+            f"{draw(st.sampled_from(['ABK', 'ABF', 'BK', 'BF', 'APR', '']))}:{draw(_CODE)}" for _ in range(n)
+        )
     return "N3*1 MAIN ST"
 
 
@@ -166,8 +183,13 @@ def interchanges(draw) -> bytes:
         segs = [f"ST*837*{t + 1:04d}*{ref}", "BHT*0019*00*1*20240101*1200*CH", *body]
         segs.append(f"SE*{len(segs) + 1}*{t + 1:04d}")
         transactions += segs
-    all_segs = [ISA, "GS*HC*S*R*20240101*1200*5*X*005010X222A1", *transactions,
-                f"GE*{draw(st.integers(1, 3))}*5", "IEA*1*000000002"]
+    all_segs = [
+        ISA,
+        "GS*HC*S*R*20240101*1200*5*X*005010X222A1",
+        *transactions,
+        f"GE*{draw(st.integers(1, 3))}*5",
+        "IEA*1*000000002",
+    ]
     return ("~\n".join(all_segs) + "~\n").encode()
 
 

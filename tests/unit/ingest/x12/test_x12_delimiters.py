@@ -47,7 +47,9 @@ def tables_equal(a, b) -> None:
 def test_same_content_with_other_delimiters_gives_same_tables(element, component, terminator, after, indent) -> None:
     original = (FIXTURES / DENTAL).read_text()
     expected = parse_x12(original)
-    variant = reencode(original, element=element, component=component, terminator=terminator, after=after, indent=indent)
+    variant = reencode(
+        original, element=element, component=component, terminator=terminator, after=after, indent=indent
+    )
     tables_equal(parse_x12(variant), expected)
 
 
@@ -93,7 +95,9 @@ def test_interchange_with_another_component_separator_is_rejected() -> None:
     assert err.value.segment_id == "ISA" and err.value.segment_number == 36
 
 
-@pytest.mark.parametrize("name", [DENTAL, "oopfactory_4010_large_6st_masked.835", "oopfactory_5010_three_interchanges_masked.835"])
+@pytest.mark.parametrize(
+    "name", [DENTAL, "oopfactory_4010_large_6st_masked.835", "oopfactory_5010_three_interchanges_masked.835"]
+)
 def test_small_chunks_give_the_same_tables_as_one_chunk(name: str) -> None:
     path = FIXTURES / name
     whole = parse_x12_file(path, strict_envelopes=False)
@@ -103,7 +107,16 @@ def test_small_chunks_give_the_same_tables_as_one_chunk(name: str) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(min_value=1, max_value=3000), st.sampled_from(["oopfactory_4010_reversals_denials_cr_bom_indented.835", "stupidedi_5010_plus_delims_crlf_preamble.835", "nvmedicaid_5010_3st_denials_plb_nonfixed_isa.835"]))
+@given(
+    st.integers(min_value=1, max_value=3000),
+    st.sampled_from(
+        [
+            "oopfactory_4010_reversals_denials_cr_bom_indented.835",
+            "stupidedi_5010_plus_delims_crlf_preamble.835",
+            "nvmedicaid_5010_3st_denials_plb_nonfixed_isa.835",
+        ]
+    ),
+)
 def test_chunkers_cut_only_after_se_and_lose_nothing(chunk_bytes: int, name: str) -> None:
     data = (FIXTURES / name).read_bytes()
     start, delims = find_isa(data, name)

@@ -23,13 +23,25 @@ def body(*claims: str) -> list[str]:
     ]
 
 
-CLAIM = ["CLP*PCN1*1*150*100**12*ICN1", "NM1*QC*1*DOE*JANE****MI*SECRETMEMBER42", "SVC*HC:99213*150*100**1", "CAS*CO*45*50"]
+CLAIM = [
+    "CLP*PCN1*1*150*100**12*ICN1",
+    "NM1*QC*1*DOE*JANE****MI*SECRETMEMBER42",
+    "SVC*HC:99213*150*100**1",
+    "CAS*CO*45*50",
+]
 
 
 def envelope(segments: list[str], *, st02: str = "0001", se01: int | None = None, se02: str | None = None) -> str:
     count = len(segments) + 2 if se01 is None else se01
-    seg = [ISA, "GS*HP*S*R*20240101*1200*7*X*005010X221A1", f"ST*835*{st02}", *segments,
-           f"SE*{count}*{se02 or st02}", "GE*1*7", "IEA*1*000000001"]
+    seg = [
+        ISA,
+        "GS*HP*S*R*20240101*1200*7*X*005010X221A1",
+        f"ST*835*{st02}",
+        *segments,
+        f"SE*{count}*{se02 or st02}",
+        "GE*1*7",
+        "IEA*1*000000001",
+    ]
     return "~".join(seg) + "~"
 
 

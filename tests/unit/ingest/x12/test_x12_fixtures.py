@@ -106,7 +106,9 @@ def test_transaction_balance_results(name: str) -> None:
 def test_transaction_balance_figures_for_two_plb_file() -> None:
     row = parse("stupidedi_5010_two_plb_with_preamble.835").quality.row(0, named=True)
     assert (row["expected"], row["actual"], row["difference"]) == (
-        Decimal("1222.00"), Decimal("1224.54"), Decimal("-2.54"),
+        Decimal("1222.00"),
+        Decimal("1224.54"),
+        Decimal("-2.54"),
     )
 
 
@@ -178,7 +180,9 @@ def test_secondary_payment_multi_triplet_cas_and_modifier() -> None:
     adj = result.tables["remittance_adjustments"]
     multi = adj.filter((pl.col("group_code") == "PR") & (pl.col("carc").is_in(["1", "2"])))
     # Second CAS of the second claim (cas_index counts CAS segments within the claim).
-    assert multi.select("claim_index", "line_index", "cas_index", "triplet_index", "carc", "amount", "quantity").rows() == [
+    assert multi.select(
+        "claim_index", "line_index", "cas_index", "triplet_index", "carc", "amount", "quantity"
+    ).rows() == [
         (1, 1, 1, 0, "1", Decimal("150.00"), None),
         (1, 1, 1, 1, "2", Decimal("70.00"), None),
     ]
@@ -188,7 +192,8 @@ def test_secondary_payment_multi_triplet_cas_and_modifier() -> None:
     ]
     lines = result.tables["remittance_service_lines"]
     assert lines.select("procedure_qualifier", "procedure_code", "modifier_1").rows() == [
-        ("HC", "12345", "26"), ("HC", "66543", "26"),
+        ("HC", "12345", "26"),
+        ("HC", "66543", "26"),
     ]
     assert lines["revenue_code"].to_list() == [None, "220"]
     assert lines["allowed_amount"].to_list() == [Decimal("150"), Decimal("500")]
@@ -221,7 +226,9 @@ def test_three_interchanges_masked_structure() -> None:
     assert result.tables["remittance_service_lines"].height == 91
     assert result.tables["remittance_remarks"].filter(pl.col("source") == "LQ").height == 98
     assert result.tables["remittances"]["interchange_control_number"].to_list() == [
-        "000000031", "000000032", "000000033",
+        "000000031",
+        "000000032",
+        "000000033",
     ]
     # Masked amounts: only 5 of the 56 claims balance (ORIGIN.md).
     claims_ok = result.quality.filter(pl.col("check") == "claim_balance")["ok"]

@@ -33,9 +33,11 @@ class Claim:
 
     @property
     def charge(self) -> Decimal:
-        return sum((ln.charge for ln in self.lines), Decimal(0)) + sum(
-            (a for seg in self.claim_cas for _, a in seg), Decimal(0)
-        ) + self.paid_extra
+        return (
+            sum((ln.charge for ln in self.lines), Decimal(0))
+            + sum((a for seg in self.claim_cas for _, a in seg), Decimal(0))
+            + self.paid_extra
+        )
 
     @property
     def paid(self) -> Decimal:
@@ -70,8 +72,14 @@ claims = st.builds(
     lines=st.lists(lines(), max_size=4),
     paid_extra=money,
 )
-txns = st.builds(Txn, claims=st.lists(claims, max_size=4), plb=st.lists(st.tuples(st.sampled_from(["CS", "WO", "L6"]), money), max_size=8))
-delimiter_sets = st.sampled_from([("*", ":", "~", "\n"), ("+", ">", "'", ""), ("|", "^", "\r", "\n"), ("*", ":", "~", "")])
+txns = st.builds(
+    Txn,
+    claims=st.lists(claims, max_size=4),
+    plb=st.lists(st.tuples(st.sampled_from(["CS", "WO", "L6"]), money), max_size=8),
+)
+delimiter_sets = st.sampled_from(
+    [("*", ":", "~", "\n"), ("+", ">", "'", ""), ("|", "^", "\r", "\n"), ("*", ":", "~", "")]
+)
 
 
 def fmt(amount: Decimal) -> str:
@@ -82,8 +90,27 @@ def fmt(amount: Decimal) -> str:
 def write(transactions: list[Txn], delims: tuple[str, str, str, str]) -> str:
     """Serialise to a well-formed 835 with correct envelope counts."""
     el, comp, term, after = delims
-    isa = el.join(["ISA", "00", " " * 10, "00", " " * 10, "ZZ", "SENDER".ljust(15), "ZZ", "RECEIVER".ljust(15),
-                   "240101", "1200", "U", "00501", "000000009", "0", "P", comp])
+    isa = el.join(
+        [
+            "ISA",
+            "00",
+            " " * 10,
+            "00",
+            " " * 10,
+            "ZZ",
+            "SENDER".ljust(15),
+            "ZZ",
+            "RECEIVER".ljust(15),
+            "240101",
+            "1200",
+            "U",
+            "00501",
+            "000000009",
+            "0",
+            "P",
+            comp,
+        ]
+    )
     out = [isa, el.join(["GS", "HP", "S", "R", "20240101", "1200", "42", "X", "005010X221A1"])]
     for n, txn in enumerate(transactions, start=1):
         segs = [
@@ -103,7 +130,9 @@ def write(transactions: list[Txn], delims: tuple[str, str, str, str]) -> str:
         if txn.plb:
             for start in range(0, len(txn.plb), 6):
                 chunk = txn.plb[start : start + 6]
-                segs.append(["PLB", "1234567893", "20241231", *[v for r, a in chunk for v in (comp.join([r, "REF1"]), fmt(a))]])
+                segs.append(
+                    ["PLB", "1234567893", "20241231", *[v for r, a in chunk for v in (comp.join([r, "REF1"]), fmt(a))]]
+                )
         segs.append(["SE", str(len(segs) + 1), f"{n:04d}"])
         out += [el.join(s) for s in segs]
     out += [el.join(["GE", str(len(transactions)), "42"]), el.join(["IEA", "1", "000000009"])]
@@ -140,7 +169,12 @@ def test_random_835_round_trips_to_the_cent(transactions: list[Txn], delims) -> 
 
 
 def _valid_sample() -> bytes:
-    claim = Claim(status="1", claim_cas=[[("45", Decimal("5"))]], lines=[Line(Decimal("10"), Decimal("4"), [[("1", Decimal("6"))]])], paid_extra=Decimal(0))
+    claim = Claim(
+        status="1",
+        claim_cas=[[("45", Decimal("5"))]],
+        lines=[Line(Decimal("10"), Decimal("4"), [[("1", Decimal("6"))]])],
+        paid_extra=Decimal(0),
+    )
     return write([Txn(claims=[claim], plb=[("CS", Decimal("1.5"))])], ("*", ":", "~", "\n")).encode()
 
 

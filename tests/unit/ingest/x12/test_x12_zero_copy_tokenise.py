@@ -72,13 +72,20 @@ def test_valid_utf8_is_wrapped_without_copying() -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(min_value=1, max_value=2000), st.sampled_from(["oopfactory_4010_reversals_denials_cr_bom_indented.835", "nvmedicaid_5010_3st_denials_plb_nonfixed_isa.835"]))
+@given(
+    st.integers(min_value=1, max_value=2000),
+    st.sampled_from(
+        ["oopfactory_4010_reversals_denials_cr_bom_indented.835", "nvmedicaid_5010_3st_denials_plb_nonfixed_isa.835"]
+    ),
+)
 def test_chunk_views_hold_the_same_bytes_as_the_bytes_chunkers(chunk_bytes: int, name: str) -> None:
     data = (FIXTURES / name).read_bytes()
     start, delims = find_isa(data, name)
     views = list(iter_chunk_views(data, start, delims, chunk_bytes))
     assert [v.data.tobytes() for v in views] == list(iter_chunks(data, start, delims, chunk_bytes))
-    streamed = list(iter_stream_chunk_views(io.BytesIO(data[start + 5 :]).read, data[start : start + 5], delims, chunk_bytes))
+    streamed = list(
+        iter_stream_chunk_views(io.BytesIO(data[start + 5 :]).read, data[start : start + 5], delims, chunk_bytes)
+    )
     assert [v.data.tobytes() for v in streamed] == list(
         iter_stream_chunks(io.BytesIO(data[start + 5 :]).read, data[start : start + 5], delims, chunk_bytes)
     )
