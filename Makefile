@@ -29,15 +29,15 @@ tests/e2e/node/node_modules/.package-lock.json: tests/e2e/node/package-lock.json
 install-node: tests/e2e/node/node_modules/.package-lock.json
 
 migrate: install
-	$(PY) -m api.cli migrate
+	$(PY) -m launcher.cli migrate
 
 bootstrap: migrate
-	$(PY) -m api.cli bootstrap
+	$(PY) -m launcher.cli bootstrap
 
 ## up: set up and run the platform on embedded defaults (SQLite + DuckDB under DATA_DIR):
 ## migrate, bootstrap, load generated demo data, build the marts, Dagster UI + API
 up: install
-	$(PY) -m api.cli up --port $(PORT) --dagster-port $(DAGSTER_PORT)
+	$(PY) -m launcher.cli up --port $(PORT) --dagster-port $(DAGSTER_PORT)
 
 ## test: set up and run the whole suite (SQLite and PostgreSQL)
 test: install install-node

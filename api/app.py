@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
-import pkgutil
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -12,15 +10,16 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 import api
-from api.access_log import AccessLogMiddleware
-from api.auth.oidc import OidcVerifier
-from api.db.session import Database
-from api.jobs.worker import Worker
-from api.marts.reader import MartReader
+from api.core.settings import Settings, get_settings
+from api.discovery import modules_named
+from api.infra.access_log import AccessLogMiddleware
+from api.infra.db.session import Database
+from api.infra.jobs.worker import Worker
+from api.infra.marts.reader import MartReader
+from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
+from api.platform.auth.oidc import OidcVerifier
 from api.rpc.http import RpcEndpoint
 from api.rpc.procedure import Registry, rpc
-from api.settings import Settings, get_settings
-from api.signing.service import SigningKeys, SigningKeysUnavailable
 
 log = logging.getLogger("api")
 
@@ -65,31 +64,16 @@ def build_services(settings: Settings | None = None) -> Services:
     )
 
 
-def _domain_modules(name: str) -> list:
-    """Import `api/<domain>/<name>.py` for every domain package that has one."""
-    modules = []
-    for info in pkgutil.iter_modules(api.__path__):
-        if not info.ispkg:
-            continue
-        qualified = f"api.{info.name}.{name}"
-        try:
-            modules.append(importlib.import_module(qualified))
-        except ModuleNotFoundError as exc:
-            if exc.name != qualified:
-                raise
-    return modules
-
-
 def load_procedures() -> Registry:
     """Import every domain's `procedures` (declaring is registering) and `job_handlers`."""
-    _domain_modules("procedures")
-    _domain_modules("job_handlers")
+    modules_named("procedures")
+    modules_named("job_handlers")
     return rpc
 
 
 def install_entry_points(app: FastAPI, services: Services) -> None:
     """Mount the non-RPC entry points each domain exposes in `routes.install` (health, JWKS, webhooks)."""
-    for module in _domain_modules("routes"):
+    for module in modules_named("routes"):
         module.install(app, services)
 
 

@@ -32,7 +32,7 @@ def prepare(size: int, workdir: Path) -> tuple[Path, str, float | None]:
     """Corpus (cached across runs by size) and a fresh data dir; returns (data_dir, db url, generation seconds)."""
     from sqlalchemy import create_engine, text
 
-    from api.db import migrate
+    from api.infra.db import migrate
     from pipelines.synthetic import CorpusSpec, generate_corpus
 
     corpus = workdir / f"corpus_{size}"

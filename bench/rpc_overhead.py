@@ -1,6 +1,6 @@
 """Benchmark: the RPC router's per-call overhead against a bare FastAPI route.
 
-One uvicorn server (a subprocess of this script, same settings as `api.cli serve`
+One uvicorn server (a subprocess of this script, same settings as `launcher.cli serve`
 minus the access log) serves the real app from `api.app.create_app(...)` with
 two comparison routes added by this script, not by `api/`:
 
@@ -48,8 +48,8 @@ def build_bench_app(data_dir: Path):
     from starlette.routing import Route
 
     from api.app import create_app
-    from api.db import migrate
-    from api.settings import Settings
+    from api.core.settings import Settings
+    from api.infra.db import migrate
 
     settings = Settings(data_dir=data_dir, job_worker_enabled=False)
     migrate.upgrade(settings.resolved_database_url)

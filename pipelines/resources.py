@@ -29,7 +29,7 @@ class WarehouseResource(dg.ConfigurableResource):
     @contextmanager
     def engine(self) -> Iterator[Engine]:
         """A SQLAlchemy engine on the operational database (read-only use), disposed afterwards."""
-        from api.db.session import build_engine
+        from api.infra.db.session import build_engine
 
         engine = build_engine(self.database_url)
         try:
@@ -51,8 +51,8 @@ class WarehouseResource(dg.ConfigurableResource):
 
 
 def default_warehouse() -> WarehouseResource:
-    """The warehouse resource of the current environment (api.settings)."""
-    from api.settings import Settings
+    """The warehouse resource of the current environment (api.core.settings)."""
+    from api.core.settings import Settings
 
     settings = Settings()
     return WarehouseResource(data_dir=str(settings.resolved_data_dir), database_url=settings.resolved_database_url)

@@ -18,10 +18,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import Services, build_services, create_app
-from api.auth import service as auth_service
-from api.auth.secrets import hash_password
-from api.db import migrate
-from api.settings import Settings
+from api.core.settings import Settings
+from api.infra.db import migrate
+from api.platform.auth import service as auth_service
+from api.platform.auth.secrets import hash_password
 from tests.support.rpc_client import Rpc
 
 PG_ADMIN_URL = os.environ.get("PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")

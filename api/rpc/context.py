@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from api.auth.permissions import permissions_for
+from api.core.permissions import permissions_for
 from api.rpc.errors import RpcError
 
 
@@ -77,7 +77,7 @@ class Context:
 
     def require(self, permission: str) -> None:
         """Check a permission beyond the one the procedure declares."""
-        from api.auth.permissions import explain
+        from api.core.permissions import explain
 
         granted, reason = explain(self.tenant.role if self.tenant else None, permission)
         if not granted:

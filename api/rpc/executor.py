@@ -17,10 +17,10 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from api.audit import service as audit
-from api.auth.resolve import resolve_principal
-from api.auth.tenancy import resolve_tenant
-from api.db.tenancy import TenantScope, set_scope
+from api.infra.db.tenant_filter import TenantScope, set_scope
+from api.platform.audit import service as audit
+from api.platform.auth.membership import resolve_tenant
+from api.platform.auth.resolve import resolve_principal
 from api.rpc.context import Context
 from api.rpc.errors import RpcError, error_envelope
 from api.rpc.procedure import Procedure

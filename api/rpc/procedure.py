@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter
 
-from api.auth.permissions import PERMISSIONS
+from api.core.permissions import PERMISSIONS
 
 Kind = Literal["query", "mutation"]
 AuthLevel = Literal["public", "user", "tenant", "platform_admin"]

@@ -8,7 +8,7 @@ sum of PR adjustments = CLP05; BPR02 = sum CLP04 - sum PLB.
 from __future__ import annotations
 
 from .catalog import Facility, Payer
-from .model import CAS, PAID, RARC, ALLOWED, Claim, Patient
+from .model import ALLOWED, CAS, PAID, RARC, Claim, Patient
 from .money import x12_amount
 from .x12_837 import DateText
 

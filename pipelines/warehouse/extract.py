@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 
 import polars as pl
-from sqlalchemy import Engine, MetaData, Table, inspect, select, text
 from sqlalchemy import Column as SAColumn
+from sqlalchemy import Engine, MetaData, Table, inspect, select, text
 from sqlalchemy.types import JSON, BigInteger, Boolean, Date, DateTime, Numeric, String
 
 from pipelines.warehouse.layout import WarehouseLayout, temp_path_for

@@ -1,4 +1,4 @@
-"""A real API server for end-to-end tests: `api.cli` migrate, bootstrap, serve under uvicorn.
+"""A real API server for end-to-end tests: `launcher.cli` migrate, bootstrap, serve under uvicorn.
 
 The server runs as a subprocess on a free port with its own DATA_DIR, once per
 backend (SQLite file, fresh PostgreSQL database), and is shared by the e2e
@@ -80,15 +80,15 @@ def free_port() -> int:
 
 
 def _cli(env: dict[str, str], *args: str, log: Path) -> None:
-    """Run one `python -m api.cli` command to completion; fail with its output if it fails."""
+    """Run one `python -m launcher.cli` command to completion; fail with its output if it fails."""
     done = subprocess.run(
-        [sys.executable, "-m", "api.cli", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=180
+        [sys.executable, "-m", "launcher.cli", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=180
     )
     with log.open("a") as fh:
-        fh.write(f"$ api.cli {' '.join(args)} (exit {done.returncode})\n{done.stdout}{done.stderr}\n")
+        fh.write(f"$ launcher.cli {' '.join(args)} (exit {done.returncode})\n{done.stdout}{done.stderr}\n")
     if done.returncode != 0:
         pytest.fail(
-            f"`api.cli {' '.join(args)}` failed with exit {done.returncode}:\n{done.stdout[-3000:]}"
+            f"`launcher.cli {' '.join(args)}` failed with exit {done.returncode}:\n{done.stdout[-3000:]}"
             f"\n{done.stderr[-3000:]}"
         )
 
@@ -159,7 +159,7 @@ def live_server(request, tmp_path_factory) -> Iterator[LiveServer]:
         base_url = f"http://127.0.0.1:{port}"
         with log.open("a") as out:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "api.cli", "serve", "--port", str(port)],
+                [sys.executable, "-m", "launcher.cli", "serve", "--port", str(port)],
                 cwd=REPO,
                 env=env,
                 stdout=out,

@@ -1,7 +1,7 @@
 """Asset checks on the raw zone (the dbt tests cover the marts)."""
 
-import duckdb
 import dagster as dg
+import duckdb
 
 from pipelines.resources import WarehouseResource
 

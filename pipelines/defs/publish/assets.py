@@ -1,7 +1,7 @@
 """Publishing: copy the marts into a new immutable snapshot and switch the pointer the API reads."""
 
-import duckdb
 import dagster as dg
+import duckdb
 
 from pipelines.defs.dbt.assets import dbt_models
 from pipelines.resources import WarehouseResource

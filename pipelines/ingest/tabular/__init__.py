@@ -4,7 +4,6 @@ profiles and validated canonical frames. Pure: bytes in, frames out."""
 from pipelines.ingest.tabular.entities import ENTITIES, EntitySpec, FieldSpec, entity_spec
 from pipelines.ingest.tabular.errors import ProfileError, TabularFileError
 from pipelines.ingest.tabular.headers import detect_header, normalise_header
-from pipelines.ingest.tabular.parsing import parse_date, parse_money
 from pipelines.ingest.tabular.profiles import (
     ConnectorProfile,
     builtin_profile,
@@ -13,6 +12,7 @@ from pipelines.ingest.tabular.profiles import (
     validate_profile,
 )
 from pipelines.ingest.tabular.read import TabularResult, read_tabular
+from pipelines.ingest.tabular.value_formats import parse_date, parse_money
 
 __all__ = [
     "ENTITIES",

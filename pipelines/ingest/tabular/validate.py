@@ -11,7 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipelines.ingest.tabular.entities import EntitySpec, FieldSpec
-from pipelines.ingest.tabular.parsing import (
+from pipelines.ingest.tabular.value_formats import (
     MoneyFormat,
     auto_date_format,
     clean_text,

@@ -1,0 +1,11 @@
+"""Imports every namespace's `models` module so `Base.metadata` knows all tables."""
+
+from __future__ import annotations
+
+from api.discovery import modules_named
+from api.infra.db.base import Base
+
+
+def load_all_models() -> type[Base]:
+    modules_named("models")
+    return Base

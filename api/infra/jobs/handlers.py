@@ -1,0 +1,54 @@
+"""Which function runs which kind of job: `@register_handler("kind")`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from api.infra.db.session import Database
+
+
+@dataclass(frozen=True)
+class JobContext:
+    """What a handler gets: the job's identity and payload, and the database to open its own transactions."""
+
+    job_id: int
+    kind: str
+    payload: dict[str, Any]
+    attempt: int
+    organization_id: int | None
+    database: Database
+
+
+Handler = Callable[[JobContext], "dict[str, Any] | None"]
+
+
+class HandlerRegistry:
+    """Job kind -> handler. A kind is registered once; a second registration is a bug."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[str, Handler] = {}
+
+    def register(self, kind: str) -> Callable[[Handler], Handler]:
+        def decorate(fn: Handler) -> Handler:
+            if kind in self._handlers and self._handlers[kind] is not fn:
+                raise ValueError(f"a handler for job kind {kind!r} is already registered")
+            self._handlers[kind] = fn
+            return fn
+
+        return decorate
+
+    def get(self, kind: str) -> Handler | None:
+        return self._handlers.get(kind)
+
+    def kinds(self) -> list[str]:
+        return sorted(self._handlers)
+
+
+handlers = HandlerRegistry()
+
+
+def register_handler(kind: str) -> Callable[[Handler], Handler]:
+    """Decorator: `fn(ctx: JobContext) -> dict | None` runs jobs of `kind`; its return is the job result."""
+    return handlers.register(kind)

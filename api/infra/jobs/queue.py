@@ -1,0 +1,253 @@
+"""The queue's state machine: enqueue, claim, complete, fail, requeue stale.
+
+    queued --claim--> running --complete--> succeeded
+                         |--fail (attempts left)--> queued (run_after = now + backoff)
+                         |--fail (no attempts left, or PermanentJobError)--> dead
+                         '--lock older than the stale timeout--> queued (or dead when out of attempts)
+
+Claiming is one short write transaction: on PostgreSQL `SELECT ... FOR UPDATE
+SKIP LOCKED` lets concurrent workers pass over each other's rows; on SQLite
+the session begins with `BEGIN IMMEDIATE` (see `api.infra.db.session`), so claims are
+serialised by the database write lock. Completion and failure are guarded by
+`locked_by`, so a worker whose lock was taken away (stale requeue) cannot
+overwrite the outcome of the worker that owns the job now.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from api.infra.db.base import utcnow
+from api.infra.db.session import Database
+from api.infra.jobs.models import Job
+
+MAX_PAYLOAD_BYTES = 8_192
+DEFAULT_MAX_ATTEMPTS = 5
+DEFAULT_RETRY_BASE_SECONDS = 5.0
+MAX_RETRY_DELAY_SECONDS = 3_600.0
+
+
+class JobError(Exception):
+    """A failure whose message the platform wrote itself (no PHI): recorded as last_error."""
+
+
+class PermanentJobError(JobError):
+    """A failure that retrying cannot fix: the job goes straight to `dead`."""
+
+
+def enqueue(
+    db: Session,
+    kind: str,
+    payload: dict[str, Any],
+    *,
+    organization_id: int | None = None,
+    run_after: datetime | None = None,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> Job:
+    """Add a job in the caller's transaction: it exists only if the caller commits.
+
+    `payload` is a JSON object of ids and flags, never PHI; it is capped at 8 KiB
+    so nobody is tempted to ship records through the queue.
+    """
+    if not kind or len(kind) > 100:
+        raise ValueError("job kind must be 1-100 characters")
+    if not isinstance(payload, dict):
+        raise TypeError(f"job payload for kind {kind!r} must be a JSON object, got {type(payload).__name__}")
+    try:
+        size = len(json.dumps(payload, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"job payload for kind {kind!r} is not JSON-serialisable ({type(exc).__name__})") from None
+    if size > MAX_PAYLOAD_BYTES:
+        raise ValueError(f"job payload for kind {kind!r} is {size} bytes; the limit is {MAX_PAYLOAD_BYTES} (send ids)")
+    if max_attempts < 1:
+        raise ValueError("max_attempts must be at least 1")
+    if run_after is not None and run_after.tzinfo is None:
+        raise ValueError("run_after must be timezone-aware")
+    job = Job(
+        kind=kind,
+        payload=payload,
+        status="queued",
+        attempts=0,
+        max_attempts=max_attempts,
+        run_after=run_after or utcnow(),
+        organization_id=organization_id,
+    )
+    db.add(job)
+    db.flush()
+    return job
+
+
+def backoff_seconds(
+    attempt: int, base: float = DEFAULT_RETRY_BASE_SECONDS, cap: float = MAX_RETRY_DELAY_SECONDS
+) -> float:
+    """Delay before retry number `attempt` (1-based): base, 2*base, 4*base, ... capped."""
+    if attempt < 1:
+        raise ValueError("attempt is 1-based")
+    return min(cap, base * (2 ** min(attempt - 1, 62)))
+
+
+def claim_next(
+    database: Database, worker_id: str, *, kinds: list[str] | tuple[str, ...] | None = None, now: datetime | None = None
+) -> Job | None:
+    """Take the oldest due queued job for `worker_id`, or None when nothing is due.
+
+    The returned Job is detached (its transaction is committed): its status is
+    `running`, `attempts` counts this attempt and `locked_by` is `worker_id`.
+    """
+    now = now or utcnow()
+    with database.transaction(write=True) as db:
+        stmt = select(Job).where(Job.status == "queued", Job.run_after <= now)
+        if kinds is not None:
+            stmt = stmt.where(Job.kind.in_(list(kinds)))
+        # FOR UPDATE SKIP LOCKED on PostgreSQL; SQLite's compiler drops it (BEGIN IMMEDIATE serialises instead).
+        stmt = stmt.order_by(Job.run_after, Job.id).limit(1).with_for_update(skip_locked=True)
+        job = db.scalars(stmt).first()
+        if job is None:
+            return None
+        job.status = "running"
+        job.attempts += 1
+        job.locked_by = worker_id
+        job.locked_at = now
+        db.flush()
+        db.refresh(job)
+        return job
+
+
+def _owned(job: Job):
+    return (Job.id == job.id, Job.status == "running", Job.locked_by == job.locked_by)
+
+
+def complete(
+    database: Database, job: Job, result: dict[str, Any] | None = None, *, now: datetime | None = None
+) -> bool:
+    """Mark a claimed job succeeded; False when this worker no longer owns it."""
+    with database.transaction(write=True) as db:
+        done = db.execute(
+            update(Job)
+            .where(*_owned(job))
+            .values(
+                status="succeeded",
+                result=result,
+                finished_at=now or utcnow(),
+                last_error=None,
+                locked_by=None,
+                locked_at=None,
+            )
+            .execution_options(synchronize_session=False)
+        )
+        return done.rowcount == 1
+
+
+def describe_error(error: BaseException) -> str:
+    """What `last_error` records: the type, plus the message only when the platform wrote it.
+
+    Messages of arbitrary exceptions can quote data (a parser quoting a patient
+    name), so only `JobError` messages are kept.
+    """
+    name = type(error).__name__
+    if isinstance(error, JobError) and str(error):
+        return f"{name}: {str(error)[:400]}"
+    return name
+
+
+def fail(
+    database: Database,
+    job: Job,
+    error: BaseException,
+    *,
+    now: datetime | None = None,
+    retry_base_seconds: float = DEFAULT_RETRY_BASE_SECONDS,
+) -> str | None:
+    """Record a failed attempt: requeue with exponential backoff, or `dead` when out of attempts.
+
+    Returns the job's new status, or None when this worker no longer owns it.
+    """
+    now = now or utcnow()
+    permanent = isinstance(error, PermanentJobError)
+    out_of_attempts = job.attempts >= job.max_attempts
+    values: dict[str, Any] = {"last_error": describe_error(error), "locked_by": None, "locked_at": None}
+    if permanent or out_of_attempts:
+        values.update(status="dead", finished_at=now)
+    else:
+        delay = backoff_seconds(job.attempts, retry_base_seconds)
+        values.update(status="queued", run_after=now + timedelta(seconds=delay))
+    with database.transaction(write=True) as db:
+        changed = db.execute(
+            update(Job).where(*_owned(job)).values(**values).execution_options(synchronize_session=False)
+        )
+        return values["status"] if changed.rowcount == 1 else None
+
+
+def requeue_stale(database: Database, *, older_than: timedelta, now: datetime | None = None) -> int:
+    """Give back jobs whose worker vanished (lock older than `older_than`); returns how many.
+
+    A job that already used all its attempts goes to `dead` instead, so a job
+    that crashes its worker every time cannot loop forever.
+    """
+    now = now or utcnow()
+    cutoff = now - older_than
+    stale = (Job.status == "running", Job.locked_at < cutoff)
+    with database.transaction(write=True) as db:
+        dead = db.execute(
+            update(Job)
+            .where(*stale, Job.attempts >= Job.max_attempts)
+            .values(
+                status="dead",
+                finished_at=now,
+                last_error="WorkerLost: lock expired on the last attempt",
+                locked_by=None,
+                locked_at=None,
+            )
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        requeued = db.execute(
+            update(Job)
+            .where(*stale)
+            .values(
+                status="queued",
+                run_after=now,
+                last_error="WorkerLost: lock expired, requeued",
+                locked_by=None,
+                locked_at=None,
+            )
+            .execution_options(synchronize_session=False)
+        ).rowcount
+        return dead + requeued
+
+
+@dataclass(frozen=True)
+class QueueStats:
+    depth: int  # queued jobs that are due now
+    oldest_age_seconds: float | None  # how long the oldest due job has waited since it became due
+    running: int
+
+
+def queue_stats(db: Session, *, now: datetime | None = None) -> QueueStats:
+    """Depth and waiting time of the due queue, for the health check."""
+    now = now or utcnow()
+    depth, oldest = db.execute(
+        select(func.count(), func.min(Job.run_after)).where(Job.status == "queued", Job.run_after <= now)
+    ).one()
+    running = db.scalar(select(func.count()).select_from(Job).where(Job.status == "running"))
+    age = None
+    if oldest is not None:
+        # min() over a TypeDecorator column comes back raw on SQLite (a string or naive value).
+        oldest = _as_utc(oldest)
+        age = max(0.0, (now - oldest).total_seconds())
+    return QueueStats(depth=int(depth), oldest_age_seconds=age, running=int(running or 0))
+
+
+def _as_utc(value: Any) -> datetime:
+    from datetime import UTC
+
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)

@@ -1,0 +1,122 @@
+"""A polling worker thread: claim, run the registered handler, record the outcome."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from datetime import timedelta
+
+from api.infra.db.session import Database
+from api.infra.jobs import queue
+from api.infra.jobs.handlers import HandlerRegistry, JobContext, handlers
+from api.infra.jobs.models import Job
+
+log = logging.getLogger("api.infra.jobs")
+
+
+class Worker:
+    """Runs queued jobs in a background thread until `stop()`.
+
+    One job at a time per worker; run several workers (threads or processes)
+    for parallelism. Every few polls it requeues jobs whose lock went stale
+    (their worker crashed or was killed).
+    """
+
+    def __init__(
+        self,
+        database: Database,
+        *,
+        registry: HandlerRegistry = handlers,
+        kinds: list[str] | None = None,
+        worker_id: str | None = None,
+        poll_seconds: float = 1.0,
+        stale_after: timedelta = timedelta(minutes=15),
+        retry_base_seconds: float = queue.DEFAULT_RETRY_BASE_SECONDS,
+    ) -> None:
+        self.database = database
+        self.registry = registry
+        self.kinds = kinds
+        self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.poll_seconds = poll_seconds
+        self.stale_after = stale_after
+        self.retry_base_seconds = retry_base_seconds
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start polling in a daemon thread (idempotent)."""
+        if self._thread is not None and self._thread.is_alive():
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name=f"job-worker-{self.worker_id}", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Ask the thread to finish its current job and exit; wait up to `timeout` seconds."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    close = stop
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def run_once(self) -> bool:
+        """Claim and run one due job; False when nothing was due."""
+        job = queue.claim_next(self.database, self.worker_id, kinds=self.kinds)
+        if job is None:
+            return False
+        self._run(job)
+        return True
+
+    def _run(self, job: Job) -> None:
+        handler = self.registry.get(job.kind)
+        if handler is None:
+            queue.fail(self.database, job, queue.PermanentJobError(f"no handler registered for kind {job.kind!r}"))
+            log.error("job %s: no handler for kind %r", job.id, job.kind)
+            return
+        ctx = JobContext(
+            job_id=job.id,
+            kind=job.kind,
+            payload=dict(job.payload or {}),
+            attempt=job.attempts,
+            organization_id=job.organization_id,
+            database=self.database,
+        )
+        try:
+            result = handler(ctx)
+        except Exception as exc:  # noqa: BLE001 - any handler failure is a failed attempt
+            status = queue.fail(self.database, job, exc, retry_base_seconds=self.retry_base_seconds)
+            log.warning(
+                "job %s (%s) attempt %d failed: %s -> %s",
+                job.id,
+                job.kind,
+                job.attempts,
+                queue.describe_error(exc),
+                status,
+            )
+            return
+        if result is not None and not isinstance(result, dict):
+            queue.fail(self.database, job, queue.PermanentJobError("handler returned a non-object result"))
+            return
+        if not queue.complete(self.database, job, result):
+            log.warning("job %s (%s) finished after its lock was taken away; outcome dropped", job.id, job.kind)
+
+    def _loop(self) -> None:
+        polls = 0
+        while not self._stop.is_set():
+            try:
+                if polls % 30 == 0:
+                    queue.requeue_stale(self.database, older_than=self.stale_after)
+                polls += 1
+                while not self._stop.is_set() and self.run_once():
+                    pass
+            except Exception as exc:  # noqa: BLE001 - a database outage must not kill the worker
+                log.error("job worker %s poll failed: %s", self.worker_id, type(exc).__name__)
+            self._stop.wait(self.poll_seconds)

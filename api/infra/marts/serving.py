@@ -1,0 +1,103 @@
+"""The one way read procedures answer from the published marts.
+
+Every analytical answer says which snapshot it came from (`snapshot`), money
+is exact (`Money`: a Decimal with two places, a string on the wire), and a
+missing snapshot or mart is a PRECONDITION_FAILED that tells the caller to run
+the pipeline. Procedures open the marts with `open_marts(ctx)`, which scopes
+them to the caller's tenant (or the whole organization for portfolio views).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Annotated, Any, Generic, TypeVar
+
+from pydantic import BeforeValidator, Field, PlainSerializer
+
+from api.infra.marts.reader import ScopedMarts
+from api.rpc.errors import RpcError
+from api.rpc.schema import Output
+
+T = TypeVar("T")
+CENT = Decimal("0.01")
+RUN_PIPELINE_HINT = "run the pipeline (operations.runPipeline)"
+
+
+def to_money(value: Any) -> Decimal:
+    """Exact two-place Decimal from a mart value (None counts as zero); floats are refused."""
+    if value is None:
+        return Decimal("0.00")
+    if isinstance(value, float):
+        # A float here means a mart column lost exactness; failing loudly beats a wrong cent.
+        raise TypeError("money must come from a DECIMAL column, not a float")
+    return Decimal(value).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+Money = Annotated[
+    Decimal, BeforeValidator(to_money), PlainSerializer(lambda d: f"{d:.2f}", return_type=str, when_used="json")
+]
+OptionalMoney = Annotated[
+    Decimal | None,
+    BeforeValidator(lambda v: None if v is None else to_money(v)),
+    PlainSerializer(lambda d: None if d is None else f"{d:.2f}", return_type=str | None, when_used="json"),
+]
+
+
+class SnapshotOut(Output):
+    """Which published snapshot an answer was computed from."""
+
+    built_at: datetime = Field(description="When the pipeline published this snapshot (UTC)")
+    age_seconds: float = Field(description="Seconds between the snapshot build and this answer")
+    run_id: str | None = Field(default=None, description="Pipeline run that published it")
+
+
+class MartAnswer(Output):
+    """Base of every answer read from the marts."""
+
+    snapshot: SnapshotOut
+
+
+class MartPage(MartAnswer, Generic[T]):
+    """A page of mart rows: items, the cursor of the next page, and the snapshot."""
+
+    items: list[T]
+    next_cursor: str | None = None
+
+
+def snapshot_of(m: ScopedMarts, *, now: datetime | None = None) -> SnapshotOut:
+    """The snapshot descriptor for answers read through `m`."""
+    built = m.built_at if m.built_at.tzinfo else m.built_at.replace(tzinfo=UTC)
+    now = now or datetime.now(UTC)
+    return SnapshotOut(built_at=built, age_seconds=round(max(0.0, (now - built).total_seconds()), 3), run_id=m.run_id)
+
+
+@contextmanager
+def open_marts(ctx, *tables: str, organization_wide: bool = False) -> Iterator[ScopedMarts]:
+    """The caller's tenant view of the published marts named in `tables` (only those are visible);
+    each must exist in the snapshot, else PRECONDITION_FAILED.
+
+    `organization_wide` drops the client filter (portfolio views across the
+    organization's clients); the organization filter always applies.
+    """
+    reader = ctx.services.marts
+    if reader is None:
+        raise RpcError("PRECONDITION_FAILED", f"Analytics are not configured on this server; {RUN_PIPELINE_HINT}")
+    client_id = None if organization_wide else ctx.client_id
+    with reader.scoped(ctx.org_id, client_id, tables) as m:
+        missing = [t for t in tables if not m.has(t)]
+        if missing:
+            raise RpcError(
+                "PRECONDITION_FAILED",
+                f"The published snapshot has no {', '.join(missing)} mart yet; {RUN_PIPELINE_HINT} to rebuild it",
+            )
+        yield m
+
+
+def rate(numerator: int | None, denominator: int | None) -> float:
+    """numerator / denominator rounded to 6 places; 0.0 when there is nothing to divide by."""
+    if not denominator:
+        return 0.0
+    return round((numerator or 0) / denominator, 6)

@@ -1,0 +1,41 @@
+"""`GET /.well-known/jwks.json`: the public half of the SMART signing keys."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from api.infra.signing.service import SigningKeysUnavailable
+
+log = logging.getLogger("api.infra.signing")
+CACHE_CONTROL = "public, max-age=300"
+
+
+def install(app: FastAPI, services) -> None:
+    """Mount the JWKS endpoint on `app`."""
+
+    @app.get("/.well-known/jwks.json", include_in_schema=False)
+    def jwks(request: Request) -> Response:
+        keys = getattr(services, "signing_keys", None)
+        if keys is None:
+            return _unavailable("signing keys are not configured on this server")
+        try:
+            published = keys.published()
+        except SigningKeysUnavailable as exc:
+            log.error("JWKS unavailable: %s", exc)
+            return _unavailable(str(exc))
+        headers = {"Cache-Control": CACHE_CONTROL, "ETag": published.etag}
+        if request.headers.get("if-none-match") == published.etag:
+            return Response(status_code=304, headers=headers)
+        return Response(published.body, media_type="application/jwk-set+json", headers=headers)
+
+
+def _unavailable(message: str) -> JSONResponse:
+    return JSONResponse(
+        {"error": "signing_keys_unavailable", "message": message},
+        status_code=503,
+        headers={"Cache-Control": "no-store"},
+    )

@@ -1,0 +1,53 @@
+"""Connector profiles: the built-in ones plus those provisioned for the client."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from api.integrations.connector_profiles.models import ConnectorProfileRecord
+from api.rpc.errors import RpcError
+from pipelines.ingest.tabular import (
+    ConnectorProfile,
+    ProfileError,
+    list_builtin_profiles,
+    provision_profile,
+    validate_profile,
+)
+
+
+def client_profiles(db: Session) -> list[ConnectorProfileRecord]:
+    """The caller's client's provisioned profiles (tenant-scoped by the session)."""
+    return list(db.scalars(select(ConnectorProfileRecord).order_by(ConnectorProfileRecord.name)))
+
+
+def resolve_profile(db: Session, name: str) -> ConnectorProfile:
+    """A profile by name: built-in first, then the client's own; NOT_FOUND naming the choices."""
+    for profile in list_builtin_profiles():
+        if profile.name == name:
+            return profile
+    record = db.scalar(select(ConnectorProfileRecord).where(ConnectorProfileRecord.name == name))
+    if record is not None:
+        return validate_profile(record.definition)
+    known = [p.name for p in list_builtin_profiles()] + [r.name for r in client_profiles(db)]
+    raise RpcError("NOT_FOUND", f"No connector profile named '{name}' for this client; known: {', '.join(known)}")
+
+
+def provision(db: Session, definition: dict, user_id: int) -> ConnectorProfileRecord:
+    """Validate a custom profile (every problem reported at once) and store it for the client."""
+    existing = [r.name for r in client_profiles(db)]
+    try:
+        profile = provision_profile(definition, existing_names=existing)
+    except ProfileError as exc:
+        conflict = any("already exists" in p for p in exc.problems)
+        raise RpcError(
+            "CONFLICT" if conflict else "BAD_REQUEST",
+            f"Invalid connector profile: {'; '.join(exc.problems)}",
+            data={"problems": exc.problems},
+        ) from None
+    record = ConnectorProfileRecord(
+        name=profile.name, entity=profile.entity, definition=profile.model_dump(mode="json"), created_by=user_id
+    )
+    db.add(record)
+    db.flush()
+    return record

@@ -1,0 +1,113 @@
+"""operationalObservability.*: pipeline runs with their job state, freshness of the published marts,
+and the depth of the durable job queue."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from api.infra.jobs.models import Job
+from api.infra.jobs.queue import queue_stats
+from api.infra.marts.serving import snapshot_of
+from api.integrations.operational_observability.schemas import FreshnessOut, ObservedRun, PipelineRunsIn, QueueOut
+from api.integrations.operations.models import PipelineRun
+from api.integrations.operations.schemas import PipelineRunOut
+from api.rpc.context import Context
+from api.rpc.errors import RpcError
+from api.rpc.procedure import rpc
+from api.rpc.schema import Page, paginate
+
+STALE_AFTER_SECONDS = 24 * 3600
+
+
+@rpc.query("operationalObservability.pipelineRuns")
+def pipeline_runs(ctx: Context, input: PipelineRunsIn) -> Page[ObservedRun]:
+    """Pipeline runs of this client, newest first, with the state of their queue job (attempts, last
+    error type) and how long each waited before starting; paginated."""
+    stmt = select(PipelineRun)
+    if input.status:
+        stmt = stmt.where(PipelineRun.status == input.status)
+    page = paginate(ctx.db, stmt, PipelineRun.id, input, lambda r: r)
+    job_ids = [r.job_id for r in page["items"] if r.job_id is not None]
+    jobs = {j.id: j for j in ctx.db.scalars(select(Job).where(Job.id.in_(job_ids)))} if job_ids else {}
+    items = []
+    for run in page["items"]:
+        job = jobs.get(run.job_id)
+        wait = (run.started_at - run.created_at).total_seconds() if run.started_at else None
+        items.append(
+            ObservedRun.model_validate(
+                {
+                    **PipelineRunOut.model_validate(run).model_dump(),
+                    "job_status": job.status if job else None,
+                    "job_attempts": job.attempts if job else None,
+                    "job_last_error": job.last_error if job else None,
+                    "wait_seconds": wait,
+                }
+            )
+        )
+    return {"items": items, "next_cursor": page["next_cursor"]}
+
+
+@rpc.query("operationalObservability.freshness")
+def freshness(ctx: Context) -> FreshnessOut:
+    """When the published snapshot was built, its age, and per mart the rows this client has in it.
+    Without a snapshot yet the answer says published=false (and stale) instead of failing."""
+    reader = ctx.services.marts
+    try:
+        if reader is None:
+            raise RpcError("PRECONDITION_FAILED", "no reader")
+        with reader.scoped(ctx.org_id, ctx.client_id) as m:
+            snap = snapshot_of(m)
+            marts = []
+            for table in m.snapshot.tables:
+                rows = m.one(f"select count(*) as n from {table}")["n"]
+                marts.append(
+                    {
+                        "mart": table,
+                        "built_at": snap.built_at,
+                        "age_seconds": snap.age_seconds,
+                        "tenant_rows": int(rows) if table in m.snapshot.tenant_tables else 0,
+                    }
+                )
+    except RpcError as exc:
+        if exc.code != "PRECONDITION_FAILED":
+            raise
+        return FreshnessOut(
+            published=False,
+            built_at=None,
+            age_seconds=None,
+            run_id=None,
+            stale=True,
+            stale_after_seconds=STALE_AFTER_SECONDS,
+            marts=[],
+        )
+    return FreshnessOut(
+        published=True,
+        built_at=snap.built_at,
+        age_seconds=snap.age_seconds,
+        run_id=snap.run_id,
+        stale=snap.age_seconds > STALE_AFTER_SECONDS,
+        stale_after_seconds=STALE_AFTER_SECONDS,
+        marts=marts,
+    )
+
+
+@rpc.query("operationalObservability.queue")
+def queue(ctx: Context) -> QueueOut:
+    """Depth and oldest wait of the durable job queue, running jobs, this organization's jobs by status
+    and this client's pending pipeline runs."""
+    stats = queue_stats(ctx.db)
+    by_status = dict(
+        ctx.db.execute(
+            select(Job.status, func.count()).where(Job.organization_id == ctx.org_id).group_by(Job.status)
+        ).all()
+    )
+    pending = ctx.db.scalar(
+        select(func.count()).select_from(PipelineRun).where(PipelineRun.status.in_(("queued", "running")))
+    )
+    return QueueOut(
+        depth=stats.depth,
+        oldest_age_seconds=stats.oldest_age_seconds,
+        running=stats.running,
+        organization_jobs={k: int(v) for k, v in by_status.items()},
+        pipeline_runs_pending=int(pending or 0),
+    )

@@ -1,0 +1,67 @@
+"""Inputs and outputs of rcmPortfolio.*."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from api.infra.marts.inputs import MonthRange
+from api.infra.marts.serving import MartAnswer, Money
+from api.rpc.schema import Output
+
+PortfolioMetric = Literal[
+    "initial_denial_rate",
+    "clean_claim_rate",
+    "overturn_rate",
+    "avg_days_to_pay",
+    "billed_amount",
+    "paid_amount",
+    "recovered_amount",
+    "claims_adjudicated",
+]
+
+
+class OverviewIn(MonthRange):
+    pass
+
+
+class ClientFigures(Output):
+    client_id: int
+    client_name: str
+    claims_adjudicated: int
+    billed_amount: Money
+    paid_amount: Money
+    initially_denied_claims: int
+    initial_denial_rate: float
+    overturned_claims: int
+    overturn_rate: float
+    recovered_amount: Money
+    cost_of_work: Money
+    roi: float | None
+
+
+class OverviewOut(MartAnswer):
+    clients: list[ClientFigures] = Field(description="Every client of the organization, with data or not")
+    totals: ClientFigures = Field(description="The organization (clientId 0)")
+
+
+class CompareIn(MonthRange):
+    metric: PortfolioMetric = "initial_denial_rate"
+    client_ids: list[int] | None = Field(default=None, max_length=50, description="Default: every client")
+
+
+class ComparePoint(Output):
+    month: str
+    value: float | None
+
+
+class ClientSeries(Output):
+    client_id: int
+    client_name: str
+    points: list[ComparePoint]
+
+
+class CompareOut(MartAnswer):
+    metric: str
+    clients: list[ClientSeries]

@@ -1,0 +1,73 @@
+"""Inputs and outputs of cashTruth.*."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import Field
+
+from api.infra.marts.inputs import DateRange, MartPageInput, MonthRange, PayerKey
+from api.infra.marts.serving import MartAnswer, MartPage, Money
+from api.money.revenue_reconciliation.deposit_basis import Basis
+from api.rpc.schema import Output
+
+_BASIS = Field(description="bank_deposits: cash received is the bank deposits; era: the ERA payments stand in")
+
+
+class CashIn(DateRange, MartPageInput):
+    """Payment dates (BPR16) and payer."""
+
+    payer: PayerKey | None = None
+
+
+class CashFigures(Output):
+    remittances: int
+    cash_received: Money = Field(
+        description="Bank deposits (bank_deposits basis) or ERA payment amounts "
+        "(BPR02, era basis): the cash that arrived"
+    )
+    era_payments: Money = Field(description="ERA payment amounts (BPR02) of those rows")
+    claim_payments: Money = Field(description="Claim payments (CLP04) in those ERAs")
+    provider_adjustments: Money = Field(description="PLB amounts withheld (positive) or added (negative)")
+    contract_shortfall: Money = Field(description="Money allowed below contract on the paid lines")
+    cash_expected: Money = Field(
+        description="Cash had every line been allowed at contract: ERA payments + shortfall + PLB"
+    )
+    gap: Money = Field(description="cash_expected - cash_received")
+
+
+class CashDay(CashFigures):
+    payment_date: date
+
+
+class DailyOut(MartPage[CashDay]):
+    basis: Basis = _BASIS
+
+
+class CashPayer(CashFigures):
+    payer_key: str
+
+
+class ByPayerIn(DateRange):
+    pass
+
+
+class ByPayerOut(MartAnswer):
+    basis: Basis = _BASIS
+    payers: list[CashPayer]
+    total: CashFigures
+
+
+class GapsIn(MonthRange, MartPageInput):
+    payer: PayerKey | None = None
+    min_gap: Money = Field(default=0, ge=0, description="Only payer-months whose gap is at least this")
+
+
+class CashGap(CashFigures):
+    payer_key: str
+    month: str
+
+
+class GapsOut(MartPage[CashGap]):
+    basis: Basis = _BASIS
+    total_gap: Money

@@ -1,0 +1,210 @@
+"""ingestion.*: file uploads, import batches, financial entries and reconciliation runs.
+
+A file that is in a supported format but cannot be parsed is still a successful
+upload: the answer is a batch with status `failed` and its `errorReport`
+(file, segment or line, what was expected), with no rows or entries. An empty
+file or an unsupported format is BAD_REQUEST naming what was seen.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from api.money.ingestion import ledger, service
+from api.money.ingestion.file_reader import TABULAR_FORMATS
+from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, ReconciliationRun
+from api.money.ingestion.schemas import (
+    BatchRef,
+    ConfirmOut,
+    FinancialEntryOut,
+    ImportBatchOut,
+    ImportRowOut,
+    ListBatchesIn,
+    ListEntriesIn,
+    ListRowsIn,
+    ReconciliationExceptionOut,
+    ReconciliationRunDetailOut,
+    ReconciliationRunOut,
+    RepairRowIn,
+    ResolveExceptionIn,
+    ReviewEntryIn,
+    RowDecisionIn,
+    RunRef,
+    UploadOut,
+)
+from api.money.ingestion.upload_input import CsvUploadIn, UploadIn, resolve_upload
+from api.rpc.context import Context
+from api.rpc.procedure import rpc
+from api.rpc.schema import Page, PageInput, paginate
+
+
+def _upload(ctx: Context, input: UploadIn, accepts: frozenset[str] | None) -> UploadOut:
+    filename, content_type, data = resolve_upload(input)
+    batch, duplicate = service.upload(
+        ctx.db,
+        settings=ctx.services.settings,
+        organization_id=ctx.org_id,
+        client_id=ctx.client_id,
+        user_id=ctx.user_id,
+        filename=filename,
+        content_type=content_type,
+        data=data,
+        profile_name=input.profile,
+        accepts=accepts,
+        procedure=ctx.procedure,
+    )
+    ctx.note(
+        "import_batch", batch.id, after={"sha256": batch.content_sha256, "status": batch.status, "duplicate": duplicate}
+    )
+    return UploadOut(batch=ImportBatchOut.model_validate(batch), duplicate=duplicate)
+
+
+@rpc.mutation("ingestion.uploadCsv", accepts_files=True)
+def upload_csv(ctx: Context, input: CsvUploadIn) -> UploadOut:
+    """Upload a claims, payments or denials export (CSV/TSV/pipe, also XLSX/JSON) with an optional
+    connector `profile`; answers the import batch (duplicate=true when the same content was already uploaded)."""
+    return _upload(ctx, input, TABULAR_FORMATS)
+
+
+@rpc.mutation("ingestion.uploadEra", accepts_files=True)
+def upload_era(ctx: Context, input: UploadIn) -> UploadOut:
+    """Upload an X12 835 remittance (ERA) file; answers the import batch, `failed` with an error report
+    when the file is broken (segment number and what was expected)."""
+    return _upload(ctx, input, frozenset({"x12_835"}))
+
+
+@rpc.mutation("ingestion.uploadUniversal", accepts_files=True)
+def upload_universal(ctx: Context, input: UploadIn) -> UploadOut:
+    """Upload any supported file (X12 835/837, CSV/TSV/pipe, XLSX, JSON): the format is detected from the content."""
+    return _upload(ctx, input, None)
+
+
+@rpc.query("ingestion.getImportBatch")
+def get_import_batch(ctx: Context, input: BatchRef) -> ImportBatchOut:
+    """One import batch of the selected client: status, counts, totals, quality and error report."""
+    return ImportBatchOut.model_validate(service.get_batch(ctx.db, input.batch_id))
+
+
+@rpc.query("ingestion.listImportBatches")
+def list_import_batches(ctx: Context, input: ListBatchesIn) -> Page[ImportBatchOut]:
+    """Import batches of the selected client, newest first; filter by status and kind."""
+    stmt = select(ImportBatch)
+    if input.status:
+        stmt = stmt.where(ImportBatch.status == input.status)
+    if input.kind:
+        stmt = stmt.where(ImportBatch.kind == input.kind)
+    return paginate(ctx.db, stmt, ImportBatch.id, input, ImportBatchOut.model_validate)
+
+
+@rpc.query("ingestion.listImportRows")
+def list_import_rows(ctx: Context, input: ListRowsIn) -> Page[ImportRowOut]:
+    """Rows of a batch (canonical fields, status, reasons, decision), filtered by status/decision, for review and repair."""
+    service.get_batch(ctx.db, input.batch_id)
+    stmt = select(ImportRow).where(ImportRow.batch_id == input.batch_id)
+    if input.status:
+        stmt = stmt.where(ImportRow.status == input.status)
+    if input.decision:
+        stmt = stmt.where(ImportRow.decision == input.decision)
+    return paginate(ctx.db, stmt, ImportRow.id, input, ImportRowOut.model_validate)
+
+
+@rpc.mutation("ingestion.repairImportRow")
+def repair_import_row(ctx: Context, input: RepairRowIn) -> ImportRowOut:
+    """Patch canonical fields of an invalid row; it is re-validated with the upload's rules and becomes
+    `repaired`, or stays `invalid` with the remaining reasons."""
+    row, batch = service.repair_row(ctx.db, input.row_id, input.fields)
+    ctx.note("import_row", row.id, after={"batch": batch.id, "fields": sorted(input.fields), "status": row.status})
+    return ImportRowOut.model_validate(row)
+
+
+@rpc.mutation("ingestion.setImportRowDecision")
+def set_import_row_decision(ctx: Context, input: RowDecisionIn) -> ImportRowOut:
+    """Include or exclude a row from posting (excluding a claim excludes its lines and adjustments)."""
+    row, batch = service.set_decision(ctx.db, input.row_id, input.decision)
+    ctx.note("import_row", row.id, after={"batch": batch.id, "decision": input.decision})
+    return ImportRowOut.model_validate(row)
+
+
+@rpc.mutation("ingestion.confirmImportBatch")
+def confirm_import_batch(ctx: Context, input: BatchRef) -> ConfirmOut:
+    """Post the included valid rows as financial entries, all or nothing. Refused while invalid rows are
+    still included, and when the batch is already confirmed."""
+    before = service.get_batch(ctx.db, input.batch_id).status
+    batch, totals = service.confirm(ctx.db, input.batch_id, ctx.user_id)
+    ctx.note(
+        "import_batch",
+        batch.id,
+        before={"status": before},
+        after={"status": batch.status, "entries": batch.entries_posted, "totals": totals},
+    )
+    return ConfirmOut(
+        batch=ImportBatchOut.model_validate(batch), entries_posted=batch.entries_posted, posted_totals=totals
+    )
+
+
+@rpc.mutation("ingestion.reprocess")
+def reprocess(ctx: Context, input: BatchRef) -> ImportBatchOut:
+    """Re-parse the batch's stored original file with the current parser (not for confirmed or
+    discarded batches); its rows, repairs and decisions are replaced."""
+    batch = service.reprocess(ctx.db, input.batch_id, ctx.services.settings)
+    ctx.note("import_batch", batch.id, after={"status": batch.status, "parser": batch.parser_version})
+    return ImportBatchOut.model_validate(batch)
+
+
+@rpc.mutation("ingestion.discardImportBatch")
+def discard_import_batch(ctx: Context, input: BatchRef) -> ImportBatchOut:
+    """Discard a batch that will not be posted (final; the same content uploaded again answers this batch)."""
+    batch = service.discard(ctx.db, input.batch_id)
+    ctx.note("import_batch", batch.id, after={"status": batch.status})
+    return ImportBatchOut.model_validate(batch)
+
+
+@rpc.query("ingestion.listFinancialEntries")
+def list_financial_entries(ctx: Context, input: ListEntriesIn) -> Page[FinancialEntryOut]:
+    """Posted financial entries, newest first; filter by type, payer, claim key, batch, date range, review status."""
+    return paginate(ctx.db, ledger.entries_query(input), FinancialEntry.id, input, FinancialEntryOut.model_validate)
+
+
+@rpc.mutation("ingestion.reviewFinancialEntry")
+def review_financial_entry(ctx: Context, input: ReviewEntryIn) -> FinancialEntryOut:
+    """Accept or flag a posted entry, with a note."""
+    entry, before = ledger.review_entry(ctx.db, input.entry_id, input.review_status, input.note, ctx.user_id)
+    ctx.note("financial_entry", entry.id, before={"review": before}, after={"review": entry.review_status})
+    return FinancialEntryOut.model_validate(entry)
+
+
+@rpc.mutation("ingestion.runReconciliation")
+def run_reconciliation(ctx: Context) -> ReconciliationRunOut:
+    """Match the client's posted remittances to its posted claims (837/claims exports) and record the exceptions:
+    unmatched remittance, unmatched claim, amount mismatch, duplicate payment."""
+    run = ledger.run_reconciliation(ctx.db, ctx.user_id, ctx.org_id, ctx.client_id)
+    ctx.note("reconciliation_run", run.id, after=run.exception_counts)
+    return ReconciliationRunOut.model_validate(run)
+
+
+@rpc.query("ingestion.getReconciliationRun")
+def get_reconciliation_run(ctx: Context, input: RunRef) -> ReconciliationRunDetailOut:
+    """A reconciliation run with its exceptions."""
+    run = ledger.get_run(ctx.db, input.run_id)
+    out = ReconciliationRunOut.model_validate(run).model_dump()
+    out["exceptions"] = [ReconciliationExceptionOut.model_validate(e) for e in ledger.run_exceptions(ctx.db, run.id)]
+    return ReconciliationRunDetailOut.model_validate(out)
+
+
+@rpc.query("ingestion.listReconciliationRuns")
+def list_reconciliation_runs(ctx: Context, input: PageInput) -> Page[ReconciliationRunOut]:
+    """Reconciliation runs of the selected client, newest first."""
+    return paginate(ctx.db, select(ReconciliationRun), ReconciliationRun.id, input, ReconciliationRunOut.model_validate)
+
+
+@rpc.mutation("ingestion.resolveReconciliationException")
+def resolve_reconciliation_exception(ctx: Context, input: ResolveExceptionIn) -> ReconciliationExceptionOut:
+    """Resolve an open exception with a resolution and a note (resolved is final)."""
+    exc = ledger.resolve_exception(ctx.db, input.exception_id, input.resolution, input.note, ctx.user_id)
+    ctx.note(
+        "reconciliation_exception",
+        exc.id,
+        before={"status": "open"},
+        after={"status": exc.status, "resolution": exc.resolution},
+    )
+    return ReconciliationExceptionOut.model_validate(exc)

@@ -1,0 +1,194 @@
+"""Parsed files as import rows: one canonical record per claim, line, adjustment, PLB or CSV row.
+
+Pure: Polars frames in, plain dicts out. Row `data` holds canonical fields as
+JSON-ready values (money as exact decimal strings, dates as ISO strings) and
+contains PHI, so it is never logged or put in a message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import polars as pl
+
+from api.money.ingestion import rules
+
+
+@dataclass
+class ParsedRow:
+    row_number: int
+    entity: str
+    data: dict[str, Any]
+    status: str = "valid"
+    errors: list[str] = field(default_factory=list)
+    parent_row_number: int | None = None
+
+
+def _records(frame: pl.DataFrame, columns: list[str] | None = None) -> list[dict[str, Any]]:
+    """Rows as JSON-ready dicts; money and dates become strings in Polars (vectorised, exact)."""
+    if columns is not None:
+        frame = frame.select([c for c in columns if c in frame.columns])
+    as_text = [
+        pl.col(name).cast(pl.String)
+        for name, dtype in frame.schema.items()
+        if isinstance(dtype, pl.Decimal) or dtype == pl.Date
+    ]
+    return (frame.with_columns(as_text) if as_text else frame).to_dicts()
+
+
+_CLAIM_FIELDS = [
+    "transaction_index",
+    "claim_index",
+    "patient_control_number",
+    "claim_status_code",
+    "total_charge",
+    "paid_amount",
+    "patient_responsibility",
+    "filing_indicator",
+    "payer_claim_control_number",
+    "facility_type_code",
+    "frequency_code",
+    "drg_code",
+    "patient_last_name",
+    "patient_first_name",
+    "patient_member_id",
+    "insured_member_id",
+    "rendering_provider_npi",
+    "statement_from",
+    "statement_to",
+    "claim_received_date",
+    "covered_amount",
+    "claim_level_adjustment_total",
+    "line_adjustment_total",
+    "remark_codes",
+    "payer_name",
+    "payment_date",
+    "trace_number",
+    "line_count",
+    "segment_number",
+]
+_LINE_FIELDS = [
+    "line_index",
+    "procedure_qualifier",
+    "procedure_code",
+    "modifier_1",
+    "modifier_2",
+    "modifier_3",
+    "modifier_4",
+    "charge_amount",
+    "paid_amount",
+    "revenue_code",
+    "units",
+    "service_date_from",
+    "service_date_to",
+    "line_control_number",
+    "allowed_amount",
+    "remark_codes",
+    "adjustment_total",
+    "segment_number",
+]
+
+
+def rows_from_835(tables: dict[str, pl.DataFrame]) -> list[ParsedRow]:
+    """Claim rows, each followed by its service lines and CAS adjustments; PLB rows last."""
+    claims = _records(tables["remittance_claims"], _CLAIM_FIELDS)
+    lines_by_claim: dict[tuple[int, int], list[dict]] = {}
+    for line in _records(tables["remittance_service_lines"], ["transaction_index", "claim_index", *_LINE_FIELDS]):
+        lines_by_claim.setdefault((line.pop("transaction_index"), line.pop("claim_index")), []).append(line)
+    adjustments_by_claim: dict[tuple[int, int], list[dict]] = {}
+    for adj in _records(tables["remittance_adjustments"]):
+        adjustments_by_claim.setdefault((adj.pop("transaction_index"), adj.pop("claim_index")), []).append(adj)
+
+    out: list[ParsedRow] = []
+    number = 0
+    for claim in claims:
+        key = (claim["transaction_index"], claim["claim_index"])
+        number += 1
+        claim_number = number
+        out.append(ParsedRow(number, "remittance_claim", claim))
+        lines = lines_by_claim.get(key, [])
+        line_by_index = {line["line_index"]: line for line in lines}
+        for line in lines:
+            number += 1
+            data = {
+                **line,
+                "patient_control_number": claim["patient_control_number"],
+                "claim_status_code": claim["claim_status_code"],
+            }
+            out.append(ParsedRow(number, "service_line", data, parent_row_number=claim_number))
+        for adj in adjustments_by_claim.get(key, []):
+            number += 1
+            line = line_by_index.get(adj.get("line_index")) if adj.get("level") == "line" else None
+            data = {
+                **adj,
+                "patient_control_number": claim["patient_control_number"],
+                "payer_claim_control_number": claim["payer_claim_control_number"],
+                "claim_status_code": claim["claim_status_code"],
+                "payer_name": claim["payer_name"],
+                "payment_date": claim["payment_date"],
+                "trace_number": claim["trace_number"],
+                "rarcs": list((line or {}).get("remark_codes") or claim.get("remark_codes") or []),
+                "service_date": (line or {}).get("service_date_from") or claim.get("statement_from"),
+                "procedure_code": (line or {}).get("procedure_code"),
+            }
+            out.append(ParsedRow(number, "adjustment", data, parent_row_number=claim_number))
+    remits = {r["transaction_index"]: r for r in _records(tables["remittances"])}
+    for plb in _records(tables["provider_adjustments"]):
+        number += 1
+        remit = remits.get(plb["transaction_index"], {})
+        data = {
+            **plb,
+            "payer_name": remit.get("payer_name"),
+            "payment_date": remit.get("payment_date"),
+            "trace_number": remit.get("trace_number"),
+        }
+        out.append(ParsedRow(number, "provider_adjustment", data))
+    for row in out:
+        row.errors = rules.validate(row.entity, row.data)
+        row.status = "invalid" if row.errors else "valid"
+    return out
+
+
+def rows_from_837(tables: dict[str, pl.DataFrame]) -> list[ParsedRow]:
+    """Claim rows (with the sum of their line charges for the balance rule), each followed by its lines."""
+    lines_by_claim: dict[tuple[int, int], list[dict]] = {}
+    for line in _records(tables["claim_lines"]):
+        lines_by_claim.setdefault((line.pop("transaction_index"), line.pop("claim_index")), []).append(line)
+    out: list[ParsedRow] = []
+    number = 0
+    for claim in _records(tables["claims"]):
+        key = (claim["transaction_index"], claim["claim_index"])
+        lines = lines_by_claim.get(key, [])
+        claim["line_charge_total"] = str(
+            sum((Decimal(line["charge_amount"] or "0") for line in lines), Decimal("0.00"))
+        )
+        number += 1
+        claim_number = number
+        out.append(ParsedRow(number, "claim", claim))
+        for line in lines:
+            number += 1
+            out.append(
+                ParsedRow(
+                    number,
+                    "claim_line",
+                    {**line, "patient_control_number": claim["patient_control_number"]},
+                    parent_row_number=claim_number,
+                )
+            )
+    for row in out:
+        row.errors = rules.validate(row.entity, row.data)
+        row.status = "invalid" if row.errors else "valid"
+    return out
+
+
+def rows_from_tabular(entity: str, rows: pl.DataFrame) -> list[ParsedRow]:
+    """One row per source record; the tabular reader already decided valid/invalid and why."""
+    out = []
+    for record in _records(rows):
+        errors = list(record.pop("row_errors") or [])
+        status = record.pop("row_status")
+        number = int(record.pop("row_number"))
+        out.append(ParsedRow(number, f"csv_{entity}", record, "invalid" if status == "invalid" else "valid", errors))
+    return out

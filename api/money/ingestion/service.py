@@ -1,0 +1,380 @@
+"""Ingestion use cases on the operational database: upload, review, confirm, reprocess.
+
+Every function takes a tenant-scoped session (queries on tenant tables only see
+the caller's client) and never commits: the router commits the whole call,
+with its audit record, or nothing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from api.core.lifecycle import transition
+from api.infra.db.base import utcnow
+from api.integrations.connector_profiles.service import resolve_profile
+from api.money.ingestion import file_reader as parsing
+from api.money.ingestion.landing import LandingZone, content_sha256
+from api.money.ingestion.lifecycle import IMPORT_BATCH
+from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, LandingFile
+from api.money.ingestion.posting import EntryPlan, PostedEntry, RowView, link_reversals, plan_entries
+from api.money.ingestion.rules import RepairError, repair_tabular, repair_x12
+from api.rpc.errors import RpcError, not_found
+
+INSERT_CHUNK = 1000
+
+
+def landing_zone(settings) -> LandingZone:
+    return LandingZone(Path(settings.landing_dir))
+
+
+def get_batch(db: Session, batch_id: int, *, for_update: bool = False) -> ImportBatch:
+    """The batch if it belongs to the caller's client, else NOT_FOUND (never FORBIDDEN: ids do not leak)."""
+    stmt = select(ImportBatch).where(ImportBatch.id == batch_id)
+    if for_update:
+        stmt = stmt.with_for_update()
+    batch = db.scalar(stmt)
+    if batch is None:
+        raise not_found("Import batch", batch_id)
+    return batch
+
+
+def upload(
+    db: Session,
+    *,
+    settings,
+    organization_id: int,
+    client_id: int,
+    user_id: int,
+    filename: str,
+    content_type: str | None,
+    data: bytes,
+    profile_name: str | None,
+    accepts: frozenset[str] | None,
+    procedure: str,
+) -> tuple[ImportBatch, bool]:
+    """Store the file, parse it into a batch (or a failed batch with its report); (batch, duplicate)."""
+    filename = (filename or "upload.bin").strip()[:255] or "upload.bin"
+    try:
+        source_format = parsing.detect(data, filename)
+    except parsing.UnsupportedFormat as exc:
+        raise RpcError("BAD_REQUEST", f"Cannot import {exc}") from None
+    if accepts is not None and source_format not in accepts:
+        raise RpcError(
+            "BAD_REQUEST",
+            f"{procedure} takes {', '.join(sorted(accepts))} files; '{filename}' is "
+            f"{source_format}. Use ingestion.uploadUniversal for any supported format",
+        )
+    profile = resolve_profile(db, profile_name) if profile_name else None
+    if profile is not None and source_format not in parsing.TABULAR_FORMATS:
+        raise RpcError("BAD_REQUEST", f"A connector profile applies to tabular files; '{filename}' is {source_format}")
+
+    digest = content_sha256(data)
+    existing = db.scalar(select(ImportBatch).where(ImportBatch.content_sha256 == digest).order_by(ImportBatch.id))
+    if existing is not None:
+        return existing, True
+
+    stored = landing_zone(settings).store(data)
+    landing = LandingFile(
+        content_sha256=stored.sha256,
+        size_bytes=stored.size,
+        original_filename=filename,
+        content_type=content_type,
+        detected_format=source_format,
+        uploaded_by=user_id,
+    )
+    db.add(landing)
+    db.flush()
+    batch = ImportBatch(
+        landing_file_id=landing.id,
+        kind="tabular_unknown",
+        source_filename=filename,
+        content_sha256=digest,
+        size_bytes=len(data),
+        source_format=source_format,
+        profile_name=profile.name if profile else None,
+        status="parsed",
+        parser_version=parsing.PARSER_VERSION,
+        created_by=user_id,
+        totals={},
+        quality={},
+    )
+    _apply_parse(db, batch, data, filename, source_format, profile, organization_id, client_id)
+    return batch, False
+
+
+def _apply_parse(
+    db: Session,
+    batch: ImportBatch,
+    data: bytes,
+    filename: str,
+    source_format: str,
+    profile,
+    organization_id: int,
+    client_id: int,
+) -> None:
+    """Parse and (re)fill the batch's rows; a broken file gives a failed batch with no rows."""
+    try:
+        parsed = parsing.parse_file(data, filename, source_format, profile)
+    except parsing.ParseFailure as failure:
+        batch.kind = failure.kind
+        batch.error_report = failure.report
+        batch.status = transition(IMPORT_BATCH, batch.status, "failed") if batch.id else "failed"
+        batch.totals, batch.quality = {}, {}
+        batch.row_count = batch.valid_count = batch.invalid_count = batch.excluded_count = 0
+        batch.parser_version = parsing.PARSER_VERSION
+        if batch.id is None:
+            db.add(batch)
+        db.flush()
+        return
+    batch.kind = parsed.kind
+    batch.error_report = None
+    batch.totals = parsed.totals
+    batch.quality = parsed.quality
+    batch.parser_version = parsed.parser_version
+    batch.profile_name = parsed.profile_name
+    if batch.id is None:
+        db.add(batch)
+    db.flush()
+    rows = [
+        {
+            "organization_id": organization_id,
+            "client_id": client_id,
+            "batch_id": batch.id,
+            "row_number": r.row_number,
+            "entity": r.entity,
+            "parent_row_number": r.parent_row_number,
+            "data": r.data,
+            "status": r.status,
+            "errors": r.errors,
+            "decision": "include",
+        }
+        for r in parsed.rows
+    ]
+    for start in range(0, len(rows), INSERT_CHUNK):
+        db.execute(insert(ImportRow.__table__), rows[start : start + INSERT_CHUNK])
+    refresh_counts(db, batch)
+
+
+def refresh_counts(db: Session, batch: ImportBatch) -> None:
+    """Recount rows and move the batch between parsed and needs_review accordingly."""
+    counts = dict(
+        db.execute(
+            select(ImportRow.status, func.count()).where(ImportRow.batch_id == batch.id).group_by(ImportRow.status)
+        ).all()
+    )
+    batch.row_count = sum(counts.values())
+    batch.invalid_count = counts.get("invalid", 0)
+    batch.valid_count = counts.get("valid", 0) + counts.get("repaired", 0)
+    batch.excluded_count = (
+        db.scalar(
+            select(func.count())
+            .select_from(ImportRow)
+            .where(ImportRow.batch_id == batch.id, ImportRow.decision == "exclude")
+        )
+        or 0
+    )
+    blocking = blocking_rows(db, batch.id)
+    target = "needs_review" if blocking else "parsed"
+    batch.status = transition(IMPORT_BATCH, batch.status, target)
+    db.flush()
+
+
+def blocking_rows(db: Session, batch_id: int) -> int:
+    """Invalid rows still included: they must be repaired or excluded before confirming."""
+    return (
+        db.scalar(
+            select(func.count())
+            .select_from(ImportRow)
+            .where(ImportRow.batch_id == batch_id, ImportRow.status == "invalid", ImportRow.decision == "include")
+        )
+        or 0
+    )
+
+
+def _editable_batch(db: Session, batch_id: int) -> ImportBatch:
+    batch = get_batch(db, batch_id, for_update=True)
+    if batch.status not in ("parsed", "needs_review"):
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"Import batch {batch.id} is '{batch.status}'; rows can only change while it is parsed or needs_review",
+        )
+    return batch
+
+
+def get_row(db: Session, row_id: int) -> ImportRow:
+    row = db.scalar(select(ImportRow).where(ImportRow.id == row_id))
+    if row is None:
+        raise not_found("Import row", row_id)
+    return row
+
+
+def repair_row(db: Session, row_id: int, patch: dict[str, Any]) -> tuple[ImportRow, ImportBatch]:
+    """Patch fields of a row and re-validate it; it becomes 'repaired' or stays 'invalid' with reasons."""
+    row = get_row(db, row_id)
+    batch = _editable_batch(db, row.batch_id)
+    if row.status == "valid":
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"Row {row.row_number} of batch {batch.id} is valid; only invalid or repaired rows are repaired",
+        )
+    try:
+        if row.entity.startswith("csv_"):
+            data, errors = repair_tabular(row.entity.removeprefix("csv_"), row.data, patch)
+        else:
+            data, errors = repair_x12(row.entity, row.data, patch)
+    except RepairError as exc:
+        raise RpcError("BAD_REQUEST", f"Row {row.row_number}: {exc}") from None
+    row.data = data
+    row.errors = errors
+    row.status = "invalid" if errors else "repaired"
+    db.flush()
+    refresh_counts(db, batch)
+    return row, batch
+
+
+def set_decision(db: Session, row_id: int, decision: str) -> tuple[ImportRow, ImportBatch]:
+    """Include or exclude a row; excluding a claim row excludes its lines and adjustments too."""
+    row = get_row(db, row_id)
+    batch = _editable_batch(db, row.batch_id)
+    row.decision = decision
+    if row.entity in ("remittance_claim", "claim"):
+        db.execute(
+            update(ImportRow)
+            .where(ImportRow.batch_id == batch.id, ImportRow.parent_row_number == row.row_number)
+            .values(decision=decision)
+        )
+    db.flush()
+    refresh_counts(db, batch)
+    return row, batch
+
+
+def confirm(db: Session, batch_id: int, user_id: int) -> tuple[ImportBatch, dict[str, str]]:
+    """Post the included valid rows as financial entries, all or nothing (the caller's transaction)."""
+    batch = get_batch(db, batch_id, for_update=True)
+    if batch.status == "confirmed":
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"Import batch {batch.id} is already confirmed "
+            f"({batch.entries_posted} entries posted); confirming again would post twice",
+        )
+    blocking = blocking_rows(db, batch.id) if batch.status in ("parsed", "needs_review") else 0
+    if blocking:
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"Import batch {batch.id} has {blocking} invalid row(s) still included; "
+            "repair them (ingestion.repairImportRow) or exclude them "
+            "(ingestion.setImportRowDecision) first",
+        )
+    batch.status = transition(IMPORT_BATCH, batch.status, "confirmed")
+    rows = db.execute(
+        select(ImportRow.id, ImportRow.row_number, ImportRow.entity, ImportRow.data, ImportRow.parent_row_number)
+        .where(ImportRow.batch_id == batch.id, ImportRow.decision == "include", ImportRow.status != "invalid")
+        .order_by(ImportRow.row_number)
+    ).all()
+    plans = plan_entries(RowView(r.id, r.row_number, r.entity, r.data, r.parent_row_number) for r in rows)
+    regular = [p for p in plans if p.entry_type != "reversal"]
+    reversals = [p for p in plans if p.entry_type == "reversal"]
+    base = {
+        "batch_id": batch.id,
+        "organization_id": batch.organization_id,
+        "client_id": batch.client_id,
+        "review_status": "unreviewed",
+    }
+    _insert_entries(db, regular, base)
+    if reversals:
+        link_reversals(reversals, _reversible_entries(db, {p.claim_key for p in reversals if p.claim_key}), batch.id)
+        _insert_entries(db, reversals, base)
+    batch.entries_posted = len(plans)
+    batch.confirmed_by = user_id
+    batch.confirmed_at = utcnow()
+    db.flush()
+    totals: dict[str, Decimal] = defaultdict(lambda: Decimal("0.00"))
+    for p in plans:
+        totals[p.entry_type] += p.amount
+    return batch, {k: f"{v:.2f}" for k, v in sorted(totals.items())}
+
+
+def _insert_entries(db: Session, plans: list[EntryPlan], base: dict[str, Any]) -> None:
+    values = [{**base, **asdict(p)} for p in plans]
+    for start in range(0, len(values), INSERT_CHUNK):
+        db.execute(insert(FinancialEntry.__table__), values[start : start + INSERT_CHUNK])
+
+
+def _reversible_entries(db: Session, claim_keys: set[str]) -> list[PostedEntry]:
+    """Posted non-reversal entries of these claims that no reversal points at yet."""
+    if not claim_keys:
+        return []
+    already = select(FinancialEntry.reverses_entry_id).where(FinancialEntry.reverses_entry_id.is_not(None))
+    rows = db.execute(
+        select(
+            FinancialEntry.id,
+            FinancialEntry.entry_type,
+            FinancialEntry.component,
+            FinancialEntry.amount,
+            FinancialEntry.claim_key,
+            FinancialEntry.group_code,
+            FinancialEntry.carc,
+            FinancialEntry.batch_id,
+            FinancialEntry.row_id,
+        ).where(
+            FinancialEntry.claim_key.in_(sorted(claim_keys)),
+            FinancialEntry.entry_type != "reversal",
+            FinancialEntry.id.not_in(already),
+        )
+    ).all()
+    return [
+        PostedEntry(
+            r.id, r.entry_type, r.component, Decimal(r.amount), r.claim_key, r.group_code, r.carc, r.batch_id, r.row_id
+        )
+        for r in rows
+    ]
+
+
+def reprocess(db: Session, batch_id: int, settings) -> ImportBatch:
+    """Re-parse the stored landing file with the current parser; replaces the batch's rows."""
+    batch = get_batch(db, batch_id, for_update=True)
+    if batch.status in ("confirmed", "discarded"):
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"Import batch {batch.id} is '{batch.status}'; only batches not yet "
+            "confirmed or discarded can be reprocessed",
+        )
+    landing = db.get(LandingFile, batch.landing_file_id)
+    try:
+        data = landing_zone(settings).read(batch.content_sha256)
+    except OSError:
+        raise RpcError(
+            "PRECONDITION_FAILED",
+            f"The stored file of import batch {batch.id} is missing from the landing zone; upload it again",
+        ) from None
+    profile = (
+        resolve_profile(db, batch.profile_name)
+        if batch.profile_name and not batch.profile_name.startswith("auto:")
+        else None
+    )
+    db.execute(delete(ImportRow).where(ImportRow.batch_id == batch.id))
+    _apply_parse(
+        db,
+        batch,
+        data,
+        landing.original_filename,
+        batch.source_format or parsing.detect(data, landing.original_filename),
+        profile,
+        batch.organization_id,
+        batch.client_id,
+    )
+    return batch
+
+
+def discard(db: Session, batch_id: int) -> ImportBatch:
+    batch = get_batch(db, batch_id, for_update=True)
+    batch.status = transition(IMPORT_BATCH, batch.status, "discarded")
+    db.flush()
+    return batch

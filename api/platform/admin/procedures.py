@@ -1,0 +1,132 @@
+"""admin.*: platform administration (platform administrators only)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field
+from sqlalchemy import func, select
+
+from api.platform.organizations.models import Client, Membership, Organization
+from api.rpc.context import Context
+from api.rpc.errors import RpcError
+from api.rpc.procedure import rpc
+from api.rpc.schema import Output, Page, PageInput, Schema, paginate
+
+
+class OrganizationSummary(Output):
+    id: int
+    name: str
+    slug: str
+    status: str
+    created_at: datetime
+    clients: int
+    members: int
+
+
+class SuspendIn(Schema):
+    organization_id: int
+    suspended: bool = Field(default=True, description="false re-activates the organization")
+    reason: str = Field(min_length=3, max_length=500)
+
+
+class SettingsOut(Output):
+    environment: str
+    database_backend: str
+    rpc_max_body_bytes: int
+    upload_max_bytes: int
+    session_ttl_hours: int
+    oidc_enabled: bool
+    procedures: int
+
+
+@rpc.query("admin.listOrganizations", auth="platform_admin")
+def list_organizations(ctx: Context, input: PageInput) -> Page[OrganizationSummary]:
+    """Every organization on the platform with client and member counts."""
+    page = paginate(ctx.db, select(Organization), Organization.id, input, lambda o: o)
+    ids = [o.id for o in page["items"]]
+    clients = dict(
+        ctx.db.execute(
+            select(Client.organization_id, func.count())
+            .where(Client.organization_id.in_(ids))
+            .group_by(Client.organization_id)
+        ).all()
+    )
+    members = dict(
+        ctx.db.execute(
+            select(Membership.organization_id, func.count())
+            .where(Membership.organization_id.in_(ids))
+            .group_by(Membership.organization_id)
+        ).all()
+    )
+    page["items"] = [
+        OrganizationSummary(
+            id=o.id,
+            name=o.name,
+            slug=o.slug,
+            status=o.status,
+            created_at=o.created_at,
+            clients=clients.get(o.id, 0),
+            members=members.get(o.id, 0),
+        )
+        for o in page["items"]
+    ]
+    return page
+
+
+@rpc.mutation("admin.suspendOrganization", auth="platform_admin")
+def suspend_organization(ctx: Context, input: SuspendIn) -> OrganizationSummary:
+    """Suspend (or re-activate) an organization: its members' calls are refused while suspended."""
+    org = ctx.db.get(Organization, input.organization_id)
+    if org is None:
+        raise RpcError("NOT_FOUND", f"Organization {input.organization_id} was not found")
+    before = org.status
+    org.status = "suspended" if input.suspended else "active"
+    ctx.note("organization", org.id, before={"status": before}, after={"status": org.status, "reason": input.reason})
+    clients = ctx.db.scalar(select(func.count()).select_from(Client).where(Client.organization_id == org.id))
+    members = ctx.db.scalar(select(func.count()).select_from(Membership).where(Membership.organization_id == org.id))
+    return OrganizationSummary(
+        id=org.id,
+        name=org.name,
+        slug=org.slug,
+        status=org.status,
+        created_at=org.created_at,
+        clients=clients,
+        members=members,
+    )
+
+
+@rpc.query("admin.settings", auth="platform_admin")
+def settings(ctx: Context) -> SettingsOut:
+    """Effective runtime settings (never secrets)."""
+    s = ctx.services.settings
+    return SettingsOut(
+        environment=s.environment,
+        database_backend=ctx.services.database.engine.dialect.name,
+        rpc_max_body_bytes=s.rpc_max_body_bytes,
+        upload_max_bytes=s.upload_max_bytes,
+        session_ttl_hours=s.session_ttl_hours,
+        oidc_enabled=ctx.services.oidc_verifier is not None,
+        procedures=len(rpc.procedures),
+    )
+
+
+class RotatedKeysOut(Output):
+    published_kids: list[str] = Field(description="kids in the JWKS after the rotation (new and retiring)")
+
+
+@rpc.mutation("admin.rotateSigningKeys", auth="platform_admin")
+def rotate_signing_keys(ctx: Context) -> RotatedKeysOut:
+    """Publish a new ES384 + RS384 SMART key pair; the previous keys stay published until
+    smart_key_retire_after_days have passed, then are pruned."""
+    from api.infra.signing.service import SigningKeysUnavailable
+
+    keys = ctx.services.signing_keys
+    if keys is None:
+        raise RpcError("PRECONDITION_FAILED", "Signing keys are not configured on this server")
+    try:
+        kids = keys.rotate()
+    except SigningKeysUnavailable as exc:
+        raise RpcError("PRECONDITION_FAILED", f"Cannot rotate: {exc}. Fix SMART_KEYS_PATH and retry") from None
+    ctx.note("signing_keys", "jwks", after={"published_kids": kids})
+    return RotatedKeysOut(published_kids=kids)

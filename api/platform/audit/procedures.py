@@ -1,0 +1,85 @@
+"""audit.*: reading and verifying the organization's tamper-evident audit log."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select
+
+from api.platform.audit.models import AuditEvent
+from api.platform.audit.service import scope_for, verify_scope
+from api.rpc.context import Context
+from api.rpc.errors import RpcError
+from api.rpc.procedure import rpc
+from api.rpc.schema import Output, Page, PageInput, Schema, paginate
+
+
+class AuditEventOut(Output):
+    id: int
+    seq: int
+    organization_id: int | None
+    client_id: int | None
+    actor_user_id: int | None
+    actor_kind: str
+    procedure: str
+    target_type: str | None
+    target_id: str | None
+    input_digest: str
+    before_digest: str | None
+    after_digest: str | None
+    created_at: datetime
+    prev_hash: str
+    hash: str
+
+
+class AuditListIn(PageInput):
+    procedure: str | None = None
+    actor_user_id: int | None = None
+    target_type: str | None = None
+    target_id: str | None = None
+
+
+class AuditRef(Schema):
+    id: int
+
+
+class VerifyOut(Output):
+    scope: str
+    events: int
+    valid: bool
+    first_broken_seq: int | None
+    problem: str | None
+
+
+def _org_events(ctx: Context):
+    return select(AuditEvent).where(AuditEvent.scope == scope_for(ctx.org_id))
+
+
+@rpc.query("audit.list", permission="audit")
+def list_events(ctx: Context, input: AuditListIn) -> Page[AuditEventOut]:
+    """The organization's audit events, newest first, filterable by procedure, actor and target."""
+    stmt = _org_events(ctx)
+    for column, value in (
+        (AuditEvent.procedure, input.procedure),
+        (AuditEvent.actor_user_id, input.actor_user_id),
+        (AuditEvent.target_type, input.target_type),
+        (AuditEvent.target_id, input.target_id),
+    ):
+        if value is not None:
+            stmt = stmt.where(column == value)
+    return paginate(ctx.db, stmt, AuditEvent.id, input, AuditEventOut.model_validate)
+
+
+@rpc.query("audit.get", permission="audit")
+def get_event(ctx: Context, input: AuditRef) -> AuditEventOut:
+    """One audit event of the organization."""
+    event = ctx.db.scalar(_org_events(ctx).where(AuditEvent.id == input.id))
+    if event is None:
+        raise RpcError("NOT_FOUND", f"Audit event {input.id} was not found in this organization")
+    return AuditEventOut.model_validate(event)
+
+
+@rpc.query("audit.verifyChain", permission="audit")
+def verify_chain(ctx: Context) -> VerifyOut:
+    """Re-hash the organization's whole chain; any edited, removed or inserted event is reported."""
+    return VerifyOut.model_validate(verify_scope(ctx.db, scope_for(ctx.org_id)))

@@ -1,0 +1,110 @@
+"""Appending to and verifying the hash-chained audit log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from api.platform.audit.digest import GENESIS, chain_hash, chained_fields, digest
+from api.platform.audit.models import AuditEvent, AuditHead
+
+
+def scope_for(organization_id: int | None) -> str:
+    return f"org:{organization_id}" if organization_id is not None else "platform"
+
+
+def append(
+    db: Session,
+    *,
+    organization_id: int | None,
+    client_id: int | None,
+    actor_user_id: int | None,
+    actor_kind: str,
+    procedure: str,
+    input_value: Any,
+    target_type: str | None = None,
+    target_id: str | None = None,
+    before: Any = None,
+    after: Any = None,
+) -> AuditEvent:
+    """Append one event in the caller's transaction (it commits or rolls back with the mutation)."""
+    scope = scope_for(organization_id)
+    # Bump the head first: the UPDATE takes the row lock (PostgreSQL) or the write
+    # lock (SQLite), so concurrent appends to one chain queue here instead of forking it.
+    bumped = db.execute(
+        update(AuditHead)
+        .where(AuditHead.scope == scope)
+        .values(seq=AuditHead.seq + 1)
+        .execution_options(synchronize_session=False)
+    ).rowcount
+    if not bumped:
+        db.add(AuditHead(scope=scope, seq=1, last_hash=GENESIS))
+        db.flush()
+    head = db.execute(select(AuditHead.seq, AuditHead.last_hash).where(AuditHead.scope == scope)).one()
+    event = AuditEvent(
+        scope=scope,
+        seq=head.seq,
+        organization_id=organization_id,
+        client_id=client_id,
+        actor_user_id=actor_user_id,
+        actor_kind=actor_kind,
+        procedure=procedure,
+        target_type=target_type,
+        target_id=target_id,
+        input_digest=digest(input_value) or digest({}),
+        before_digest=digest(before),
+        after_digest=digest(after),
+        created_at=datetime.now(UTC),
+        prev_hash=head.last_hash,
+    )
+    event.hash = chain_hash(head.last_hash, chained_fields(event))
+    db.add(event)
+    db.execute(
+        update(AuditHead)
+        .where(AuditHead.scope == scope)
+        .values(last_hash=event.hash)
+        .execution_options(synchronize_session=False)
+    )
+    return event
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    scope: str
+    events: int
+    valid: bool
+    first_broken_seq: int | None
+    problem: str | None
+
+
+def verify_rows(scope: str, rows: Iterable[AuditEvent], head_hash: str | None) -> ChainReport:
+    """Walk a chain in seq order; any edited, deleted or inserted row breaks it."""
+    prev = GENESIS
+    expected_seq = 1
+    count = 0
+    for row in rows:
+        count += 1
+        if row.seq != expected_seq:
+            return ChainReport(scope, count, False, expected_seq, f"event #{expected_seq} is missing")
+        if row.prev_hash != prev:
+            return ChainReport(scope, count, False, row.seq, f"event #{row.seq} does not follow its predecessor")
+        if chain_hash(prev, chained_fields(row)) != row.hash:
+            return ChainReport(scope, count, False, row.seq, f"event #{row.seq} was altered after it was written")
+        prev = row.hash
+        expected_seq += 1
+    if head_hash is not None and head_hash != prev:
+        return ChainReport(scope, count, False, expected_seq, "the newest events were removed")
+    return ChainReport(scope, count, True, None, None)
+
+
+def verify_scope(db: Session, scope: str) -> ChainReport:
+    rows = db.scalars(
+        select(AuditEvent).where(AuditEvent.scope == scope).order_by(AuditEvent.seq).execution_options(yield_per=1000)
+    )
+    head = db.scalar(select(AuditHead.last_hash).where(AuditHead.scope == scope))
+    return verify_rows(scope, rows, head)

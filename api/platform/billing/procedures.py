@@ -1,0 +1,36 @@
+"""billing.*: the caller's organization's subscription, invoices and billing events."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from api.platform.billing.models import BillingEvent, Invoice, Subscription
+from api.platform.billing.schemas import BillingEventOut, InvoiceOut, SubscriptionOut
+from api.rpc.context import Context
+from api.rpc.errors import RpcError
+from api.rpc.procedure import rpc
+from api.rpc.schema import Page, PageInput, paginate
+
+
+@rpc.query("billing.subscription")
+def subscription(ctx: Context) -> SubscriptionOut:
+    """Your organization's platform subscription: plan, status, current period end."""
+    # The session is tenant-scoped; the explicit filter documents the intent.
+    sub = ctx.db.scalar(select(Subscription).where(Subscription.organization_id == ctx.org_id))
+    if sub is None:
+        raise RpcError("NOT_FOUND", "Your organization has no subscription on record yet")
+    return SubscriptionOut.model_validate(sub)
+
+
+@rpc.query("billing.invoices")
+def invoices(ctx: Context, input: PageInput) -> Page[InvoiceOut]:
+    """Your organization's invoices, newest first (amounts are exact decimals)."""
+    stmt = select(Invoice).where(Invoice.organization_id == ctx.org_id)
+    return paginate(ctx.db, stmt, Invoice.id, input, InvoiceOut.model_validate)
+
+
+@rpc.query("billing.events", permission="audit")
+def events(ctx: Context, input: PageInput) -> Page[BillingEventOut]:
+    """Billing events received for your organization, newest first (auditors and managers)."""
+    stmt = select(BillingEvent).where(BillingEvent.organization_id == ctx.org_id)
+    return paginate(ctx.db, stmt, BillingEvent.id, input, BillingEventOut.model_validate)

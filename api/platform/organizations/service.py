@@ -1,0 +1,88 @@
+"""Tenants and membership rules."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from api.platform.auth import service as auth_service
+from api.platform.auth.models import User
+from api.platform.organizations.models import Client, Membership, Organization
+from api.rpc.errors import RpcError
+
+
+def slugify(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:80] or "org"
+
+
+def create_organization(
+    db: Session, name: str, slug: str | None, owner_id: int, client_name: str, client_npi: str | None
+) -> tuple[Organization, Client]:
+    slug = slug or slugify(name)
+    if db.scalar(select(Organization.id).where(Organization.slug == slug)) is not None:
+        raise RpcError("CONFLICT", f"The organization slug '{slug}' is taken; choose another")
+    org = Organization(name=name, slug=slug)
+    db.add(org)
+    db.flush()
+    db.add(Membership(organization_id=org.id, user_id=owner_id, role="admin"))
+    client = Client(organization_id=org.id, name=client_name, npi=client_npi)
+    db.add(client)
+    db.flush()
+    return org, client
+
+
+def add_client(db: Session, organization_id: int, name: str, npi: str | None) -> Client:
+    if db.scalar(select(Client.id).where(Client.organization_id == organization_id, Client.name == name)):
+        raise RpcError("CONFLICT", f"A client named '{name}' already exists in this organization")
+    client = Client(organization_id=organization_id, name=name, npi=npi)
+    db.add(client)
+    db.flush()
+    return client
+
+
+def invite(db: Session, organization_id: int, email: str, role: str, display_name: str) -> tuple[User, str | None]:
+    email = auth_service.normalise_email(email)
+    user = db.scalar(select(User).where(User.email == email))
+    token = None
+    if user is None:
+        user = auth_service.create_user(db, email, None, display_name=display_name)
+    if (
+        db.scalar(
+            select(Membership.id)
+            .where(Membership.user_id == user.id)
+            .where(Membership.organization_id == organization_id)
+        )
+        is not None
+    ):
+        raise RpcError("CONFLICT", f"{email} is already a member of this organization")
+    db.add(Membership(organization_id=organization_id, user_id=user.id, role=role))
+    if user.password_hash is None:
+        token = auth_service.create_invitation(db, user.id, organization_id)
+    db.flush()
+    return user, token
+
+
+def membership(db: Session, organization_id: int, user_id: int) -> Membership:
+    row = db.scalar(
+        select(Membership).where(Membership.organization_id == organization_id, Membership.user_id == user_id)
+    )
+    if row is None:
+        raise RpcError("NOT_FOUND", f"User {user_id} is not a member of this organization")
+    return row
+
+
+def ensure_another_admin(db: Session, organization_id: int, leaving_user_id: int) -> None:
+    """An organization must keep at least one admin, or nobody could manage it."""
+    admins = db.scalar(
+        select(func.count())
+        .select_from(Membership)
+        .where(
+            Membership.organization_id == organization_id,
+            Membership.role == "admin",
+            Membership.user_id != leaving_user_id,
+        )
+    )
+    if not admins:
+        raise RpcError("PRECONDITION_FAILED", "The organization would be left without an admin; promote someone first")

@@ -1,0 +1,213 @@
+"""One tenant with a generated corpus and one real pipeline run per database backend, shared by
+every serving test (session-scoped: the pipeline run is the slow part).
+
+The run goes through the product path: `operations.runPipeline` enqueues a
+`pipeline.run` job and a worker runs it (`Worker.run_once`), which calls
+`pipelines.runner.run_pipeline` on the data directory of the serving services,
+so `services.marts` reads the snapshot it publishes.
+
+The serving tests get their own operational database and data directory per
+backend: the pipeline builds every tenant of an installation, so files other
+test modules upload into the shared session database (some deliberately
+unbalanced) would otherwise fail its data tests and block the snapshot. The corpus plants a CARC
+spike, a slow payer and a systematic underpayment; the 837I of file 1 is
+withheld so its remittances have no submitted claim.
+
+A third tenant (`c`, its own organization) gets the same 835s, no 837s, and a bank deposits file
+derived from the generator's with three planted breaks (see `planted_deposits`), so its cash answers
+use the bank-deposit basis; it is built in the same pipeline run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import build_services, create_app
+from api.core.settings import Settings
+from api.infra.db import migrate
+from api.infra.jobs.worker import Worker
+from pipelines.ingest.x12 import parse_x12
+from pipelines.synthetic import CorpusSpec, generate_corpus
+from pipelines.synthetic.spec import CarcSpike, SlowPayer, SystematicUnderpayment
+from tests.conftest import create_pg_database, drop_pg_database, make_user, sign_in
+from tests.integration.api.money.revenue_reconciliation.planted_deposits import (
+    EraPayment,
+    PlantedDeposits,
+    paying_era_payments,
+    plant_differences,
+)
+from tests.support.rpc_client import Rpc
+
+SPEC = CorpusSpec(
+    seed=11,
+    claims=600,
+    payers=4,
+    months=5,
+    claims_per_file=300,
+    write_csv=False,
+    write_deposits=False,
+    scenarios=(
+        CarcSpike(payer="medicare", carc="50", cpt="80053", from_month=4, rate=0.6),
+        SlowPayer(payer="medicaid", extra_days=21),
+        SystematicUnderpayment(payer="bluepeak", cpt="99214", pct_of_contract=85.0),
+    ),
+)
+WITHHELD = "claims_00001_837I.837"
+PAYER_NAMES = {
+    "medicare": "FEDERAL MEDICARE ADMINISTRATIVE CONTRACTOR J99",
+    "medicaid": "STATE MEDICAID FISCAL AGENT",
+    "northwind": "NORTHWIND HEALTH PLAN",
+    "bluepeak": "BLUEPEAK MUTUAL INSURANCE",
+}
+
+
+@dataclass
+class Tenant:
+    user_id: int
+    token: str
+    organization_id: int
+    client_id: int
+    rpc: Rpc
+
+
+@dataclass
+class World:
+    a: Tenant
+    b: Tenant
+    analyst: Tenant  # a second member of A's organization (role analyst)
+    auditor: Tenant  # read-only member of A's organization
+    truth: dict
+    truth_rows: list[dict]
+    withheld_claims: set[str]
+    pipeline_run: dict
+    built_at: str
+    services: object
+    c: Tenant  # own organization: the corpus 835s plus a bank deposits file with planted breaks
+    deposits: PlantedDeposits
+    era_payments: dict[str, EraPayment]  # every paying 835 transaction, by trace number
+
+
+def new_tenant(services, http) -> Tenant:
+    """A user owning a fresh organization with one client, signed in (module-scoped variant of make_member)."""
+    user_id, email, password = make_user(services)
+    rpc = Rpc(http)
+    token = sign_in(rpc, email, password)
+    org = (
+        rpc.as_(token)
+        .mutation(
+            "organizations.create", {"name": f"Org {uuid.uuid4().hex[:8]}", "firstClientName": "General Hospital"}
+        )
+        .data
+    )
+    return Tenant(user_id, token, org["id"], org["firstClientId"], rpc.as_(token, org["firstClientId"]))
+
+
+def invite(services, http, owner: Tenant, role: str) -> Tenant:
+    user_id, email, password = make_user(services)
+    owner.rpc.mutation("organizations.inviteMember", {"email": email, "role": role}).data
+    token = sign_in(Rpc(http), email, password)
+    return Tenant(user_id, token, owner.organization_id, owner.client_id, Rpc(http).as_(token, owner.client_id))
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+def serving_stack(request, tmp_path_factory):
+    """(settings, services, http) on a fresh database and data directory of one backend."""
+    if request.param == "sqlite":
+        url, admin = f"sqlite:///{tmp_path_factory.mktemp('serving_sqlite') / 'platform.db'}", None
+    else:
+        admin = request.getfixturevalue("pg_server")
+        url = create_pg_database(admin)
+    try:
+        migrate.upgrade(url)
+        settings = Settings(
+            data_dir=tmp_path_factory.mktemp("serving_data"), database_url=url, job_worker_enabled=False
+        )
+        services = build_services(settings)
+        try:
+            with TestClient(create_app(services=services)) as http:
+                yield settings, services, http
+        finally:
+            services.close()
+    finally:
+        if admin is not None:
+            drop_pg_database(admin, url)
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("serving_corpus")
+    generate_corpus(SPEC, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def planted_deposits(corpus, tmp_path_factory) -> PlantedDeposits:
+    """The generator's deposits file for the corpus (same spec with CSVs on), with the breaks planted."""
+    out = tmp_path_factory.mktemp("serving_corpus_csv")
+    generate_corpus(dataclasses.replace(SPEC, write_csv=True, write_deposits=True), out)
+    for path in corpus.glob("*.835"):
+        # The deposits describe these very 835s: CSV output must not change the generated X12.
+        assert (out / path.name).read_bytes() == path.read_bytes(), f"{path.name} differs with CSV output on"
+    columns = json.loads((out / "ground_truth.json").read_text())["csv_columns"]["deposits.csv"]
+    return plant_differences((out / "deposits.csv").read_text(), columns)
+
+
+@pytest.fixture(scope="session")
+def world(serving_stack, corpus, planted_deposits) -> World:
+    settings, services, http = serving_stack
+    a, b = new_tenant(services, http), new_tenant(services, http)
+    analyst, auditor = invite(services, http, a, "analyst"), invite(services, http, a, "auditor")
+    drop = settings.resolved_data_dir / "drop" / f"client_{a.client_id}"
+    drop.mkdir(parents=True)
+    for path in sorted(corpus.iterdir()):
+        if path.suffix in (".835", ".837") and path.name != WITHHELD:
+            shutil.copy(path, drop / path.name)
+    c = new_tenant(services, http)
+    drop_c = settings.resolved_data_dir / "drop" / f"client_{c.client_id}"
+    drop_c.mkdir(parents=True)
+    remits = sorted(corpus.glob("*.835"))
+    for path in remits:
+        shutil.copy(path, drop_c / path.name)
+    (drop_c / "deposits.csv").write_text(planted_deposits.csv_text)
+    pointer = settings.warehouse_dir / "published.json"
+    if not pointer.exists():
+        before = a.rpc.query("analytics.kpis", {})
+        assert before.code == "PRECONDITION_FAILED" and "operations.runPipeline" in before.error["message"]
+
+    queued = analyst.rpc.mutation("operations.runPipeline", {}).data
+    assert queued["status"] == "queued" and queued["jobId"]
+    worker = Worker(services.database, kinds=["pipeline.run"], worker_id="serving-test-worker")
+    for _ in range(5):
+        if not worker.run_once():
+            break
+    run = a.rpc.query("operations.getRun", {"runId": queued["id"]}).data
+    assert run["status"] == "succeeded", run
+    withheld = set(
+        parse_x12((corpus / WITHHELD).read_bytes(), source=WITHHELD)
+        .tables["claims"]["patient_control_number"]
+        .to_list()
+    )
+    return World(
+        a=a,
+        b=b,
+        analyst=analyst,
+        auditor=auditor,
+        truth=json.loads((corpus / "ground_truth.json").read_text()),
+        truth_rows=pq.read_table(corpus / "truth_claims.parquet").to_pylist(),
+        withheld_claims=withheld,
+        pipeline_run=run,
+        built_at=json.loads(pointer.read_text())["built_at"],
+        services=services,
+        c=c,
+        deposits=planted_deposits,
+        era_payments=paying_era_payments(remits),
+    )

@@ -1,0 +1,159 @@
+"""Reconciliation over a generated corpus with planted gaps; profiles; synthetic corpora over RPC."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipelines.ingest.x12 import parse_x12
+from pipelines.synthetic import CorpusSpec, generate_corpus
+from tests.integration.api.money.ingestion.conftest import all_pages, upload_json, upload_multipart
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("corpus")
+    generate_corpus(CorpusSpec(seed=7, claims=200, claims_per_file=100), out)
+    return out
+
+
+def _pcns(path: Path, table: str) -> set[str]:
+    result = parse_x12(path.read_bytes(), source=path.name)
+    return set(result.tables[table]["patient_control_number"].to_list())
+
+
+def test_reconciliation_finds_the_planted_unmatched_claims_and_remittances(member, corpus):
+    # Planted gaps: the 837I of file 1 is withheld (its remittances have no claim) and the
+    # 835 of file 2 is withheld (its claims have no remittance).
+    uploaded = ["claims_00001_837P.837", "claims_00002_837P.837", "claims_00002_837I.837", "remits_00001.835"]
+    for name in uploaded:
+        batch = upload_multipart(member.rpc, (corpus / name).read_bytes(), name).data["batch"]
+        assert batch["status"] == "parsed", (name, batch["invalidCount"], batch["errorReport"])
+        member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data
+    withheld_claims = _pcns(corpus / "claims_00001_837I.837", "claims")
+    unremitted = _pcns(corpus / "claims_00002_837P.837", "claims") | _pcns(corpus / "claims_00002_837I.837", "claims")
+    remitted = _pcns(corpus / "remits_00001.835", "remittance_claims")
+    assert withheld_claims <= remitted
+
+    run = member.rpc.mutation("ingestion.runReconciliation").data
+    assert run["exceptionCounts"]["unmatched_remittance"] == len(withheld_claims)
+    assert run["exceptionCounts"]["unmatched_claim"] == len(unremitted)
+    assert run["exceptionCounts"]["duplicate_payment"] == 0
+    assert run["exceptionCounts"]["amount_mismatch"] == 0
+    assert run["matched"] == len(remitted - withheld_claims)
+
+    detail = member.rpc.query("ingestion.getReconciliationRun", {"runId": run["id"]}).data
+    found = {(e["exceptionType"], e["claimKey"]) for e in detail["exceptions"]}
+    assert {k for t, k in found if t == "unmatched_remittance"} == withheld_claims
+    assert {k for t, k in found if t == "unmatched_claim"} == unremitted
+
+    first = detail["exceptions"][0]
+    resolved = member.rpc.mutation(
+        "ingestion.resolveReconciliationException",
+        {"exceptionId": first["id"], "resolution": "payer_follow_up", "note": "called payer"},
+    ).data
+    assert resolved["status"] == "resolved" and resolved["resolvedBy"] == member.user_id
+    twice = member.rpc.mutation(
+        "ingestion.resolveReconciliationException", {"exceptionId": first["id"], "resolution": "other", "note": "again"}
+    )
+    assert twice.code == "PRECONDITION_FAILED" and "resolved" in twice.error["message"]
+    runs = member.rpc.query("ingestion.listReconciliationRuns", {}).data["items"]
+    assert [r["id"] for r in runs] == [run["id"]]
+
+
+def test_a_second_payment_of_the_same_claim_is_a_duplicate_payment(member, corpus):
+    remit = (corpus / "remits_00001.835").read_bytes()
+    claims = (corpus / "claims_00001_837P.837").read_bytes()
+    for name, data in (
+        ("c.837", claims),
+        ("r1.835", remit),
+        ("r2.835", remit.replace(b"CLEARHOUSE01", b"CLEARHOUSE02")),
+    ):
+        batch = upload_json(member.rpc, data, name).data["batch"]
+        member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data
+    run = member.rpc.mutation("ingestion.runReconciliation").data
+    paid_twice = parse_x12(remit, source="r").tables["remittance_claims"]
+    paid_keys = set(paid_twice.filter(paid_twice["paid_amount"] > 0)["patient_control_number"].to_list())
+    assert run["exceptionCounts"]["duplicate_payment"] == len(
+        paid_keys & _pcns(corpus / "claims_00001_837P.837", "claims")
+    )
+    assert run["exceptionCounts"]["duplicate_payment"] > 0
+
+
+def test_connector_profiles_list_provision_and_use_on_upload(member, make_member):
+    builtin = member.rpc.query("connectorProfiles.list").data
+    assert {"generic_payments", "epic_claims_export"} <= {p["name"] for p in builtin}
+    profile = {
+        "name": "acme_remits",
+        "entity": "payment",
+        "delimiter": "|",
+        "column_map": {
+            "Acct": "patient_account_number",
+            "Paid": "paid_amount",
+            "Paid On": "payment_date",
+            "Chk": "check_number",
+        },
+    }
+    made = member.rpc.mutation("connectorProfiles.provision", {"profile": profile}).data
+    assert made["source"] == "client" and made["name"] == "acme_remits"
+    dup = member.rpc.mutation("connectorProfiles.provision", {"profile": profile})
+    assert dup.code == "CONFLICT"
+    bad = member.rpc.mutation(
+        "connectorProfiles.provision", {"profile": {"name": "X", "entity": "payment", "column_map": {}}}
+    )
+    assert bad.code == "BAD_REQUEST" and "name" in bad.error["message"] and "column_map" in bad.error["message"]
+    listed = member.rpc.query("connectorProfiles.list").data
+    assert "acme_remits" in {p["name"] for p in listed}
+    other = make_member()
+    assert "acme_remits" not in {p["name"] for p in other.rpc.query("connectorProfiles.list").data}
+
+    text = "Acct|Paid|Paid On|Chk\nZ1|15.00|2024-02-01|T9\nZ2|5.25|2024-02-02|T9\n"
+    batch = member.rpc.mutation(
+        "ingestion.uploadCsv", {"filename": "acme.txt", "content": text, "profile": "acme_remits"}
+    ).data["batch"]
+    assert (
+        batch["profileName"] == "acme_remits"
+        and batch["status"] == "parsed"
+        and batch["totals"]["total_paid"] == "20.25"
+    )
+    missing = member.rpc.mutation(
+        "ingestion.uploadCsv", {"filename": "a.csv", "content": text + "\n", "profile": "nope"}
+    )
+    assert missing.code == "NOT_FOUND" and "acme_remits" in missing.error["message"]
+    specialist = make_member(role="specialist")
+    assert specialist.rpc.mutation("connectorProfiles.provision", {"profile": profile}).code == "FORBIDDEN"
+
+
+def test_synthetic_corpus_generate_list_get(make_member):
+    analyst = make_member(role="analyst")
+    made = analyst.rpc.mutation(
+        "syntheticCorpus.generate", {"seed": 3, "claims": 40, "denialMix": {"denialRate": 0.3}}
+    ).data
+    assert made["status"] == "ready" and any(f["name"] == "ground_truth.json" for f in made["files"])
+    got = analyst.rpc.query("syntheticCorpus.getCorpus", {"corpusId": made["id"]}).data
+    assert got["groundTruthSummary"]["counts"]["claims"] == 40
+    assert got["manifest"]["spec"]["denial_rate"] == 0.3
+    assert [c["id"] for c in analyst.rpc.query("syntheticCorpus.listCorpora", {}).data["items"]] == [made["id"]]
+    too_big = analyst.rpc.mutation("syntheticCorpus.generate", {"claims": 50_001})
+    assert too_big.code == "BAD_REQUEST" and "CLI" in too_big.error["message"]
+    specialist = make_member(role="specialist")
+    assert specialist.rpc.mutation("syntheticCorpus.generate", {"claims": 5}).code == "FORBIDDEN"
+    assert specialist.rpc.query("syntheticCorpus.getCorpus", {"corpusId": made["id"]}).code == "NOT_FOUND"
+
+
+def test_bank_deposits_upload_and_post_to_the_cent(member, corpus):
+    """The generator's bank deposits file goes through uploadCsv like any export and posts as
+    deposit entries whose sum is the ground truth's deposit total."""
+    import json
+    from decimal import Decimal
+
+    truth = json.loads((corpus / "ground_truth.json").read_text())["money"]
+    text = (corpus / "deposits.csv").read_text()
+    batch = member.rpc.mutation("ingestion.uploadCsv", {"filename": "deposits.csv", "content": text}).data["batch"]
+    assert batch["kind"] == "csv_deposits" and batch["status"] == "parsed", batch
+    member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data
+    entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"]})
+    assert {e["entryType"] for e in entries} == {"deposit"}
+    assert len(entries) == truth["deposits"]
+    assert sum(Decimal(e["amount"]) for e in entries) == Decimal(truth["deposits_total"])

@@ -1,0 +1,208 @@
+"""The full pipeline on a generated corpus: mart numbers equal the generator's ground truth.
+
+One run (session fixture) materialises every asset in-process; these tests read the published
+snapshot the way the API does (``open_published``).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import polars as pl
+import pytest
+
+from pipelines.ingest.classify import classify_frame
+from pipelines.warehouse.snapshot import open_published, read_pointer
+
+pytestmark = pytest.mark.slow
+
+EXPECTED_MARTS = {
+    "dim_payers",
+    "dim_carc",
+    "dim_rarc",
+    "fct_remittances",
+    "fct_remittance_claims",
+    "fct_claim_adjustments",
+    "fct_service_lines",
+    "fct_provider_adjustments",
+    "fct_claim_reconciliation",
+    "fct_payer_monthly",
+    "fct_payer_denials_monthly",
+    "fct_payer_change_alerts",
+    "fct_kpis_monthly",
+    "fct_roi_monthly",
+}
+
+
+def one(snap, sql: str, params=()):
+    return snap.connection.execute(sql, list(params)).fetchone()
+
+
+def money(value: str) -> Decimal:
+    return Decimal(value)
+
+
+def test_the_run_succeeds_with_every_dbt_test_passing(pipeline_world):
+    summary = pipeline_world.summary
+    assert summary.success, summary.errors
+    assert summary.failed_steps == []
+    assert summary.published_snapshot is not None
+    assert {"raw_era_835", "raw_claims_837", "operational_extract", "dbt_models", "published_snapshot"} <= set(
+        summary.step_seconds
+    )
+
+
+def test_every_dbt_test_ran_as_an_asset_check_and_passed(pipeline_world):
+    checks = pipeline_world.summary.check_results
+    assert len(checks) >= 90, "dbt tests should surface as asset checks"
+    failed = {name: passed for name, passed in checks.items() if not passed}
+    assert failed == {}
+
+
+def test_pointer_names_a_readable_snapshot_with_every_mart(pipeline_world):
+    pointer = read_pointer(pipeline_world.data_dir)
+    assert EXPECTED_MARTS <= set(pointer["tables"])
+    assert pointer["run_id"] == pipeline_world.summary.run_id
+    with open_published(pipeline_world.data_dir) as snap:
+        tables = {r[0] for r in snap.connection.execute("select table_name from information_schema.tables").fetchall()}
+        views = snap.connection.execute(
+            "select count(*) from information_schema.tables where table_type = 'VIEW'"
+        ).fetchone()[0]
+        assert EXPECTED_MARTS <= tables
+        assert views == 0, "a snapshot holds tables only, never views on raw files"
+        for name, rows in pointer["tables"].items():
+            assert one(snap, f"select count(*) from {name}")[0] == rows
+
+
+def test_money_totals_match_the_ground_truth_to_the_cent(pipeline_world):
+    truth = pipeline_world.truth
+    with open_published(pipeline_world.data_dir) as snap:
+        billed, paid, pr = one(
+            snap,
+            "select sum(submitted_billed_amount), sum(paid_amount), sum(patient_responsibility) "
+            "from fct_claim_reconciliation",
+        )
+        assert billed == money(truth["money"]["total_billed"])
+        assert paid == money(truth["money"]["total_paid"])
+        assert pr == money(truth["money"]["total_patient_responsibility"])
+        charge, clp_paid, clp_pr = one(
+            snap, "select sum(billed_amount), sum(paid_amount), sum(patient_responsibility) from fct_remittance_claims"
+        )
+        assert charge == money(truth["x12"]["remit_total_charge"])
+        assert clp_paid == money(truth["x12"]["remit_total_paid"])
+        assert clp_pr == money(truth["x12"]["remit_total_patient_responsibility"])
+        assert one(snap, "select sum(check_amount) from fct_remittances")[0] == money(truth["x12"]["bpr_total"])
+
+
+def test_cas_totals_by_group_and_plb_total_match(pipeline_world):
+    truth = pipeline_world.truth
+    with open_published(pipeline_world.data_dir) as snap:
+        by_group = dict(
+            snap.connection.execute(
+                "select group_code, sum(amount) from fct_claim_adjustments group by group_code"
+            ).fetchall()
+        )
+        assert by_group == {g: money(v) for g, v in truth["x12"]["cas_by_group"].items()}
+        assert one(snap, "select sum(amount) from fct_provider_adjustments")[0] == money(truth["x12"]["plb_total"])
+        by_reason = dict(
+            snap.connection.execute(
+                "select reason_code, sum(amount) from fct_provider_adjustments group by reason_code"
+            ).fetchall()
+        )
+        assert by_reason == {r: money(v) for r, v in truth["x12"]["plb_by_reason"].items()}
+
+
+def test_denial_rates_by_volume_and_dollars_match(pipeline_world):
+    denials = pipeline_world.truth["denials"]
+    claims = pipeline_world.truth["counts"]["claims"]
+    with open_published(pipeline_world.data_dir) as snap:
+        adjudicated, denied, fully, partly, denied_amount, billed = one(
+            snap,
+            """
+            select sum(claims_adjudicated), sum(initially_denied_claims),
+                   (select count(*) from fct_claim_reconciliation where initially_fully_denied),
+                   (select count(*) from fct_claim_reconciliation where initially_denied and not initially_fully_denied),
+                   sum(initial_denied_amount), sum(billed_amount)
+            from fct_kpis_monthly""",
+        )
+    assert adjudicated == claims
+    assert denied == denials["initial_denied_claims"]
+    assert fully == denials["fully_denied_claims"]
+    assert partly == denials["partially_denied_claims"]
+    assert denied_amount == money(denials["denied_amount"])
+    assert round(denied / adjudicated, 6) == pytest.approx(denials["initial_denial_rate_by_volume"], abs=1e-6)
+    assert round(float(denied_amount / billed), 6) == pytest.approx(denials["initial_denial_rate_by_dollars"], abs=1e-6)
+
+
+def test_denial_category_counts_match(pipeline_world):
+    expected = {k: v["claims"] for k, v in pipeline_world.truth["denials"]["by_category"].items()}
+    with open_published(pipeline_world.data_dir) as snap:
+        mine = dict(
+            snap.connection.execute(
+                "select primary_carc_category, count(*) from fct_claim_reconciliation where initially_denied group by 1"
+            ).fetchall()
+        )
+    assert mine == expected
+
+
+def test_overturns_and_recovered_dollars_match(pipeline_world):
+    truth = pipeline_world.truth["overturned"]
+    with open_published(pipeline_world.data_dir) as snap:
+        overturned, recovered = one(
+            snap, "select count(*), sum(recovered_amount) from fct_claim_reconciliation where overturned"
+        )
+        roi_recovered = one(snap, "select sum(recovered_amount) from fct_roi_monthly")[0]
+    assert overturned == truth["claims"]
+    assert (recovered or Decimal("0")) == money(truth["recovered"])
+    assert roi_recovered == money(truth["recovered"])
+
+
+def test_contract_variance_finds_the_underpayments(pipeline_world):
+    shortfall = money(pipeline_world.truth["underpaid"]["shortfall"])
+    with open_published(pipeline_world.data_dir) as snap:
+        variance = one(snap, "select coalesce(sum(allowed_variance), 0) from fct_service_lines")[0]
+    assert variance == -shortfall
+
+
+def test_every_claim_is_matched_and_every_row_has_a_tenant(pipeline_world):
+    from tests.integration.pipelines.conftest import CLIENT_ID, ORGANIZATION_ID
+
+    with open_published(pipeline_world.data_dir) as snap:
+        statuses = dict(
+            snap.connection.execute("select match_status, count(*) from fct_claim_reconciliation group by 1").fetchall()
+        )
+        assert statuses == {"matched": pipeline_world.truth["counts"]["claims"]}
+        for table in EXPECTED_MARTS:
+            tenants = snap.connection.execute(f"select distinct organization_id, client_id from {table}").fetchall()
+            assert tenants in ([(ORGANIZATION_ID, CLIENT_ID)], []), table
+
+
+def test_sql_classification_agrees_with_classify_frame(pipeline_world):
+    with open_published(pipeline_world.data_dir) as snap:
+        frame = pl.from_arrow(
+            snap.connection.sql(
+                "select group_code, carc, rarc_codes, denial_category, is_denial, hard_or_soft, preventable, "
+                "classification_basis from fct_claim_adjustments"
+            ).to_arrow_table()
+        )
+    assert frame.height > 0
+    python = classify_frame(
+        frame.select("group_code", "carc", pl.col("rarc_codes").str.split(",").alias("rarcs")),
+    )
+    assert python["denial_category"].to_list() == frame["denial_category"].to_list()
+    assert python["is_denial"].to_list() == frame["is_denial"].to_list()
+    assert python["hard_or_soft"].to_list() == frame["hard_or_soft"].to_list()
+    assert python["preventable"].to_list() == frame["preventable"].to_list()
+    assert python["classification_basis"].to_list() == frame["classification_basis"].to_list()
+
+
+def test_kpis_are_consistent_rates(pipeline_world):
+    with open_published(pipeline_world.data_dir) as snap:
+        rows = snap.connection.execute(
+            "select initial_denial_rate, clean_claim_rate, overturn_rate, denial_write_off_pct from fct_kpis_monthly"
+        ).fetchall()
+    assert rows
+    for denial_rate, clean_rate, overturn_rate, write_off in rows:
+        assert denial_rate + clean_rate == pytest.approx(1.0)
+        assert overturn_rate is None or 0 <= overturn_rate <= 1
+        assert write_off is None or write_off >= 0
