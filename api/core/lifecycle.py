@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from api.rpc.errors import RpcError
+from api.core.errors import InvalidInput, PreconditionFailed
 
 
 @dataclass(frozen=True)
@@ -45,17 +45,14 @@ def machine(name: str, moves: Mapping[str, set[str] | frozenset[str] | tuple[str
 def transition(machine: StateMachine, current: str, target: str) -> str:
     """Return `target` if `current -> target` is an allowed move; else PRECONDITION_FAILED."""
     if target not in machine.states:
-        raise RpcError(
-            "BAD_REQUEST", f"'{target}' is not a {machine.name} state; states: {', '.join(sorted(machine.states))}"
-        )
+        raise InvalidInput(f"'{target}' is not a {machine.name} state; states: {', '.join(sorted(machine.states))}")
     if current not in machine.states:
-        raise RpcError("PRECONDITION_FAILED", f"The {machine.name} is in an unknown state '{current}'")
+        raise PreconditionFailed(f"The {machine.name} is in an unknown state '{current}'")
     if not machine.can(current, target):
         allowed = sorted(machine.allowed(current))
         options = f"allowed moves: {', '.join(allowed)}" if allowed else f"'{current}' is final"
-        raise RpcError(
-            "PRECONDITION_FAILED",
+        raise PreconditionFailed(
             f"The {machine.name} is '{current}' and cannot move to '{target}' ({options})",
-            data={"currentState": current, "allowedMoves": allowed},
+            details={"currentState": current, "allowedMoves": allowed},
         )
     return target

@@ -1,13 +1,17 @@
-"""The one error type of the API and tRPC's code table.
+"""tRPC's error code table, the wire error type, and the one mapping from domain errors.
 
-Domain code raises `RpcError("NOT_FOUND", "Claim 12 not found")`; the router maps
-it to the tRPC envelope. Messages are shown to people: say what to fix, and
-never echo PHI.
+Domain code raises `api.core.errors` classes (`NotFound("Claim 12 ...")`) and
+never a tRPC code; `to_rpc_error` is the only place that turns them into
+`RpcError`s. `RpcError` itself is raised only by the RPC layer (malformed
+requests, wrong methods, body limits). Messages are shown to people: say what
+to fix, and never echo PHI.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from api.core import errors as domain
 
 # tRPC v11 TRPC_ERROR_CODES_BY_KEY and its HTTP status mapping.
 ERROR_CODES: dict[str, tuple[int, int]] = {
@@ -55,8 +59,27 @@ class RpcError(Exception):
         return ERROR_CODES[self.code][1]
 
 
-def not_found(what: str, ident: object) -> RpcError:
-    return RpcError("NOT_FOUND", f"{what} {ident} was not found in this client")
+# The one mapping of the domain's error vocabulary to tRPC codes. Subclasses map
+# through their nearest listed base (a new domain error must derive from one).
+DOMAIN_ERROR_CODES: dict[type[domain.DomainError], str] = {
+    domain.InvalidInput: "BAD_REQUEST",
+    domain.Unauthenticated: "UNAUTHORIZED",
+    domain.Forbidden: "FORBIDDEN",
+    domain.NotFound: "NOT_FOUND",
+    domain.Conflict: "CONFLICT",
+    domain.PreconditionFailed: "PRECONDITION_FAILED",
+    domain.RateLimited: "TOO_MANY_REQUESTS",
+    domain.Unavailable: "SERVICE_UNAVAILABLE",
+}
+
+
+def to_rpc_error(exc: domain.DomainError) -> RpcError:
+    """The wire form of a domain error: its code from DOMAIN_ERROR_CODES, its message and details."""
+    for cls in type(exc).__mro__:
+        code = DOMAIN_ERROR_CODES.get(cls)  # type: ignore[call-overload]
+        if code is not None:
+            return RpcError(code, exc.message, data=dict(exc.details))
+    raise TypeError(f"{type(exc).__name__} derives from no mapped domain error")
 
 
 def error_envelope(err: RpcError, path: str | None) -> dict[str, Any]:

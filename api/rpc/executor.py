@@ -22,7 +22,8 @@ from api.platform.audit import service as audit
 from api.platform.auth.membership import resolve_tenant
 from api.platform.auth.resolve import resolve_principal
 from api.rpc.context import Context
-from api.rpc.errors import RpcError, error_envelope
+from api.core.errors import DomainError
+from api.rpc.errors import RpcError, error_envelope, to_rpc_error
 from api.rpc.procedure import Procedure
 from api.rpc.validation import validate_input
 
@@ -120,6 +121,8 @@ def _audit(ctx: Context, proc: Procedure, value: Any) -> None:
 def _failure(path: str, exc: Exception) -> tuple[dict, int]:
     if isinstance(exc, RpcError):
         err = exc
+    elif isinstance(exc, DomainError):
+        err = to_rpc_error(exc)
     elif isinstance(exc, IntegrityError):
         err = RpcError("CONFLICT", "This change conflicts with an existing record (a duplicate or a missing reference)")
     elif isinstance(exc, OperationalError) and "locked" in str(exc.orig).lower():

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, model_validator
 
-from api.rpc.errors import RpcError
+from api.core.errors import InvalidInput
 from api.rpc.schema import Schema
 
 _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
@@ -131,7 +131,7 @@ def decode_offset(cursor: str | None) -> int:
             raise ValueError
         return offset
     except (ValueError, UnicodeDecodeError):
-        raise RpcError("BAD_REQUEST", "Invalid input: 'cursor' is not a cursor returned by this list") from None
+        raise InvalidInput("Invalid input: 'cursor' is not a cursor returned by this list") from None
 
 
 def page_rows(m, sql: str, params: dict[str, Any], page: MartPageInput) -> tuple[list[dict[str, Any]], str | None]:

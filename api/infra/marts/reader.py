@@ -23,7 +23,7 @@ from typing import Any
 
 import duckdb
 
-from api.rpc.errors import RpcError
+from api.core.errors import PreconditionFailed
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
 _QUALIFIED = re.compile(r"\bsnap\s*\.", re.IGNORECASE)
@@ -82,8 +82,7 @@ class MartReader:
         try:
             stamp = self.pointer.stat().st_mtime_ns
         except FileNotFoundError:
-            raise RpcError(
-                "PRECONDITION_FAILED",
+            raise PreconditionFailed(
                 "No analytics snapshot has been published yet: run the pipeline (operations.runPipeline)",
             ) from None
         with self._lock:

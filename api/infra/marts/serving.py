@@ -17,8 +17,8 @@ from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import BeforeValidator, Field, PlainSerializer
 
+from api.core.errors import PreconditionFailed
 from api.infra.marts.reader import ScopedMarts
-from api.rpc.errors import RpcError
 from api.rpc.schema import Output
 
 T = TypeVar("T")
@@ -84,13 +84,12 @@ def open_marts(ctx, *tables: str, organization_wide: bool = False) -> Iterator[S
     """
     reader = ctx.services.marts
     if reader is None:
-        raise RpcError("PRECONDITION_FAILED", f"Analytics are not configured on this server; {RUN_PIPELINE_HINT}")
+        raise PreconditionFailed(f"Analytics are not configured on this server; {RUN_PIPELINE_HINT}")
     client_id = None if organization_wide else ctx.client_id
     with reader.scoped(ctx.org_id, client_id, tables) as m:
         missing = [t for t in tables if not m.has(t)]
         if missing:
-            raise RpcError(
-                "PRECONDITION_FAILED",
+            raise PreconditionFailed(
                 f"The published snapshot has no {', '.join(missing)} mart yet; {RUN_PIPELINE_HINT} to rebuild it",
             )
         yield m

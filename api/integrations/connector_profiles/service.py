@@ -6,7 +6,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.integrations.connector_profiles.models import ConnectorProfileRecord
-from api.rpc.errors import RpcError
+from api.core.errors import Conflict, InvalidInput, NotFound
 from pipelines.ingest.tabular import (
     ConnectorProfile,
     ProfileError,
@@ -30,7 +30,7 @@ def resolve_profile(db: Session, name: str) -> ConnectorProfile:
     if record is not None:
         return validate_profile(record.definition)
     known = [p.name for p in list_builtin_profiles()] + [r.name for r in client_profiles(db)]
-    raise RpcError("NOT_FOUND", f"No connector profile named '{name}' for this client; known: {', '.join(known)}")
+    raise NotFound(f"No connector profile named '{name}' for this client; known: {', '.join(known)}")
 
 
 def provision(db: Session, definition: dict, user_id: int) -> ConnectorProfileRecord:
@@ -40,10 +40,9 @@ def provision(db: Session, definition: dict, user_id: int) -> ConnectorProfileRe
         profile = provision_profile(definition, existing_names=existing)
     except ProfileError as exc:
         conflict = any("already exists" in p for p in exc.problems)
-        raise RpcError(
-            "CONFLICT" if conflict else "BAD_REQUEST",
-            f"Invalid connector profile: {'; '.join(exc.problems)}",
-            data={"problems": exc.problems},
+        error = Conflict if conflict else InvalidInput
+        raise error(
+            f"Invalid connector profile: {'; '.join(exc.problems)}", details={"problems": exc.problems}
         ) from None
     record = ConnectorProfileRecord(
         name=profile.name, entity=profile.entity, definition=profile.model_dump(mode="json"), created_by=user_id

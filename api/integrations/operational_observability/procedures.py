@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
+from api.core.errors import PreconditionFailed
 from api.infra.jobs.models import Job
 from api.infra.jobs.queue import queue_stats
 from api.infra.marts.serving import snapshot_of
@@ -12,7 +13,6 @@ from api.integrations.operational_observability.schemas import FreshnessOut, Obs
 from api.integrations.operations.models import PipelineRun
 from api.integrations.operations.schemas import PipelineRunOut
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
@@ -54,7 +54,7 @@ def freshness(ctx: Context) -> FreshnessOut:
     reader = ctx.services.marts
     try:
         if reader is None:
-            raise RpcError("PRECONDITION_FAILED", "no reader")
+            raise PreconditionFailed("no reader")
         with reader.scoped(ctx.org_id, ctx.client_id) as m:
             snap = snapshot_of(m)
             marts = []
@@ -68,9 +68,7 @@ def freshness(ctx: Context) -> FreshnessOut:
                         "tenant_rows": int(rows) if table in m.snapshot.tenant_tables else 0,
                     }
                 )
-    except RpcError as exc:
-        if exc.code != "PRECONDITION_FAILED":
-            raise
+    except PreconditionFailed:
         return FreshnessOut(
             published=False,
             built_at=None,

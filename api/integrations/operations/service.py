@@ -7,9 +7,9 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from api.core.errors import NotFound
 from api.infra.jobs.queue import enqueue
 from api.integrations.operations.models import PipelineRun
-from api.rpc.errors import RpcError
 
 JOB_KIND = "pipeline.run"
 
@@ -41,5 +41,5 @@ def get_run(db: Session, run_id: int) -> PipelineRun:
     """A run of this client, or NOT_FOUND."""
     run = db.scalar(select(PipelineRun).where(PipelineRun.id == run_id))
     if run is None:
-        raise RpcError("NOT_FOUND", f"Pipeline run {run_id} was not found in this client")
+        raise NotFound(f"Pipeline run {run_id} was not found in this client")
     return run

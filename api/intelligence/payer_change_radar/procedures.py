@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from api.core.errors import Conflict, NotFound
 from api.infra.marts.inputs import month_label, page_rows
 from api.infra.marts.serving import open_marts, snapshot_of
 from api.intelligence.payer_change_radar.models import AlertAcknowledgement
 from api.intelligence.payer_change_radar.schemas import AcknowledgeIn, AcknowledgementOut, AlertsIn, AlertsOut
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 
 _MART = "fct_payer_change_alerts"
@@ -62,12 +62,11 @@ def acknowledge(ctx: Context, input: AcknowledgeIn) -> AcknowledgementOut:
     with open_marts(ctx, _MART) as m:
         found = m.one(f"select alert_key from {_MART} where alert_key = $key", {"key": input.alert_key})
     if found is None:
-        raise RpcError(
-            "NOT_FOUND",
+        raise NotFound(
             "Alert was not found in this client's current snapshot; list alerts with payerChangeRadar.alerts",
         )
     if ctx.db.scalar(select(AlertAcknowledgement.id).where(AlertAcknowledgement.alert_key == input.alert_key)):
-        raise RpcError("CONFLICT", "This alert is already acknowledged")
+        raise Conflict("This alert is already acknowledged")
     ack = AlertAcknowledgement(alert_key=input.alert_key, acknowledged_by=ctx.user_id, note=input.note)
     ctx.db.add(ack)
     ctx.db.flush()

@@ -7,12 +7,12 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
+from api.core.errors import InvalidInput
 from api.infra.marts.inputs import month_label
 from api.infra.marts.serving import open_marts, rate, snapshot_of
 from api.intelligence.rcm_portfolio.schemas import CompareIn, CompareOut, OverviewIn, OverviewOut
 from api.platform.organizations.models import Client
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 
 _MARTS = ("fct_kpis_monthly", "fct_roi_monthly")
@@ -76,7 +76,7 @@ def compare(ctx: Context, input: CompareIn) -> CompareOut:
     wanted = input.client_ids or list(clients)
     unknown = [c for c in wanted if c not in clients]
     if unknown:
-        raise RpcError("BAD_REQUEST", f"Invalid input: 'clientIds': {unknown[0]} is not a client of this organization")
+        raise InvalidInput(f"Invalid input: 'clientIds': {unknown[0]} is not a client of this organization")
     where, params = input.month_params("month")
     params["clients"] = wanted
     if input.metric in _RATES:

@@ -10,6 +10,7 @@ from datetime import date
 
 from sqlalchemy import select
 
+from api.core.errors import InvalidInput, NotFound, PreconditionFailed
 from api.infra.marts.inputs import page_rows
 from api.infra.marts.serving import open_marts, snapshot_of
 from api.money.ar_operations.models import FollowUpAssignment
@@ -24,7 +25,6 @@ from api.money.ar_operations.schemas import (
 )
 from api.platform.organizations.models import Membership
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 
 _OPEN_SQL = """
@@ -111,7 +111,7 @@ def assign_follow_up(ctx: Context, input: AssignFollowUpIn) -> AssignmentOut:
     """Assign an open claim to a member of the organization (reassigning replaces the previous
     assignment). The claim must be open in the current snapshot."""
     if ctx.db.scalar(select(Membership.id).where(Membership.user_id == input.assignee_user_id)) is None:
-        raise RpcError("BAD_REQUEST", "Invalid input: 'assigneeUserId' is not a member of this organization")
+        raise InvalidInput("Invalid input: 'assigneeUserId' is not a member of this organization")
     with open_marts(ctx, "fct_claim_reconciliation") as m:
         row = m.one(
             """select claim_key from fct_claim_reconciliation where claim_key = $c
@@ -122,9 +122,9 @@ def assign_follow_up(ctx: Context, input: AssignFollowUpIn) -> AssignmentOut:
             "select claim_key from fct_claim_reconciliation where claim_key = $c", {"c": input.claim_key}
         )
     if exists is None:
-        raise RpcError("NOT_FOUND", "Claim was not found in this client's current snapshot")
+        raise NotFound("Claim was not found in this client's current snapshot")
     if row is None:
-        raise RpcError("PRECONDITION_FAILED", "This claim has no open balance to follow up (paid or overturned)")
+        raise PreconditionFailed("This claim has no open balance to follow up (paid or overturned)")
     current = ctx.db.scalar(select(FollowUpAssignment).where(FollowUpAssignment.claim_key == input.claim_key))
     before = None
     if current is None:

@@ -7,13 +7,13 @@ from decimal import Decimal
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
+from api.core.errors import not_found
 from api.core.lifecycle import transition
 from api.infra.db.base import utcnow
 from api.money.ingestion.lifecycle import ENTRY_REVIEW, RECONCILIATION_EXCEPTION
 from api.money.ingestion.matching import LedgerEntry, reconcile
 from api.money.ingestion.models import FinancialEntry, ReconciliationException, ReconciliationRun
 from api.money.ingestion.schemas import ListEntriesIn
-from api.rpc.errors import not_found
 
 
 def entries_query(filters: ListEntriesIn):

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from api.core.errors import InvalidInput, PreconditionFailed, not_found
 from api.core.lifecycle import transition
 from api.infra.db.base import utcnow
 from api.integrations.connector_profiles.service import resolve_profile
@@ -25,7 +26,6 @@ from api.money.ingestion.lifecycle import IMPORT_BATCH
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, LandingFile
 from api.money.ingestion.posting import EntryPlan, PostedEntry, RowView, link_reversals, plan_entries
 from api.money.ingestion.rules import RepairError, repair_tabular, repair_x12
-from api.rpc.errors import RpcError, not_found
 
 INSERT_CHUNK = 1000
 
@@ -64,16 +64,15 @@ def upload(
     try:
         source_format = parsing.detect(data, filename)
     except parsing.UnsupportedFormat as exc:
-        raise RpcError("BAD_REQUEST", f"Cannot import {exc}") from None
+        raise InvalidInput(f"Cannot import {exc}") from None
     if accepts is not None and source_format not in accepts:
-        raise RpcError(
-            "BAD_REQUEST",
+        raise InvalidInput(
             f"{procedure} takes {', '.join(sorted(accepts))} files; '{filename}' is "
             f"{source_format}. Use ingestion.uploadUniversal for any supported format",
         )
     profile = resolve_profile(db, profile_name) if profile_name else None
     if profile is not None and source_format not in parsing.TABULAR_FORMATS:
-        raise RpcError("BAD_REQUEST", f"A connector profile applies to tabular files; '{filename}' is {source_format}")
+        raise InvalidInput(f"A connector profile applies to tabular files; '{filename}' is {source_format}")
 
     digest = content_sha256(data)
     existing = db.scalar(select(ImportBatch).where(ImportBatch.content_sha256 == digest).order_by(ImportBatch.id))
@@ -201,8 +200,7 @@ def blocking_rows(db: Session, batch_id: int) -> int:
 def _editable_batch(db: Session, batch_id: int) -> ImportBatch:
     batch = get_batch(db, batch_id, for_update=True)
     if batch.status not in ("parsed", "needs_review"):
-        raise RpcError(
-            "PRECONDITION_FAILED",
+        raise PreconditionFailed(
             f"Import batch {batch.id} is '{batch.status}'; rows can only change while it is parsed or needs_review",
         )
     return batch
@@ -220,8 +218,7 @@ def repair_row(db: Session, row_id: int, patch: dict[str, Any]) -> tuple[ImportR
     row = get_row(db, row_id)
     batch = _editable_batch(db, row.batch_id)
     if row.status == "valid":
-        raise RpcError(
-            "PRECONDITION_FAILED",
+        raise PreconditionFailed(
             f"Row {row.row_number} of batch {batch.id} is valid; only invalid or repaired rows are repaired",
         )
     try:
@@ -230,7 +227,7 @@ def repair_row(db: Session, row_id: int, patch: dict[str, Any]) -> tuple[ImportR
         else:
             data, errors = repair_x12(row.entity, row.data, patch)
     except RepairError as exc:
-        raise RpcError("BAD_REQUEST", f"Row {row.row_number}: {exc}") from None
+        raise InvalidInput(f"Row {row.row_number}: {exc}") from None
     row.data = data
     row.errors = errors
     row.status = "invalid" if errors else "repaired"
@@ -259,15 +256,13 @@ def confirm(db: Session, batch_id: int, user_id: int) -> tuple[ImportBatch, dict
     """Post the included valid rows as financial entries, all or nothing (the caller's transaction)."""
     batch = get_batch(db, batch_id, for_update=True)
     if batch.status == "confirmed":
-        raise RpcError(
-            "PRECONDITION_FAILED",
+        raise PreconditionFailed(
             f"Import batch {batch.id} is already confirmed "
             f"({batch.entries_posted} entries posted); confirming again would post twice",
         )
     blocking = blocking_rows(db, batch.id) if batch.status in ("parsed", "needs_review") else 0
     if blocking:
-        raise RpcError(
-            "PRECONDITION_FAILED",
+        raise PreconditionFailed(
             f"Import batch {batch.id} has {blocking} invalid row(s) still included; "
             "repair them (ingestion.repairImportRow) or exclude them "
             "(ingestion.setImportRowDecision) first",
@@ -341,8 +336,7 @@ def reprocess(db: Session, batch_id: int, settings) -> ImportBatch:
     """Re-parse the stored landing file with the current parser; replaces the batch's rows."""
     batch = get_batch(db, batch_id, for_update=True)
     if batch.status in ("confirmed", "discarded"):
-        raise RpcError(
-            "PRECONDITION_FAILED",
+        raise PreconditionFailed(
             f"Import batch {batch.id} is '{batch.status}'; only batches not yet "
             "confirmed or discarded can be reprocessed",
         )
@@ -350,8 +344,7 @@ def reprocess(db: Session, batch_id: int, settings) -> ImportBatch:
     try:
         data = landing_zone(settings).read(batch.content_sha256)
     except OSError:
-        raise RpcError(
-            "PRECONDITION_FAILED",
+        raise PreconditionFailed(
             f"The stored file of import batch {batch.id} is missing from the landing zone; upload it again",
         ) from None
     profile = (

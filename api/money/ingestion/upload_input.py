@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, PlainSerializer, PlainValidator, WithJsonSchema
 
-from api.rpc.errors import RpcError
+from api.core.errors import InvalidInput
 from api.rpc.schema import Schema
 from api.rpc.uploads import UploadedFile
 
@@ -55,15 +55,15 @@ def resolve_upload(value: UploadIn) -> tuple[str, str | None, bytes]:
     text = getattr(value, "content", None)
     given = [value.file is not None, value.content_base64 is not None, text is not None]
     if sum(given) != 1:
-        raise RpcError("BAD_REQUEST", "Send exactly one of: a file part, 'contentBase64', or 'content'")
+        raise InvalidInput("Send exactly one of: a file part, 'contentBase64', or 'content'")
     if value.file is not None:
         return value.filename or value.file.filename, value.file.content_type, value.file.data
     if not value.filename:
-        raise RpcError("BAD_REQUEST", "Invalid input: 'filename' is required with 'contentBase64' or 'content'")
+        raise InvalidInput("Invalid input: 'filename' is required with 'contentBase64' or 'content'")
     if text is not None:
         return value.filename, "text/csv", text.encode("utf-8")
     try:
         data = base64.b64decode(value.content_base64 or "", validate=True)
     except (binascii.Error, ValueError):
-        raise RpcError("BAD_REQUEST", "Invalid input: 'contentBase64' is not valid base64") from None
+        raise InvalidInput("Invalid input: 'contentBase64' is not valid base64") from None
     return value.filename, None, data

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
+from api.core.errors import Conflict, NotFound, PreconditionFailed
 from api.infra.marts.inputs import page_rows
 from api.infra.marts.serving import open_marts, snapshot_of
 from api.money.payment_integrity.models import VarianceFlag
@@ -20,7 +21,6 @@ from api.money.payment_integrity.schemas import (
     VariancesOut,
 )
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 
 _MART = "fct_service_lines"
@@ -89,17 +89,15 @@ def flag_variance(ctx: Context, input: FlagVarianceIn) -> VarianceFlagOut:
             {"c": input.claim_key},
         )
     if exists is None:
-        raise RpcError("NOT_FOUND", "Claim was not found in this client's current snapshot")
+        raise NotFound("Claim was not found in this client's current snapshot")
     if row is None or row["v"] is None:
-        raise RpcError(
-            "PRECONDITION_FAILED", f"This claim shows no {input.direction} against the contract; nothing to flag"
-        )
+        raise PreconditionFailed(f"This claim shows no {input.direction} against the contract; nothing to flag")
     if ctx.db.scalar(
         select(VarianceFlag.id).where(
             VarianceFlag.claim_key == input.claim_key, VarianceFlag.direction == input.direction
         )
     ):
-        raise RpcError("CONFLICT", f"This claim's {input.direction} is already flagged")
+        raise Conflict(f"This claim's {input.direction} is already flagged")
     flag = VarianceFlag(
         claim_key=input.claim_key,
         direction=input.direction,
@@ -131,7 +129,7 @@ def expected_reimbursement(ctx: Context, input: ExpectedReimbursementIn) -> Expe
             {"c": input.claim_key},
         )
         if claim is None:
-            raise RpcError("NOT_FOUND", "Claim was not found in this client's current snapshot")
+            raise NotFound("Claim was not found in this client's current snapshot")
         lines = m.rows(
             f"""
             select line_index, procedure_code, cast(units as double) as units, charge_amount, expected_allowed_amount,

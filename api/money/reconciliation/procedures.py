@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
+from api.core.errors import Conflict, NotFound, PreconditionFailed
 from api.infra.marts.inputs import page_rows
 from api.infra.marts.serving import open_marts, rate, snapshot_of
 from api.money.reconciliation.models import ManualMatch
@@ -18,7 +19,6 @@ from api.money.reconciliation.schemas import (
     UnmatchedRemittancesOut,
 )
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 
 _UNMATCHED_REMITS = ("no_submitted_claim", "charge_mismatch")
@@ -113,13 +113,13 @@ def match_manually(ctx: Context, input: MatchManuallyIn) -> ManualMatchOut:
             {"c": input.claim_key},
         )
     if remit is None:
-        raise RpcError("NOT_FOUND", "Claim payment was not found in this client's current snapshot")
+        raise NotFound("Claim payment was not found in this client's current snapshot")
     if remit["match_status"] not in _UNMATCHED_REMITS:
-        raise RpcError("PRECONDITION_FAILED", "This claim payment is already matched to its claim")
+        raise PreconditionFailed("This claim payment is already matched to its claim")
     if claim is None:
-        raise RpcError("NOT_FOUND", "No submitted claim with this claim key in this client's current snapshot")
+        raise NotFound("No submitted claim with this claim key in this client's current snapshot")
     if ctx.db.scalar(select(ManualMatch.id).where(ManualMatch.remittance_claim_key == input.remittance_claim_key)):
-        raise RpcError("CONFLICT", "This claim payment is already matched by hand")
+        raise Conflict("This claim payment is already matched by hand")
     match = ManualMatch(
         remittance_claim_key=input.remittance_claim_key,
         claim_key=input.claim_key,

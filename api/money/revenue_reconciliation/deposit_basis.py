@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Literal
 
+from api.core.errors import PreconditionFailed
 from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import RUN_PIPELINE_HINT
-from api.rpc.errors import RpcError
 
 Basis = Literal["bank_deposits", "era"]
 DEPOSITS_MART = "fct_bank_deposits"
@@ -22,12 +22,11 @@ def open_cash_marts(ctx, *required: str) -> Iterator[tuple[ScopedMarts, Basis]]:
     least one deposit, else ``era`` (a snapshot built before deposits existed also answers ``era``)."""
     reader = ctx.services.marts
     if reader is None:
-        raise RpcError("PRECONDITION_FAILED", f"Analytics are not configured on this server; {RUN_PIPELINE_HINT}")
+        raise PreconditionFailed(f"Analytics are not configured on this server; {RUN_PIPELINE_HINT}")
     with reader.scoped(ctx.org_id, ctx.client_id, (*required, DEPOSITS_MART)) as m:
         missing = [t for t in required if not m.has(t)]
         if missing:
-            raise RpcError(
-                "PRECONDITION_FAILED",
+            raise PreconditionFailed(
                 f"The published snapshot has no {', '.join(missing)} mart yet; {RUN_PIPELINE_HINT} to rebuild it",
             )
         yield m, client_basis(m)

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
+from api.core.errors import Conflict, NotFound, PreconditionFailed
 from api.infra.marts.inputs import page_rows
 from api.infra.marts.serving import snapshot_of
 from api.money.revenue_reconciliation.deposit_basis import DEPOSITS_MART, Basis, open_cash_marts
@@ -24,7 +25,6 @@ from api.money.revenue_reconciliation.schemas import (
     VariancesIn,
 )
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 
 _MART = "fct_remittances"
@@ -108,11 +108,11 @@ def resolve_variance(ctx: Context, input: ResolveVarianceIn) -> ResolutionOut:
     with open_cash_marts(ctx, _MART) as (m, basis):
         row = m.one(f"select * from ({_SQL[basis]}) where match_key = $k", {"k": input.match_key})
     if row is None:
-        raise RpcError("NOT_FOUND", "Payment was not found in this client's current snapshot")
+        raise NotFound("Payment was not found in this client's current snapshot")
     if row["variance_amount"] == 0:
-        raise RpcError("PRECONDITION_FAILED", "This payment is balanced; there is no variance to resolve")
+        raise PreconditionFailed("This payment is balanced; there is no variance to resolve")
     if ctx.db.scalar(select(VarianceResolution.id).where(VarianceResolution.remittance_key == input.match_key)):
-        raise RpcError("CONFLICT", "This payment's variance is already resolved")
+        raise Conflict("This payment's variance is already resolved")
     res = VarianceResolution(
         remittance_key=input.match_key,
         variance_amount=Decimal(row["variance_amount"]),

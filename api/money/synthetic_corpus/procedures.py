@@ -7,6 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
+from api.core.errors import InvalidInput, PreconditionFailed, not_found
 from api.infra.db.base import utcnow
 from api.money.synthetic_corpus.models import SyntheticCorpus
 from api.money.synthetic_corpus.schemas import (
@@ -18,7 +19,6 @@ from api.money.synthetic_corpus.schemas import (
     ListCorporaIn,
 )
 from api.rpc.context import Context
-from api.rpc.errors import RpcError, not_found
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 from pipelines.synthetic import CorpusSpec, SpecError, generate_corpus
@@ -35,8 +35,7 @@ def generate(ctx: Context, input: GenerateIn) -> CorpusOut:
     """Generate a deterministic synthetic corpus (seed, size, denial mix) into DATA_DIR/corpora/<id>.
     Up to 50,000 claims in the call; larger corpora belong to the command-line generator."""
     if input.claims > MAX_SYNC_CLAIMS:
-        raise RpcError(
-            "BAD_REQUEST",
+        raise InvalidInput(
             f"{input.claims:,} claims is too many to generate in a request (max "
             f"{MAX_SYNC_CLAIMS:,}); run the synthetic corpus CLI for large corpora",
         )
@@ -62,7 +61,7 @@ def generate(ctx: Context, input: GenerateIn) -> CorpusOut:
     try:
         manifest = generate_corpus(spec, out_dir)
     except SpecError as exc:
-        raise RpcError("BAD_REQUEST", f"Invalid corpus parameters: {exc}") from None
+        raise InvalidInput(f"Invalid corpus parameters: {exc}") from None
     corpus.status = "ready"
     corpus.generator_version = manifest.generator_version
     corpus.directory = str(out_dir)
@@ -90,9 +89,7 @@ def get_corpus(ctx: Context, input: CorpusRef) -> CorpusDetailOut:
         manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
         truth = json.loads((directory / "ground_truth.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise RpcError(
-            "PRECONDITION_FAILED", f"The files of synthetic corpus {corpus.id} are missing; generate it again"
-        ) from None
+        raise PreconditionFailed(f"The files of synthetic corpus {corpus.id} are missing; generate it again") from None
     out = CorpusOut.model_validate(corpus).model_dump()
     return CorpusDetailOut.model_validate(
         {**out, "manifest": manifest, "ground_truth_summary": {k: truth.get(k) for k in SUMMARY_SECTIONS}}

@@ -7,9 +7,9 @@ from datetime import datetime
 from pydantic import Field
 from sqlalchemy import func, select
 
+from api.core.errors import NotFound, PreconditionFailed
 from api.platform.organizations.models import Client, Membership, Organization
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Page, PageInput, Schema, paginate
 
@@ -79,7 +79,7 @@ def suspend_organization(ctx: Context, input: SuspendIn) -> OrganizationSummary:
     """Suspend (or re-activate) an organization: its members' calls are refused while suspended."""
     org = ctx.db.get(Organization, input.organization_id)
     if org is None:
-        raise RpcError("NOT_FOUND", f"Organization {input.organization_id} was not found")
+        raise NotFound(f"Organization {input.organization_id} was not found")
     before = org.status
     org.status = "suspended" if input.suspended else "active"
     ctx.note("organization", org.id, before={"status": before}, after={"status": org.status, "reason": input.reason})
@@ -123,10 +123,10 @@ def rotate_signing_keys(ctx: Context) -> RotatedKeysOut:
 
     keys = ctx.services.signing_keys
     if keys is None:
-        raise RpcError("PRECONDITION_FAILED", "Signing keys are not configured on this server")
+        raise PreconditionFailed("Signing keys are not configured on this server")
     try:
         kids = keys.rotate()
     except SigningKeysUnavailable as exc:
-        raise RpcError("PRECONDITION_FAILED", f"Cannot rotate: {exc}. Fix SMART_KEYS_PATH and retry") from None
+        raise PreconditionFailed(f"Cannot rotate: {exc}. Fix SMART_KEYS_PATH and retry") from None
     ctx.note("signing_keys", "jwks", after={"published_kids": kids})
     return RotatedKeysOut(published_kids=kids)

@@ -6,10 +6,10 @@ from datetime import datetime
 
 from sqlalchemy import select
 
+from api.core.errors import NotFound
 from api.platform.audit.models import AuditEvent
 from api.platform.audit.service import scope_for, verify_scope
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Page, PageInput, Schema, paginate
 
@@ -75,7 +75,7 @@ def get_event(ctx: Context, input: AuditRef) -> AuditEventOut:
     """One audit event of the organization."""
     event = ctx.db.scalar(_org_events(ctx).where(AuditEvent.id == input.id))
     if event is None:
-        raise RpcError("NOT_FOUND", f"Audit event {input.id} was not found in this organization")
+        raise NotFound(f"Audit event {input.id} was not found in this organization")
     return AuditEventOut.model_validate(event)
 
 

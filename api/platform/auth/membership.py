@@ -11,10 +11,10 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from api.core.errors import Forbidden, InvalidInput
 from api.core.permissions import explain
 from api.platform.organizations.models import Client, Membership, Organization
 from api.rpc.context import Principal, Tenant
-from api.rpc.errors import RpcError
 
 
 def resolve_tenant(db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant:
@@ -26,13 +26,13 @@ def resolve_tenant(db: Session, principal: Principal, client_header: str | None,
     client = _select_client(db, memberships, client_header)
     org = db.get(Organization, client.organization_id)
     if org is None or org.status != "active":
-        raise RpcError("FORBIDDEN", "This organization is suspended; contact the platform administrator")
+        raise Forbidden("This organization is suspended; contact the platform administrator")
     if client.status != "active":
-        raise RpcError("FORBIDDEN", f"Client {client.id} is not active")
+        raise Forbidden(f"Client {client.id} is not active")
     role = memberships[client.organization_id]
     granted, reason = explain(role, permission)
     if not granted:
-        raise RpcError("FORBIDDEN", f"Not allowed: {reason}")
+        raise Forbidden(f"Not allowed: {reason}")
     return Tenant(organization_id=client.organization_id, client_id=client.id, role=role)
 
 
@@ -41,18 +41,18 @@ def _select_client(db: Session, memberships: dict[int, str], client_header: str 
         try:
             client_id = int(client_header)
         except ValueError:
-            raise RpcError("BAD_REQUEST", "X-Client-Id must be a client id (an integer)") from None
+            raise InvalidInput("X-Client-Id must be a client id (an integer)") from None
         client = db.get(Client, client_id)
         if client is None or client.organization_id not in memberships:
-            raise RpcError("FORBIDDEN", f"You have no access to client {client_id}")
+            raise Forbidden(f"You have no access to client {client_id}")
         return client
     if not memberships:
-        raise RpcError("FORBIDDEN", "You are not a member of any organization")
+        raise Forbidden("You are not a member of any organization")
     clients = list(
         db.scalars(select(Client).where(Client.organization_id.in_(memberships), Client.status == "active").limit(2))
     )
     if not clients:
-        raise RpcError("FORBIDDEN", "Your organization has no client yet; add one with organizations.addClient")
+        raise Forbidden("Your organization has no client yet; add one with organizations.addClient")
     if len(clients) > 1:
-        raise RpcError("BAD_REQUEST", "You have access to several clients: choose one with the X-Client-Id header")
+        raise InvalidInput("You have access to several clients: choose one with the X-Client-Id header")
     return clients[0]

@@ -18,7 +18,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 from joserfc.jwt import JWTClaimsRegistry
 
-from api.rpc.errors import RpcError
+from api.core.errors import Unauthenticated
 
 ALLOWED_ALGORITHMS = ["RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384"]
 
@@ -69,8 +69,7 @@ class OidcVerifier:
                     self._keys = KeySet.import_key_set(response.json())
                     self._fetched_at = time.monotonic()
                 except (httpx.HTTPError, ValueError, KeyError) as exc:
-                    raise RpcError(
-                        "UNAUTHORIZED",
+                    raise Unauthenticated(
                         "The identity provider's signing keys could not be fetched; try again later",
                     ) from exc
             return self._keys
@@ -94,7 +93,7 @@ class OidcVerifier:
             )
             registry.validate(decoded.claims)
         except (JoseError, ValueError) as exc:
-            raise RpcError("UNAUTHORIZED", f"The identity token was rejected: {_reason(exc)}") from exc
+            raise Unauthenticated(f"The identity token was rejected: {_reason(exc)}") from exc
         claims = decoded.claims
         return VerifiedIdentity(
             issuer=self.issuer, subject=str(claims["sub"]), email=claims.get(self.email_claim), claims=claims

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from api.core.errors import InvalidInput, NotFound
 from api.infra.db.base import utcnow
 from api.platform.auth import service
 from api.platform.auth.models import ApiKey, AuthSession, User
@@ -23,7 +24,6 @@ from api.platform.auth.schemas import (
 )
 from api.platform.organizations.models import Membership, Organization
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 from api.rpc.schema import Ok
 
@@ -41,7 +41,7 @@ def login(ctx: Context, input: LoginIn) -> LoginOut:
 def logout(ctx: Context) -> Ok:
     """End the current session (API keys are revoked with auth.revokeApiKey instead)."""
     if ctx.principal.session_id is None:
-        raise RpcError("BAD_REQUEST", "Only a session token can be signed out; revoke API keys instead")
+        raise InvalidInput("Only a session token can be signed out; revoke API keys instead")
     session = ctx.db.get(AuthSession, ctx.principal.session_id)
     session.revoked_at = utcnow()
     ctx.note("auth_session", session.id)
@@ -81,7 +81,7 @@ def revoke_api_key(ctx: Context, input: ApiKeyRef) -> ApiKeyOut:
     """Revoke one of your API keys; calls with it fail from now on."""
     key = ctx.db.get(ApiKey, input.id)
     if key is None or key.user_id != ctx.user_id:
-        raise RpcError("NOT_FOUND", f"API key {input.id} was not found among your keys")
+        raise NotFound(f"API key {input.id} was not found among your keys")
     if key.revoked_at is None:
         key.revoked_at = utcnow()
     ctx.audit.organization_id = key.organization_id

@@ -9,11 +9,11 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from api.core.errors import Unauthenticated
 from api.infra.db.base import utcnow
 from api.platform.auth.models import ApiKey, AuthSession, User
 from api.platform.auth.secrets import API_KEY_PREFIX, SESSION_PREFIX, token_digest
 from api.rpc.context import Principal
-from api.rpc.errors import RpcError
 
 _MISSING = "Sign in first: send 'Authorization: Bearer <token>' (get one from auth.login)"
 
@@ -23,36 +23,36 @@ def bearer_token(authorization: str | None) -> str | None:
         return None
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise RpcError("UNAUTHORIZED", "The Authorization header must be 'Bearer <token>'")
+        raise Unauthenticated("The Authorization header must be 'Bearer <token>'")
     return token.strip()
 
 
 def resolve_principal(db: Session, services, authorization: str | None) -> Principal:
     token = bearer_token(authorization)
     if token is None:
-        raise RpcError("UNAUTHORIZED", _MISSING)
+        raise Unauthenticated(_MISSING)
     if token.startswith(SESSION_PREFIX):
         return _from_session(db, token)
     if token.startswith(API_KEY_PREFIX):
         return _from_api_key(db, token)
     if token.count(".") == 2:
         return _from_oidc(db, services, token)
-    raise RpcError("UNAUTHORIZED", "The bearer token is not a session, API key or identity token")
+    raise Unauthenticated("The bearer token is not a session, API key or identity token")
 
 
 def _active_user(db: Session, user_id: int) -> User:
     user = db.get(User, user_id)
     if user is None or user.disabled:
-        raise RpcError("UNAUTHORIZED", "This account is disabled")
+        raise Unauthenticated("This account is disabled")
     return user
 
 
 def _from_session(db: Session, token: str) -> Principal:
     row = db.scalar(select(AuthSession).where(AuthSession.token_hash == token_digest(token)))
     if row is None or row.revoked_at is not None:
-        raise RpcError("UNAUTHORIZED", "This session is not valid (signed out or unknown); sign in again")
+        raise Unauthenticated("This session is not valid (signed out or unknown); sign in again")
     if row.expires_at <= utcnow():
-        raise RpcError("UNAUTHORIZED", "This session has expired; sign in again")
+        raise Unauthenticated("This session has expired; sign in again")
     user = _active_user(db, row.user_id)
     return Principal(
         user_id=user.id, email=user.email, method="session", is_platform_admin=user.is_platform_admin, session_id=row.id
@@ -62,7 +62,7 @@ def _from_session(db: Session, token: str) -> Principal:
 def _from_api_key(db: Session, token: str) -> Principal:
     row = db.scalar(select(ApiKey).where(ApiKey.token_hash == token_digest(token)))
     if row is None or row.revoked_at is not None:
-        raise RpcError("UNAUTHORIZED", "This API key is not valid (revoked or unknown)")
+        raise Unauthenticated("This API key is not valid (revoked or unknown)")
     user = _active_user(db, row.user_id)
     # API keys never carry platform-admin power: that needs an interactive sign-in.
     return Principal(
@@ -73,7 +73,7 @@ def _from_api_key(db: Session, token: str) -> Principal:
 def _from_oidc(db: Session, services, token: str) -> Principal:
     verifier = services.oidc_verifier
     if verifier is None:
-        raise RpcError("UNAUTHORIZED", "Identity tokens are not accepted here: no OIDC issuer is configured")
+        raise Unauthenticated("Identity tokens are not accepted here: no OIDC issuer is configured")
     identity = verifier.verify(token)
     subject_key = f"{identity.issuer}|{identity.subject}"
     user = db.scalar(select(User).where(User.oidc_subject == subject_key))
@@ -82,9 +82,9 @@ def _from_oidc(db: Session, services, token: str) -> Principal:
         if user is not None and user.oidc_subject is None:
             _link_subject(services, user.id, subject_key)
     if user is None:
-        raise RpcError("UNAUTHORIZED", "This identity has no platform account; ask an administrator to invite it")
+        raise Unauthenticated("This identity has no platform account; ask an administrator to invite it")
     if user.disabled:
-        raise RpcError("UNAUTHORIZED", "This account is disabled")
+        raise Unauthenticated("This account is disabled")
     return Principal(user_id=user.id, email=user.email, method="oidc", is_platform_admin=user.is_platform_admin)
 
 

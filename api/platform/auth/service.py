@@ -7,6 +7,7 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from api.core.errors import Conflict, NotFound, PreconditionFailed, Unauthenticated
 from api.infra.db.base import utcnow
 from api.platform.auth.models import ApiKey, AuthSession, Invitation, User
 from api.platform.auth.secrets import (
@@ -17,7 +18,6 @@ from api.platform.auth.secrets import (
     token_digest,
     verify_password,
 )
-from api.rpc.errors import RpcError
 
 INVITE_TTL = timedelta(days=7)
 
@@ -30,7 +30,7 @@ def login(db: Session, email: str, password: str, ttl_hours: int) -> tuple[User,
     user = db.scalar(select(User).where(User.email == normalise_email(email)))
     ok = verify_password(user.password_hash if user else None, password)
     if not ok or user is None or user.disabled:
-        raise RpcError("UNAUTHORIZED", "Email or password is not correct")
+        raise Unauthenticated("Email or password is not correct")
     session, token = issue_session(db, user.id, ttl_hours)
     return user, session, token
 
@@ -51,7 +51,7 @@ def create_user(
 ) -> User:
     email = normalise_email(email)
     if db.scalar(select(User.id).where(User.email == email)) is not None:
-        raise RpcError("CONFLICT", f"A user with email {email} already exists")
+        raise Conflict(f"A user with email {email} already exists")
     user = User(
         email=email,
         display_name=display_name,
@@ -90,9 +90,9 @@ def create_invitation(db: Session, user_id: int, organization_id: int) -> str:
 def accept_invitation(db: Session, token: str, password: str, display_name: str | None) -> User:
     invite = db.scalar(select(Invitation).where(Invitation.token_hash == token_digest(token)))
     if invite is None or invite.accepted_at is not None:
-        raise RpcError("NOT_FOUND", "This invitation is not valid (already used or unknown)")
+        raise NotFound("This invitation is not valid (already used or unknown)")
     if invite.expires_at <= utcnow():
-        raise RpcError("PRECONDITION_FAILED", "This invitation has expired; ask for a new one")
+        raise PreconditionFailed("This invitation has expired; ask for a new one")
     user = db.get(User, invite.user_id)
     user.password_hash = hash_password(password)
     if display_name:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from api.core.errors import NotFound
 from api.platform.billing.models import BillingEvent, Invoice, Subscription
 from api.platform.billing.schemas import BillingEventOut, InvoiceOut, SubscriptionOut
 from api.rpc.context import Context
-from api.rpc.errors import RpcError
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, PageInput, paginate
 
@@ -18,7 +18,7 @@ def subscription(ctx: Context) -> SubscriptionOut:
     # The session is tenant-scoped; the explicit filter documents the intent.
     sub = ctx.db.scalar(select(Subscription).where(Subscription.organization_id == ctx.org_id))
     if sub is None:
-        raise RpcError("NOT_FOUND", "Your organization has no subscription on record yet")
+        raise NotFound("Your organization has no subscription on record yet")
     return SubscriptionOut.model_validate(sub)
 
 

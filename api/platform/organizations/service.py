@@ -7,10 +7,10 @@ import re
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from api.core.errors import Conflict, NotFound, PreconditionFailed
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import User
 from api.platform.organizations.models import Client, Membership, Organization
-from api.rpc.errors import RpcError
 
 
 def slugify(name: str) -> str:
@@ -22,7 +22,7 @@ def create_organization(
 ) -> tuple[Organization, Client]:
     slug = slug or slugify(name)
     if db.scalar(select(Organization.id).where(Organization.slug == slug)) is not None:
-        raise RpcError("CONFLICT", f"The organization slug '{slug}' is taken; choose another")
+        raise Conflict(f"The organization slug '{slug}' is taken; choose another")
     org = Organization(name=name, slug=slug)
     db.add(org)
     db.flush()
@@ -35,7 +35,7 @@ def create_organization(
 
 def add_client(db: Session, organization_id: int, name: str, npi: str | None) -> Client:
     if db.scalar(select(Client.id).where(Client.organization_id == organization_id, Client.name == name)):
-        raise RpcError("CONFLICT", f"A client named '{name}' already exists in this organization")
+        raise Conflict(f"A client named '{name}' already exists in this organization")
     client = Client(organization_id=organization_id, name=name, npi=npi)
     db.add(client)
     db.flush()
@@ -56,7 +56,7 @@ def invite(db: Session, organization_id: int, email: str, role: str, display_nam
         )
         is not None
     ):
-        raise RpcError("CONFLICT", f"{email} is already a member of this organization")
+        raise Conflict(f"{email} is already a member of this organization")
     db.add(Membership(organization_id=organization_id, user_id=user.id, role=role))
     if user.password_hash is None:
         token = auth_service.create_invitation(db, user.id, organization_id)
@@ -69,7 +69,7 @@ def membership(db: Session, organization_id: int, user_id: int) -> Membership:
         select(Membership).where(Membership.organization_id == organization_id, Membership.user_id == user_id)
     )
     if row is None:
-        raise RpcError("NOT_FOUND", f"User {user_id} is not a member of this organization")
+        raise NotFound(f"User {user_id} is not a member of this organization")
     return row
 
 
@@ -85,4 +85,4 @@ def ensure_another_admin(db: Session, organization_id: int, leaving_user_id: int
         )
     )
     if not admins:
-        raise RpcError("PRECONDITION_FAILED", "The organization would be left without an admin; promote someone first")
+        raise PreconditionFailed("The organization would be left without an admin; promote someone first")

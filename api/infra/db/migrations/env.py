@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import pool
 
 from api.infra.db.registry import load_all_models
 from api.infra.db.session import build_engine

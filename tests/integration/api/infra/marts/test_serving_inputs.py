@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from api.core.errors import InvalidInput, PreconditionFailed
 from api.infra.marts.inputs import DateRange, MonthRange, decode_offset, encode_offset, month_label, month_start
 from api.infra.marts.reader import MartReader
 from api.infra.marts.serving import MartAnswer, Money, snapshot_of, to_money
-from api.rpc.errors import RpcError
 
 
 @given(st.integers(min_value=0, max_value=10**12))
@@ -27,8 +27,8 @@ def test_offset_cursors_round_trip(offset):
 def test_any_other_cursor_is_a_bad_request(text):
     try:
         value = decode_offset(text)
-    except RpcError as exc:
-        assert exc.code == "BAD_REQUEST" and "cursor" in exc.message
+    except InvalidInput as exc:
+        assert "cursor" in exc.message
     else:  # only the empty cursor or a genuine offset cursor decodes, to a non-negative offset
         assert isinstance(value, int) and value >= 0
 
@@ -75,10 +75,9 @@ def test_money_is_exact_two_places_and_refuses_floats():
 
 def test_without_a_snapshot_the_reader_says_run_the_pipeline(tmp_path):
     reader = MartReader(tmp_path)
-    with pytest.raises(RpcError) as err:
-        with reader.scoped(1, 1):
-            pass
-    assert err.value.code == "PRECONDITION_FAILED" and "operations.runPipeline" in err.value.message
+    with pytest.raises(PreconditionFailed) as err, reader.scoped(1, 1):
+        pass
+    assert "operations.runPipeline" in err.value.message
 
 
 def test_snapshot_descriptor_and_tenant_views(tmp_path):

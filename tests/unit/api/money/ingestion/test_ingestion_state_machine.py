@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import machine, transition
 from api.money.ingestion.lifecycle import ENTRY_REVIEW, IMPORT_BATCH, RECONCILIATION_EXCEPTION
-from api.rpc.errors import RpcError
 
 MACHINES = [IMPORT_BATCH, RECONCILIATION_EXCEPTION, ENTRY_REVIEW]
 
@@ -23,26 +23,24 @@ def test_a_move_succeeds_exactly_when_the_table_allows_it(case):
     if target in m.moves[current]:
         assert transition(m, current, target) == target
     else:
-        with pytest.raises(RpcError) as err:
+        with pytest.raises(PreconditionFailed) as err:
             transition(m, current, target)
-        assert err.value.code == "PRECONDITION_FAILED"
         assert f"'{current}'" in err.value.message
-        assert err.value.data["allowedMoves"] == sorted(m.moves[current])
+        assert err.value.details["allowedMoves"] == sorted(m.moves[current])
 
 
 def test_refusal_names_the_current_state_and_allowed_moves():
-    with pytest.raises(RpcError) as err:
+    with pytest.raises(PreconditionFailed) as err:
         transition(IMPORT_BATCH, "needs_review", "confirmed")
     assert "needs_review" in err.value.message and "discarded" in err.value.message
-    with pytest.raises(RpcError) as final:
+    with pytest.raises(PreconditionFailed) as final:
         transition(IMPORT_BATCH, "confirmed", "parsed")
     assert "'confirmed' is final" in final.value.message
 
 
 def test_unknown_target_is_a_bad_request_and_tables_must_be_closed():
-    with pytest.raises(RpcError) as err:
+    with pytest.raises(InvalidInput):
         transition(RECONCILIATION_EXCEPTION, "open", "closed")
-    assert err.value.code == "BAD_REQUEST"
     with pytest.raises(ValueError, match="undeclared"):
         machine("broken", {"a": {"b"}})
 
