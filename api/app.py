@@ -1,15 +1,16 @@
-"""The FastAPI application: the four public entry points on shared services."""
+"""The composition root: builds the shared services, wires the RPC layer to the platform's
+resolvers and audit sink, and mounts the four public entry points."""
 
 from __future__ import annotations
 
 import logging
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 
 from fastapi import FastAPI
 from starlette.routing import Route
 
 import api
+from api.core.services import Services
 from api.core.settings import Settings, get_settings
 from api.discovery import modules_named
 from api.infra.access_log import AccessLogMiddleware
@@ -17,28 +18,14 @@ from api.infra.db.session import Database
 from api.infra.jobs.worker import Worker
 from api.infra.marts.reader import MartReader
 from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
+from api.platform.audit import service as audit_service
+from api.platform.auth.membership import resolve_tenant
 from api.platform.auth.oidc import OidcVerifier
+from api.platform.auth.resolve import principal_resolver
 from api.rpc.http import RpcEndpoint
 from api.rpc.procedure import Registry, rpc
 
 log = logging.getLogger("api")
-
-
-@dataclass
-class Services:
-    """Long-lived collaborators shared by every request."""
-
-    settings: Settings
-    database: Database
-    oidc_verifier: OidcVerifier | None = None
-    signing_keys: SigningKeys | None = None
-    job_worker: Worker | None = None  # None when settings.job_worker_enabled is false
-    marts: MartReader | None = None
-
-    def close(self) -> None:
-        if self.job_worker is not None:
-            self.job_worker.stop()
-        self.database.dispose()
 
 
 def build_services(settings: Settings | None = None) -> Services:
@@ -54,14 +41,19 @@ def build_services(settings: Settings | None = None) -> Services:
         )
     database = Database(settings.resolved_database_url)
     worker = Worker(database, poll_seconds=settings.job_poll_seconds) if settings.job_worker_enabled else None
-    return Services(
+    services = Services(
         settings=settings,
         database=database,
         oidc_verifier=verifier,
         signing_keys=SigningKeys.from_settings(settings),
         job_worker=worker,
         marts=MartReader(settings.warehouse_dir),
+        resolve_tenant=resolve_tenant,
+        audit=audit_service.record,
     )
+    # Bound after construction: resolving OIDC identities needs the services themselves.
+    services.resolve_principal = principal_resolver(services)
+    return services
 
 
 def load_procedures() -> Registry:

@@ -17,7 +17,8 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import Services, build_services, create_app
+from api.app import build_services, create_app
+from api.core.services import Services
 from api.core.settings import Settings
 from api.infra.db import migrate
 from api.platform.auth import service as auth_service

@@ -1,4 +1,17 @@
-"""What a procedure knows about its call: caller, tenant, database, audit note."""
+"""What a procedure knows about its call: caller, tenant, database, audit note.
+
+One context class per auth level, so a procedure's signature says what it may
+rely on and the type checker holds it to that:
+
+- `PublicContext`: no caller (`auth="public"`);
+- `UserContext`: a signed-in caller, `principal` is never None (`auth="user"` and
+  `auth="platform_admin"`);
+- `Context`: a caller acting in a tenant, `principal` and `tenant` are never None
+  (`auth="tenant"`, the default and by far the most common).
+
+The registry refuses a procedure whose `ctx` annotation does not match its
+auth level, and the executor builds exactly that class.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +20,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from api.core.permissions import permissions_for
-from api.rpc.errors import RpcError
-
-
-@dataclass(frozen=True)
-class Principal:
-    user_id: int
-    email: str
-    method: str  # session | api_key | oidc
-    is_platform_admin: bool = False
-    session_id: int | None = None
-    api_key_id: int | None = None
-    api_key_org_id: int | None = None  # an API key acts only inside its organization
-
-
-@dataclass(frozen=True)
-class Tenant:
-    organization_id: int
-    client_id: int
-    role: str
-
-    @property
-    def permissions(self) -> frozenset[str]:
-        return permissions_for(self.role)
+from api.core.errors import Forbidden
+from api.core.identity import Principal, Tenant
+from api.core.permissions import explain
+from api.core.services import Services
 
 
 @dataclass
@@ -46,47 +39,63 @@ class AuditNote:
     organization_id: int | None = None
 
 
-@dataclass
-class Context:
+@dataclass(kw_only=True)
+class PublicContext:
+    """A call by anyone: the database session and the shared services."""
+
     db: Session
     procedure: str
-    services: Any  # api.app.Services: settings, database, signing keys, ...
-    principal: Principal | None = None
-    tenant: Tenant | None = None
+    services: Services
     client_ip: str | None = None
     audit: AuditNote = field(default_factory=AuditNote)
 
-    @property
-    def user_id(self) -> int:
-        if self.principal is None:
-            raise RpcError("UNAUTHORIZED", "Sign in first: send 'Authorization: Bearer <token>'")
-        return self.principal.user_id
-
-    @property
-    def org_id(self) -> int:
-        return self._tenant().organization_id
-
-    @property
-    def client_id(self) -> int:
-        return self._tenant().client_id
-
-    def _tenant(self) -> Tenant:
-        if self.tenant is None:
-            raise RuntimeError(f"{self.procedure} reads the tenant but is not declared auth='tenant'")
-        return self.tenant
-
-    def require(self, permission: str) -> None:
-        """Check a permission beyond the one the procedure declares."""
-        from api.core.permissions import explain
-
-        granted, reason = explain(self.tenant.role if self.tenant else None, permission)
-        if not granted:
-            raise RpcError("FORBIDDEN", f"Not allowed: {reason}")
-
     def note(self, target_type: str, target_id: object, *, before: Any = None, after: Any = None) -> None:
+        """Name the record a mutation changed (and optionally its before/after) for the audit log."""
         self.audit.target_type = target_type
         self.audit.target_id = str(target_id)
         if before is not None:
             self.audit.before = before
         if after is not None:
             self.audit.after = after
+
+
+@dataclass(kw_only=True)
+class UserContext(PublicContext):
+    """A call by a signed-in caller, outside any tenant."""
+
+    principal: Principal
+
+    @property
+    def user_id(self) -> int:
+        return self.principal.user_id
+
+
+@dataclass(kw_only=True)
+class Context(UserContext):
+    """A call by a member acting in one organization's client; tenancy is already enforced."""
+
+    tenant: Tenant
+
+    @property
+    def org_id(self) -> int:
+        return self.tenant.organization_id
+
+    @property
+    def client_id(self) -> int:
+        return self.tenant.client_id
+
+    def require(self, permission: str) -> None:
+        """Check a permission beyond the one the procedure declares."""
+        granted, reason = explain(self.tenant.role, permission)
+        if not granted:
+            raise Forbidden(f"Not allowed: {reason}")
+
+
+AnyContext = PublicContext | UserContext | Context
+
+CONTEXT_FOR_AUTH: dict[str, type[PublicContext]] = {
+    "public": PublicContext,
+    "user": UserContext,
+    "platform_admin": UserContext,
+    "tenant": Context,
+}

@@ -2,7 +2,8 @@
 
 The order is the security contract: the caller and the tenant are resolved and
 checked before the input is even looked at, and every mutation commits
-together with its audit record or not at all.
+together with its audit record or not at all. The resolvers and the audit sink
+come from `Services` (wired by `api.app`), so this layer imports no domain.
 """
 
 from __future__ import annotations
@@ -16,13 +17,12 @@ from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
 
+from api.core.errors import DomainError, Forbidden
+from api.core.services import AuditRecord, Services
 from api.infra.db.tenant_filter import TenantScope, set_scope
-from api.platform.audit import service as audit
-from api.platform.auth.membership import resolve_tenant
-from api.platform.auth.resolve import resolve_principal
-from api.rpc.context import Context
-from api.core.errors import DomainError
+from api.rpc.context import Context, PublicContext, UserContext
 from api.rpc.errors import RpcError, error_envelope, to_rpc_error
 from api.rpc.procedure import Procedure
 from api.rpc.validation import validate_input
@@ -30,6 +30,8 @@ from api.rpc.validation import validate_input
 log = logging.getLogger("api.rpc")
 
 UNDEFINED: Any = object()  # tRPC "no input" (distinct from JSON null)
+
+Envelope = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -43,30 +45,40 @@ def run_public_async_ready(proc: Procedure) -> bool:
     return proc.is_async and proc.auth == "public"
 
 
-async def execute_async(services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[dict, int]:
+async def execute_async(services: Services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[Envelope, int]:
     """Fast path for public async procedures that need neither auth nor database."""
     try:
         value = validate_input(proc, raw_input, UNDEFINED)
-        ctx = Context(db=None, procedure=proc.name, services=services, client_ip=meta.client_ip)
+        # No session: the registry allows async handlers only for public procedures, which touch no database.
+        ctx = PublicContext(db=None, procedure=proc.name, services=services, client_ip=meta.client_ip)  # type: ignore[arg-type]
         result = await (proc.handler(ctx, value) if proc.input_model else proc.handler(ctx))
         return {"result": {"data": serialize(proc, result)}}, 200
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
         return _failure(proc.name, exc)
 
 
-def execute(services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[dict, int]:
+def build_context(services: Services, proc: Procedure, db: Session, meta: CallMeta) -> PublicContext:
+    """The context of the procedure's auth level: caller and tenant resolved and checked first."""
+    base: dict[str, Any] = {"db": db, "procedure": proc.name, "services": services, "client_ip": meta.client_ip}
+    if proc.auth == "public":
+        return PublicContext(**base)
+    principal = services.resolve_principal(db, meta.authorization)
+    if proc.auth == "platform_admin" and not principal.is_platform_admin:
+        raise Forbidden("This procedure is for platform administrators")
+    if proc.auth != "tenant":
+        return UserContext(**base, principal=principal)
+    assert proc.permission is not None  # the registry gives every tenant procedure a permission
+    tenant = services.resolve_tenant(db, principal, meta.client_id_header, proc.permission)
+    set_scope(db, TenantScope(tenant.organization_id, tenant.client_id))
+    return Context(**base, principal=principal, tenant=tenant)
+
+
+def execute(services: Services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[Envelope, int]:
     """Run a call in its own transaction; returns (envelope, http status)."""
     started = time.perf_counter()
     db = services.database.session(write=proc.kind == "mutation")
     try:
-        ctx = Context(db=db, procedure=proc.name, services=services, client_ip=meta.client_ip)
-        if proc.auth != "public":
-            ctx.principal = resolve_principal(db, services, meta.authorization)
-            if proc.auth == "platform_admin" and not ctx.principal.is_platform_admin:
-                raise RpcError("FORBIDDEN", "This procedure is for platform administrators")
-            if proc.auth == "tenant":
-                ctx.tenant = resolve_tenant(db, ctx.principal, meta.client_id_header, proc.permission)
-                set_scope(db, TenantScope(ctx.tenant.organization_id, ctx.tenant.client_id))
+        ctx = build_context(services, proc, db, meta)
         value = validate_input(proc, raw_input, UNDEFINED)
         result = proc.handler(ctx, value) if proc.input_model else proc.handler(ctx)
         data = serialize(proc, result)
@@ -100,25 +112,29 @@ def serialize(proc: Procedure, result: Any) -> Any:
     return adapter.dump_python(valid, mode="json", by_alias=True)
 
 
-def _audit(ctx: Context, proc: Procedure, value: Any) -> None:
-    tenant, principal, note = ctx.tenant, ctx.principal, ctx.audit
+def _audit(ctx: PublicContext, proc: Procedure, value: Any) -> None:
+    note = ctx.audit
+    tenant = ctx.tenant if isinstance(ctx, Context) else None
+    principal = ctx.principal if isinstance(ctx, UserContext) else None
     set_scope(ctx.db, None)
-    audit.append(
+    ctx.services.audit(
         ctx.db,
-        organization_id=tenant.organization_id if tenant else note.organization_id,
-        client_id=tenant.client_id if tenant else None,
-        actor_user_id=principal.user_id if principal else note.actor_user_id,
-        actor_kind=principal.method if principal else ("login" if note.actor_user_id else "anonymous"),
-        procedure=proc.name,
-        input_value=value,
-        target_type=note.target_type,
-        target_id=note.target_id,
-        before=note.before,
-        after=note.after,
+        AuditRecord(
+            organization_id=tenant.organization_id if tenant else note.organization_id,
+            client_id=tenant.client_id if tenant else None,
+            actor_user_id=principal.user_id if principal else note.actor_user_id,
+            actor_kind=principal.method if principal else ("login" if note.actor_user_id else "anonymous"),
+            procedure=proc.name,
+            input_value=value,
+            target_type=note.target_type,
+            target_id=note.target_id,
+            before=note.before,
+            after=note.after,
+        ),
     )
 
 
-def _failure(path: str, exc: Exception) -> tuple[dict, int]:
+def _failure(path: str, exc: Exception) -> tuple[Envelope, int]:
     if isinstance(exc, RpcError):
         err = exc
     elif isinstance(exc, DomainError):

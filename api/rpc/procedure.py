@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, TypeAdapter
 
 from api.core.permissions import PERMISSIONS
+from api.rpc.context import CONTEXT_FOR_AUTH
 
 Kind = Literal["query", "mutation"]
 AuthLevel = Literal["public", "user", "tenant", "platform_admin"]
@@ -88,6 +89,12 @@ class Registry:
                 raise ValueError(f"procedure {name} declared twice")
             hints = typing.get_type_hints(fn)
             params = list(inspect.signature(fn).parameters)
+            expected_ctx = CONTEXT_FOR_AUTH[auth]
+            if not params or hints.get(params[0]) is not expected_ctx:
+                # The context class is what makes principal/tenant non-Optional for the type checker.
+                raise TypeError(
+                    f"{name}: the first parameter must be annotated '{expected_ctx.__name__}' for auth={auth!r}"
+                )
             input_model = hints.get("input") if "input" in params else None
             if input_model is not None and not (isinstance(input_model, type) and issubclass(input_model, BaseModel)):
                 raise TypeError(f"{name}: 'input' must be annotated with a Pydantic model")

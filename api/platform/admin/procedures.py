@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from api.core.errors import NotFound, PreconditionFailed
 from api.platform.organizations.models import Client, Membership, Organization
-from api.rpc.context import Context
+from api.rpc.context import UserContext
 from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Page, PageInput, Schema, paginate
 
@@ -41,7 +41,7 @@ class SettingsOut(Output):
 
 
 @rpc.query("admin.listOrganizations", auth="platform_admin")
-def list_organizations(ctx: Context, input: PageInput) -> Page[OrganizationSummary]:
+def list_organizations(ctx: UserContext, input: PageInput) -> Page[OrganizationSummary]:
     """Every organization on the platform with client and member counts."""
     page = paginate(ctx.db, select(Organization), Organization.id, input, lambda o: o)
     ids = [o.id for o in page["items"]]
@@ -75,7 +75,7 @@ def list_organizations(ctx: Context, input: PageInput) -> Page[OrganizationSumma
 
 
 @rpc.mutation("admin.suspendOrganization", auth="platform_admin")
-def suspend_organization(ctx: Context, input: SuspendIn) -> OrganizationSummary:
+def suspend_organization(ctx: UserContext, input: SuspendIn) -> OrganizationSummary:
     """Suspend (or re-activate) an organization: its members' calls are refused while suspended."""
     org = ctx.db.get(Organization, input.organization_id)
     if org is None:
@@ -97,7 +97,7 @@ def suspend_organization(ctx: Context, input: SuspendIn) -> OrganizationSummary:
 
 
 @rpc.query("admin.settings", auth="platform_admin")
-def settings(ctx: Context) -> SettingsOut:
+def settings(ctx: UserContext) -> SettingsOut:
     """Effective runtime settings (never secrets)."""
     s = ctx.services.settings
     return SettingsOut(
@@ -116,7 +116,7 @@ class RotatedKeysOut(Output):
 
 
 @rpc.mutation("admin.rotateSigningKeys", auth="platform_admin")
-def rotate_signing_keys(ctx: Context) -> RotatedKeysOut:
+def rotate_signing_keys(ctx: UserContext) -> RotatedKeysOut:
     """Publish a new ES384 + RS384 SMART key pair; the previous keys stay published until
     smart_key_retire_after_days have passed, then are pruned."""
     from api.infra.signing.service import SigningKeysUnavailable

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from api.core.services import AuditRecord
 from api.platform.audit.digest import GENESIS, chain_hash, chained_fields, digest
 from api.platform.audit.models import AuditEvent, AuditHead
 
@@ -80,6 +81,23 @@ class ChainReport:
     valid: bool
     first_broken_seq: int | None
     problem: str | None
+
+
+def record(db: Session, entry: AuditRecord) -> None:
+    """The audit sink the RPC executor calls for every mutation (wired in `api.app.build_services`)."""
+    append(
+        db,
+        organization_id=entry.organization_id,
+        client_id=entry.client_id,
+        actor_user_id=entry.actor_user_id,
+        actor_kind=entry.actor_kind,
+        procedure=entry.procedure,
+        input_value=entry.input_value,
+        target_type=entry.target_type,
+        target_id=entry.target_id,
+        before=entry.before,
+        after=entry.after,
+    )
 
 
 def verify_rows(scope: str, rows: Iterable[AuditEvent], head_hash: str | None) -> ChainReport:

@@ -12,9 +12,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.core.errors import Forbidden, InvalidInput
+from api.core.identity import Principal, Tenant
 from api.core.permissions import explain
 from api.platform.organizations.models import Client, Membership, Organization
-from api.rpc.context import Principal, Tenant
 
 
 def resolve_tenant(db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant:

@@ -23,13 +23,13 @@ from api.platform.auth.schemas import (
     SessionOut,
 )
 from api.platform.organizations.models import Membership, Organization
-from api.rpc.context import Context
+from api.rpc.context import Context, PublicContext, UserContext
 from api.rpc.procedure import rpc
 from api.rpc.schema import Ok
 
 
 @rpc.mutation("auth.login", auth="public")
-def login(ctx: Context, input: LoginIn) -> LoginOut:
+def login(ctx: PublicContext, input: LoginIn) -> LoginOut:
     """Sign in with email and password; returns a bearer token for `Authorization: Bearer`."""
     user, session, token = service.login(ctx.db, input.email, input.password, ctx.services.settings.session_ttl_hours)
     ctx.audit.actor_user_id = user.id
@@ -38,7 +38,7 @@ def login(ctx: Context, input: LoginIn) -> LoginOut:
 
 
 @rpc.mutation("auth.logout", auth="user")
-def logout(ctx: Context) -> Ok:
+def logout(ctx: UserContext) -> Ok:
     """End the current session (API keys are revoked with auth.revokeApiKey instead)."""
     if ctx.principal.session_id is None:
         raise InvalidInput("Only a session token can be signed out; revoke API keys instead")
@@ -49,7 +49,7 @@ def logout(ctx: Context) -> Ok:
 
 
 @rpc.query("auth.session", auth="user")
-def current_session(ctx: Context) -> SessionOut:
+def current_session(ctx: UserContext) -> SessionOut:
     """Who the bearer token belongs to, how it was verified, and the caller's organizations."""
     user = ctx.db.get(User, ctx.user_id)
     rows = ctx.db.execute(
@@ -77,7 +77,7 @@ def create_api_key(ctx: Context, input: CreateApiKeyIn) -> CreatedApiKeyOut:
 
 
 @rpc.mutation("auth.revokeApiKey", auth="user")
-def revoke_api_key(ctx: Context, input: ApiKeyRef) -> ApiKeyOut:
+def revoke_api_key(ctx: UserContext, input: ApiKeyRef) -> ApiKeyOut:
     """Revoke one of your API keys; calls with it fail from now on."""
     key = ctx.db.get(ApiKey, input.id)
     if key is None or key.user_id != ctx.user_id:
@@ -90,14 +90,14 @@ def revoke_api_key(ctx: Context, input: ApiKeyRef) -> ApiKeyOut:
 
 
 @rpc.query("auth.listApiKeys", auth="user")
-def list_api_keys(ctx: Context) -> list[ApiKeyOut]:
+def list_api_keys(ctx: UserContext) -> list[ApiKeyOut]:
     """Your API keys (prefixes only, never the secrets)."""
     keys = ctx.db.scalars(select(ApiKey).where(ApiKey.user_id == ctx.user_id).order_by(ApiKey.id.desc()))
     return [ApiKeyOut.model_validate(k) for k in keys]
 
 
 @rpc.mutation("auth.acceptInvite", auth="public")
-def accept_invite(ctx: Context, input: AcceptInviteIn) -> Ok:
+def accept_invite(ctx: PublicContext, input: AcceptInviteIn) -> Ok:
     """Accept an invitation from organizations.inviteMember by choosing a password."""
     user = service.accept_invitation(ctx.db, input.token, input.password, input.display_name)
     ctx.audit.actor_user_id = user.id

@@ -10,10 +10,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.core.errors import Unauthenticated
+from api.core.identity import Principal
+from api.core.services import PrincipalResolver, Services
 from api.infra.db.base import utcnow
 from api.platform.auth.models import ApiKey, AuthSession, User
 from api.platform.auth.secrets import API_KEY_PREFIX, SESSION_PREFIX, token_digest
-from api.rpc.context import Principal
 
 _MISSING = "Sign in first: send 'Authorization: Bearer <token>' (get one from auth.login)"
 
@@ -27,7 +28,16 @@ def bearer_token(authorization: str | None) -> str | None:
     return token.strip()
 
 
-def resolve_principal(db: Session, services, authorization: str | None) -> Principal:
+def principal_resolver(services: Services) -> PrincipalResolver:
+    """The resolver the RPC executor uses, bound to the services (OIDC verifier, database)."""
+
+    def resolve(db: Session, authorization: str | None) -> Principal:
+        return resolve_principal(db, services, authorization)
+
+    return resolve
+
+
+def resolve_principal(db: Session, services: Services, authorization: str | None) -> Principal:
     token = bearer_token(authorization)
     if token is None:
         raise Unauthenticated(_MISSING)
@@ -70,7 +80,7 @@ def _from_api_key(db: Session, token: str) -> Principal:
     )
 
 
-def _from_oidc(db: Session, services, token: str) -> Principal:
+def _from_oidc(db: Session, services: Services, token: str) -> Principal:
     verifier = services.oidc_verifier
     if verifier is None:
         raise Unauthenticated("Identity tokens are not accepted here: no OIDC issuer is configured")
@@ -88,7 +98,7 @@ def _from_oidc(db: Session, services, token: str) -> Principal:
     return Principal(user_id=user.id, email=user.email, method="oidc", is_platform_admin=user.is_platform_admin)
 
 
-def _link_subject(services, user_id: int, subject_key: str) -> None:
+def _link_subject(services: Services, user_id: int, subject_key: str) -> None:
     """Remember the provider's subject for this user, committed on its own: the call
     itself may be a query whose transaction is rolled back."""
     with services.database.transaction() as db:

@@ -19,7 +19,7 @@ from api.platform.organizations.schemas import (
     OrganizationOut,
     SetRoleIn,
 )
-from api.rpc.context import Context
+from api.rpc.context import Context, UserContext
 from api.rpc.procedure import rpc
 from api.rpc.schema import Ok
 
@@ -31,7 +31,7 @@ def get(ctx: Context) -> OrganizationOut:
 
 
 @rpc.query("organizations.list", auth="user")
-def list_organizations(ctx: Context) -> list[OrganizationOut]:
+def list_organizations(ctx: UserContext) -> list[OrganizationOut]:
     """Organizations you are a member of."""
     rows = ctx.db.scalars(
         select(Organization)
@@ -43,7 +43,7 @@ def list_organizations(ctx: Context) -> list[OrganizationOut]:
 
 
 @rpc.mutation("organizations.create", auth="user")
-def create(ctx: Context, input: CreateOrganizationIn) -> CreatedOrganizationOut:
+def create(ctx: UserContext, input: CreateOrganizationIn) -> CreatedOrganizationOut:
     """Create an organization with its first client; you become its admin."""
     org, client = service.create_organization(
         ctx.db, input.name, input.slug, ctx.user_id, input.first_client_name, input.first_client_npi

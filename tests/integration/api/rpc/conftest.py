@@ -17,7 +17,7 @@ from pydantic import Field
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from api.rpc.context import Context
+from api.rpc.context import PublicContext
 from api.rpc.errors import RpcError
 from api.rpc.http import RpcEndpoint
 from api.rpc.procedure import Registry
@@ -56,42 +56,42 @@ def build_probe_registry() -> Registry:
     probe = Registry()
 
     @probe.query("probe.raise", auth="public")
-    def raise_code(ctx: Context, input: RaiseIn) -> EchoOut:
+    def raise_code(ctx: PublicContext, input: RaiseIn) -> EchoOut:
         """Fails with the requested tRPC error code."""
         raise RpcError(input.code, f"probe failure {input.code}")
 
     @probe.query("probe.raiseAsync", auth="public")
-    async def raise_code_async(ctx: Context, input: RaiseIn) -> EchoOut:
+    async def raise_code_async(ctx: PublicContext, input: RaiseIn) -> EchoOut:
         """Fails with the requested tRPC error code on the async fast path."""
         raise RpcError(input.code, f"probe failure {input.code}")
 
     @probe.query("probe.crash", auth="public")
-    def crash(ctx: Context) -> EchoOut:
+    def crash(ctx: PublicContext) -> EchoOut:
         """Fails with an unexpected exception whose message must never leave the server."""
         raise ValueError(SECRET_DETAIL)
 
     @probe.query("probe.crashAsync", auth="public")
-    async def crash_async(ctx: Context) -> EchoOut:
+    async def crash_async(ctx: PublicContext) -> EchoOut:
         """Fails unexpectedly on the async fast path."""
         raise KeyError(SECRET_DETAIL)
 
     @probe.query("probe.badOutput", auth="public")
-    def bad_output(ctx: Context) -> EchoOut:
+    def bad_output(ctx: PublicContext) -> EchoOut:
         """Returns something that breaks its own output contract."""
         return {"text": SECRET_DETAIL}  # type: ignore[return-value] - missing `count` on purpose
 
     @probe.query("probe.echo", auth="public")
-    def echo(ctx: Context, input: EchoIn) -> EchoOut:
+    def echo(ctx: PublicContext, input: EchoIn) -> EchoOut:
         """Returns its input."""
         return EchoOut(text=input.text, count=input.count)
 
     @probe.mutation("probe.small", auth="public", max_body_bytes=PROBE_BODY_LIMIT)
-    def small(ctx: Context, input: EchoIn) -> EchoOut:
+    def small(ctx: PublicContext, input: EchoIn) -> EchoOut:
         """A mutation with a body limit of its own."""
         return EchoOut(text=input.text, count=input.count)
 
     @probe.mutation("probe.upload", auth="public", accepts_files=True, max_body_bytes=4096)
-    def upload(ctx: Context, input: UploadIn) -> FileOut:
+    def upload(ctx: PublicContext, input: UploadIn) -> FileOut:
         """Takes a file."""
         return FileOut(filename=input.file.filename, size=len(input.file.data))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
+from api.rpc.context import Context, PublicContext, UserContext
 from api.rpc.procedure import Registry
 
 
@@ -20,7 +21,7 @@ def test_a_declared_procedure_carries_its_contract():
     reg = Registry()
 
     @reg.mutation("things.make")
-    def make(ctx, input: In) -> Out:
+    def make(ctx: Context, input: In) -> Out:
         """Make a thing."""
         return Out(y=input.x)
 
@@ -29,41 +30,69 @@ def test_a_declared_procedure_carries_its_contract():
     assert proc.description == "Make a thing."
 
 
-@pytest.mark.parametrize("problem", ["no_doc", "no_return", "bad_input", "async_tenant", "bad_permission", "twice"])
+MISTAKES = {
+    "no_doc": "docstring",
+    "no_return": "return type",
+    "bad_input": "Pydantic model",
+    "async_tenant": "async",
+    "bad_permission": "unknown permission",
+    "twice": "declared twice",
+}
+
+
+@pytest.mark.parametrize("problem", list(MISTAKES))
 def test_declaration_mistakes_are_refused(problem):
     reg = Registry()
-    with pytest.raises((TypeError, ValueError)):
+    with pytest.raises((TypeError, ValueError), match=MISTAKES[problem]):
         if problem == "no_doc":
 
             @reg.query("a.b")
-            def f(ctx) -> Out:
+            def f(ctx: Context) -> Out:
                 return Out(y=1)
         elif problem == "no_return":
 
             @reg.query("a.b")
-            def f(ctx):
+            def f(ctx: Context):
                 """Doc."""
         elif problem == "bad_input":
 
             @reg.query("a.b")
-            def f(ctx, input: dict) -> Out:
+            def f(ctx: Context, input: dict) -> Out:
                 """Doc."""
         elif problem == "async_tenant":
 
             @reg.query("a.b")
-            async def f(ctx) -> Out:
+            async def f(ctx: Context) -> Out:
                 """Doc."""
         elif problem == "bad_permission":
 
             @reg.query("a.b", permission="fly")
-            def f(ctx) -> Out:
+            def f(ctx: Context) -> Out:
                 """Doc."""
         else:
 
             @reg.query("a.b", auth="public")
-            def f(ctx) -> Out:
+            def f(ctx: PublicContext) -> Out:
                 """Doc."""
 
             @reg.query("a.b", auth="public")
-            def g(ctx) -> Out:
+            def g(ctx: PublicContext) -> Out:
                 """Doc."""
+
+
+@pytest.mark.parametrize(
+    ("auth", "wrong", "right"),
+    [("tenant", UserContext, Context), ("user", Context, UserContext), ("public", Context, PublicContext)],
+)
+def test_the_context_annotation_must_match_the_auth_level(auth, wrong, right):
+    def handler(ctx) -> Out:  # annotations set below: the classes are parameters of this test
+        """Doc."""
+        return Out(y=1)
+
+    reg = Registry()
+    handler.__annotations__ = {"ctx": wrong, "return": Out}
+    with pytest.raises(TypeError, match=f"annotated '{right.__name__}'"):
+        reg.query("a.wrong", auth=auth)(handler)
+    handler.__annotations__ = {"ctx": right, "return": Out}
+    reg.query("a.right", auth=auth)(handler)
+    assert reg.procedures["a.right"].auth == auth

@@ -1,0 +1,91 @@
+"""The typed container of long-lived collaborators shared by every request.
+
+Built once by the composition root (`api.app.build_services`). The RPC layer
+receives what it needs from here — the principal resolver, the tenant resolver
+and the audit sink — instead of importing the platform packages that implement
+them, so `api.rpc` depends on no domain package and the import graph has no
+cycle (see tests/unit/test_architecture.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sqlalchemy.orm import Session
+
+from api.core.identity import Principal, Tenant
+from api.core.settings import Settings
+
+if TYPE_CHECKING:  # types only: infrastructure and platform packages import core, not the reverse
+    from api.infra.db.session import Database
+    from api.infra.jobs.worker import Worker
+    from api.infra.marts.reader import MartReader
+    from api.infra.signing.service import SigningKeys
+    from api.platform.auth.oidc import OidcVerifier
+
+
+class PrincipalResolver(Protocol):
+    """Turns the `Authorization` header into a Principal or raises `Unauthenticated`."""
+
+    def __call__(self, db: Session, authorization: str | None) -> Principal: ...
+
+
+class TenantResolver(Protocol):
+    """Chooses the tenant of a call and checks the permission, or raises `Forbidden`/`InvalidInput`."""
+
+    def __call__(self, db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant: ...
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """What one mutation tells the audit log (inputs are digested, never stored in clear)."""
+
+    organization_id: int | None
+    client_id: int | None
+    actor_user_id: int | None
+    actor_kind: str
+    procedure: str
+    input_value: Any
+    target_type: str | None
+    target_id: str | None
+    before: Any
+    after: Any
+
+
+class AuditSink(Protocol):
+    """Appends an audit record inside the caller's transaction."""
+
+    def __call__(self, db: Session, record: AuditRecord) -> None: ...
+
+
+def _unconfigured_principal(db: Session, authorization: str | None) -> Principal:
+    raise RuntimeError("no principal resolver configured")
+
+
+def _unconfigured_tenant(db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant:
+    raise RuntimeError("no tenant resolver configured")
+
+
+def _unconfigured_audit(db: Session, record: AuditRecord) -> None:
+    raise RuntimeError("no audit sink configured")
+
+
+@dataclass
+class Services:
+    """Long-lived collaborators shared by every request."""
+
+    settings: Settings
+    database: Database
+    oidc_verifier: OidcVerifier | None = None
+    signing_keys: SigningKeys | None = None
+    job_worker: Worker | None = None  # None when settings.job_worker_enabled is false
+    marts: MartReader | None = None
+    resolve_principal: PrincipalResolver = field(default=_unconfigured_principal)
+    resolve_tenant: TenantResolver = field(default=_unconfigured_tenant)
+    audit: AuditSink = field(default=_unconfigured_audit)
+
+    def close(self) -> None:
+        if self.job_worker is not None:
+            self.job_worker.stop()
+        self.database.dispose()
