@@ -19,9 +19,9 @@ from api.infra.jobs.worker import Worker
 from api.infra.marts.reader import MartReader
 from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
 from api.platform.audit import service as audit_service
-from api.platform.auth.membership import resolve_tenant
 from api.platform.auth.oidc import OidcVerifier
 from api.platform.auth.resolve import principal_resolver
+from api.platform.organizations.membership import memberships_of, resolve_tenant
 from api.rpc.http import RpcEndpoint
 from api.rpc.procedure import Registry, rpc
 
@@ -49,6 +49,7 @@ def build_services(settings: Settings | None = None) -> Services:
         job_worker=worker,
         marts=MartReader(settings.warehouse_dir),
         resolve_tenant=resolve_tenant,
+        memberships_of=memberships_of,
         audit=audit_service.record,
     )
     # Bound after construction: resolving OIDC identities needs the services themselves.

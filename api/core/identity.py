@@ -35,3 +35,12 @@ class Tenant:
     @property
     def permissions(self) -> frozenset[str]:
         return permissions_for(self.role)
+
+
+@dataclass(frozen=True)
+class MembershipInfo:
+    """One organization a user belongs to, with their role there."""
+
+    organization_id: int
+    organization_name: str
+    role: str

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.orm import Session
 
-from api.core.identity import Principal, Tenant
+from api.core.identity import MembershipInfo, Principal, Tenant
 from api.core.settings import Settings
 
 if TYPE_CHECKING:  # types only: infrastructure and platform packages import core, not the reverse
@@ -35,6 +35,12 @@ class TenantResolver(Protocol):
     """Chooses the tenant of a call and checks the permission, or raises `Forbidden`/`InvalidInput`."""
 
     def __call__(self, db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant: ...
+
+
+class MembershipDirectory(Protocol):
+    """The organizations a user belongs to (the identity layer asks; organizations answers)."""
+
+    def __call__(self, db: Session, user_id: int) -> list[MembershipInfo]: ...
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,10 @@ def _unconfigured_tenant(db: Session, principal: Principal, client_header: str |
     raise RuntimeError("no tenant resolver configured")
 
 
+def _unconfigured_memberships(db: Session, user_id: int) -> list[MembershipInfo]:
+    raise RuntimeError("no membership directory configured")
+
+
 def _unconfigured_audit(db: Session, record: AuditRecord) -> None:
     raise RuntimeError("no audit sink configured")
 
@@ -83,6 +93,7 @@ class Services:
     marts: MartReader | None = None
     resolve_principal: PrincipalResolver = field(default=_unconfigured_principal)
     resolve_tenant: TenantResolver = field(default=_unconfigured_tenant)
+    memberships_of: MembershipDirectory = field(default=_unconfigured_memberships)
     audit: AuditSink = field(default=_unconfigured_audit)
 
     def close(self) -> None:

@@ -22,7 +22,6 @@ from api.platform.auth.schemas import (
     MembershipOut,
     SessionOut,
 )
-from api.platform.organizations.models import Membership, Organization
 from api.rpc.context import Context, PublicContext, UserContext
 from api.rpc.procedure import rpc
 from api.rpc.schema import Ok
@@ -52,19 +51,17 @@ def logout(ctx: UserContext) -> Ok:
 def current_session(ctx: UserContext) -> SessionOut:
     """Who the bearer token belongs to, how it was verified, and the caller's organizations."""
     user = ctx.db.get(User, ctx.user_id)
-    rows = ctx.db.execute(
-        select(Membership.organization_id, Organization.name, Membership.role)
-        .join(Organization, Organization.id == Membership.organization_id)
-        .where(Membership.user_id == user.id)
-        .order_by(Organization.name)
-    )
+    memberships = ctx.services.memberships_of(ctx.db, user.id)
     return SessionOut(
         user_id=user.id,
         email=user.email,
         display_name=user.display_name,
         method=ctx.principal.method,
         is_platform_admin=ctx.principal.is_platform_admin,
-        memberships=[MembershipOut(organization_id=o, organization_name=n, role=r) for o, n, r in rows],
+        memberships=[
+            MembershipOut(organization_id=m.organization_id, organization_name=m.organization_name, role=m.role)
+            for m in memberships
+        ],
     )
 
 

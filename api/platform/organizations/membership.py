@@ -12,9 +12,20 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.core.errors import Forbidden, InvalidInput
-from api.core.identity import Principal, Tenant
+from api.core.identity import MembershipInfo, Principal, Tenant
 from api.core.permissions import explain
 from api.platform.organizations.models import Client, Membership, Organization
+
+
+def memberships_of(db: Session, user_id: int) -> list[MembershipInfo]:
+    """The organizations `user_id` belongs to, by name (served to `auth.session` through the services)."""
+    rows = db.execute(
+        select(Membership.organization_id, Organization.name, Membership.role)
+        .join(Organization, Organization.id == Membership.organization_id)
+        .where(Membership.user_id == user_id)
+        .order_by(Organization.name)
+    )
+    return [MembershipInfo(organization_id=o, organization_name=n, role=r) for o, n, r in rows]
 
 
 def resolve_tenant(db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant:
