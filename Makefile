@@ -13,7 +13,7 @@ export DATA_DIR PORT
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DAGSTER_DISABLE_TELEMETRY := true
 
-.PHONY: up test install install-node migrate bootstrap serve bench clean
+.PHONY: up test test-unit check fmt install install-node migrate bootstrap serve bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,22 @@ up: install
 ## test: set up and run the whole suite (SQLite and PostgreSQL)
 test: install install-node
 	$(PY) -m pytest -q
+
+## test-unit: the fast inner loop (pure logic, no database server, no running processes)
+test-unit: install
+	$(PY) -m pytest -q tests/unit
+
+## check: the quality gate run before every commit and in CI: lint, format, types, SQL
+check: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/sqlfluff lint dbt_project/models
+
+## fmt: apply the formatter and the linter's safe fixes
+fmt: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
 
 bench: install
 	$(PY) bench/rpc_overhead.py

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from hypothesis import HealthCheck, settings
 from fastapi.testclient import TestClient
 
 from api.app import build_services, create_app
@@ -24,6 +25,14 @@ from api.infra.db import migrate
 from api.platform.auth import service as auth_service
 from api.platform.auth.secrets import hash_password
 from tests.support.rpc_client import Rpc
+
+# Hypothesis: no wall-clock deadlines anywhere (a loaded CI machine must not fail a correct test);
+# CI derandomises so a red run is reproducible from its log, and prints the failing example's blob.
+settings.register_profile("dev", deadline=None)
+settings.register_profile(
+    "ci", deadline=None, derandomize=True, print_blob=True, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 PG_ADMIN_URL = os.environ.get("PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REPO = Path(__file__).resolve().parents[1]

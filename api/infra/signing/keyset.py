@@ -47,7 +47,7 @@ def validate(document: Any) -> list[dict[str, Any]]:
     """Check a parsed key set file and return its entries; raise KeySetError naming the bad entry."""
     if not isinstance(document, dict) or not isinstance(document.get("keys"), list):
         raise KeySetError('the key set must be a JSON object {"keys": [...]}')
-    entries = document["keys"]
+    entries: list[dict[str, Any]] = document["keys"]
     if not entries:
         raise KeySetError("the key set holds no keys")
     seen: set[str] = set()
@@ -55,35 +55,54 @@ def validate(document: Any) -> list[dict[str, Any]]:
         where = f"keys[{i}]"
         if not isinstance(entry, dict):
             raise KeySetError(f"{where} is not an object")
-        alg = entry.get("alg")
-        if alg not in ALGORITHMS:
-            raise KeySetError(f"{where}: alg must be ES384 or RS384")
-        kty, crv = ALGORITHMS[alg]
-        if entry.get("kty") != kty or (crv and entry.get("crv") != crv):
-            raise KeySetError(f"{where}: {alg} needs kty {kty}" + (f" on curve {crv}" if crv else ""))
-        if entry.get("use") != "sig":
-            raise KeySetError(f"{where}: use must be 'sig'")
-        kid = entry.get("kid")
-        if not isinstance(kid, str) or not kid:
-            raise KeySetError(f"{where}: kid is missing")
-        if kid in seen:
-            raise KeySetError(f"{where}: kid {kid} appears twice")
+        alg = _check_algorithm(entry, where)
+        kid = _check_kid(entry, where, seen)
         seen.add(kid)
         if "d" not in entry:
             raise KeySetError(f"{where}: the private key is missing (a signing key set holds private keys)")
-        for field in ("created_at", "retire_at"):
-            if entry.get(field) is not None:
-                try:
-                    parse_time(entry[field])
-                except (TypeError, ValueError):
-                    raise KeySetError(f"{where}: {field} is not an ISO 8601 time") from None
-        if entry.get("created_at") is None:
-            raise KeySetError(f"{where}: created_at is missing")
-        try:
-            JWKRegistry.import_key(_jwk_only(entry))
-        except Exception as exc:  # noqa: BLE001 - any import failure means a broken key
-            raise KeySetError(f"{where}: not a valid {alg} key ({type(exc).__name__})") from None
+        _check_times(entry, where)
+        _check_importable(entry, where, alg)
     return entries
+
+
+def _check_algorithm(entry: dict[str, Any], where: str) -> str:
+    """The entry's alg, with its key type, curve and use consistent with it."""
+    alg = entry.get("alg")
+    if alg not in ALGORITHMS:
+        raise KeySetError(f"{where}: alg must be ES384 or RS384")
+    kty, crv = ALGORITHMS[alg]
+    if entry.get("kty") != kty or (crv and entry.get("crv") != crv):
+        raise KeySetError(f"{where}: {alg} needs kty {kty}" + (f" on curve {crv}" if crv else ""))
+    if entry.get("use") != "sig":
+        raise KeySetError(f"{where}: use must be 'sig'")
+    return str(alg)
+
+
+def _check_kid(entry: dict[str, Any], where: str, seen: set[str]) -> str:
+    kid = entry.get("kid")
+    if not isinstance(kid, str) or not kid:
+        raise KeySetError(f"{where}: kid is missing")
+    if kid in seen:
+        raise KeySetError(f"{where}: kid {kid} appears twice")
+    return kid
+
+
+def _check_times(entry: dict[str, Any], where: str) -> None:
+    for field in ("created_at", "retire_at"):
+        if entry.get(field) is not None:
+            try:
+                parse_time(entry[field])
+            except (TypeError, ValueError):
+                raise KeySetError(f"{where}: {field} is not an ISO 8601 time") from None
+    if entry.get("created_at") is None:
+        raise KeySetError(f"{where}: created_at is missing")
+
+
+def _check_importable(entry: dict[str, Any], where: str, alg: str) -> None:
+    try:
+        JWKRegistry.import_key(_jwk_only(entry))
+    except Exception as exc:  # noqa: BLE001 - any import failure means a broken key
+        raise KeySetError(f"{where}: not a valid {alg} key ({type(exc).__name__})") from None
 
 
 def is_published(entry: dict[str, Any], now: datetime) -> bool:
