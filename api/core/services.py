@@ -28,19 +28,19 @@ if TYPE_CHECKING:  # types only: infrastructure and platform packages import cor
 class PrincipalResolver(Protocol):
     """Turns the `Authorization` header into a Principal or raises `Unauthenticated`."""
 
-    def __call__(self, db: Session, authorization: str | None) -> Principal: ...
+    def __call__(self, db: Session, authorization: str | None, /) -> Principal: ...
 
 
 class TenantResolver(Protocol):
     """Chooses the tenant of a call and checks the permission, or raises `Forbidden`/`InvalidInput`."""
 
-    def __call__(self, db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant: ...
+    def __call__(self, db: Session, principal: Principal, client_header: str | None, permission: str, /) -> Tenant: ...
 
 
 class MembershipDirectory(Protocol):
     """The organizations a user belongs to (the identity layer asks; organizations answers)."""
 
-    def __call__(self, db: Session, user_id: int) -> list[MembershipInfo]: ...
+    def __call__(self, db: Session, user_id: int, /) -> list[MembershipInfo]: ...
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class AuditRecord:
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 
-    def __call__(self, db: Session, record: AuditRecord) -> None: ...
+    def __call__(self, db: Session, entry: AuditRecord, /) -> None: ...
 
 
 def _unconfigured_principal(db: Session, authorization: str | None) -> Principal:
@@ -77,7 +77,7 @@ def _unconfigured_memberships(db: Session, user_id: int) -> list[MembershipInfo]
     raise RuntimeError("no membership directory configured")
 
 
-def _unconfigured_audit(db: Session, record: AuditRecord) -> None:
+def _unconfigured_audit(db: Session, entry: AuditRecord, /) -> None:
     raise RuntimeError("no audit sink configured")
 
 
