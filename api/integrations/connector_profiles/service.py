@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from api.integrations.connector_profiles.models import ConnectorProfileRecord
 from api.core.errors import Conflict, InvalidInput, NotFound
+from api.integrations.connector_profiles.models import ConnectorProfileRecord
 from pipelines.ingest.tabular import (
     ConnectorProfile,
     ProfileError,
