@@ -9,7 +9,10 @@ quote data).
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import Any
+
+from sqlalchemy.orm import Session
 
 from api.infra.db.base import utcnow
 from api.infra.jobs.handlers import JobContext, register_handler
@@ -20,13 +23,27 @@ from api.integrations.operations.service import JOB_KIND
 log = logging.getLogger("api.integrations.operations")
 
 
+def _get_run(db: Session, run_id: int) -> PipelineRun:
+    run = db.get(PipelineRun, run_id)
+    if run is None:
+        raise PermanentJobError(f"pipeline run {run_id} no longer exists")
+    return run
+
+
 def _update(ctx: JobContext, run_id: int, **values: Any) -> None:
     with ctx.database.transaction() as db:
-        run = db.get(PipelineRun, run_id)
-        if run is None:
-            raise PermanentJobError(f"pipeline run {run_id} no longer exists")
+        run = _get_run(db, run_id)
         for key, value in values.items():
             setattr(run, key, value)
+
+
+def _mark_running(ctx: JobContext, run_id: int, started: datetime) -> list[str] | None:
+    """Record that the run started; returns the asset selection it asked for (None: everything)."""
+    with ctx.database.transaction() as db:
+        run = _get_run(db, run_id)
+        run.status = "running"
+        run.started_at = started
+        return run.selection
 
 
 @register_handler(JOB_KIND)
@@ -37,12 +54,10 @@ def run_pipeline_job(ctx: JobContext) -> dict[str, Any]:
     run_id = int(ctx.payload["pipeline_run_id"])
     data_dir = ctx.payload["data_dir"]
     started = utcnow()
-    _update(ctx, run_id, status="running", started_at=started)
-    with ctx.database.transaction() as db:
-        selection = db.get(PipelineRun, run_id).selection
+    selection = _mark_running(ctx, run_id, started)
     try:
         summary = run_pipeline(data_dir, ctx.database.url, selection=selection or None)
-    except Exception as exc:  # noqa: BLE001 - recorded on the run, then the job is dead
+    except Exception as exc:  # whatever failed is recorded on the run, then the job is dead
         finished = utcnow()
         _update(
             ctx,

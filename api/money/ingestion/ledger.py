@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import Select, func, insert, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import not_found
@@ -16,7 +16,8 @@ from api.money.ingestion.models import FinancialEntry, ReconciliationException, 
 from api.money.ingestion.schemas import ListEntriesIn
 
 
-def entries_query(filters: ListEntriesIn):
+def entries_query(filters: ListEntriesIn) -> Select[FinancialEntry]:
+    """Financial entries matching the filters (the tenant filter adds the client); unordered, for paging."""
     stmt = select(FinancialEntry)
     if filters.entry_type:
         stmt = stmt.where(FinancialEntry.entry_type == filters.entry_type)

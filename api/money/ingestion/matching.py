@@ -53,7 +53,7 @@ class ReconciliationResult:
     findings: list[Finding] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        out = {t: 0 for t in EXCEPTION_TYPES}
+        out = dict.fromkeys(EXCEPTION_TYPES, 0)
         for f in self.findings:
             out[f.exception_type] += 1
         return out
@@ -93,6 +93,23 @@ class _Remit:
 
 def reconcile(entries: Iterable[LedgerEntry]) -> ReconciliationResult:
     """Match every remitted claim key to a billed one and report what does not reconcile."""
+    claims, remits = _claims_and_remittances(entries)
+    pairs, unmatched = _match_by_claim_number(remits.values(), claims)
+    matched_keys = {claim.key for _, claim in pairs}
+    fallback_pairs, unmatched = _match_by_amount_and_date(unmatched, claims, matched_keys)
+    pairs += fallback_pairs
+    matched_keys |= {claim.key for _, claim in fallback_pairs}
+
+    findings = [_unmatched_remittance(remit) for remit in unmatched]
+    findings += [_unmatched_claim(claim) for claim in claims.values() if claim.key not in matched_keys]
+    for remit, claim in pairs:
+        findings += _pair_findings(remit, claim)
+    findings.sort(key=lambda f: (EXCEPTION_TYPES.index(f.exception_type), f.claim_key or ""))
+    return ReconciliationResult(len(claims), len(remits), len(pairs), findings)
+
+
+def _claims_and_remittances(entries: Iterable[LedgerEntry]) -> tuple[dict[str, _Claim], dict[str, _Remit]]:
+    """Billed claims and remitted claims by claim key, built in entry order (ids ascending)."""
     claims: dict[str, _Claim] = {}
     remits: dict[str, _Remit] = {}
     for e in sorted(entries, key=lambda e: e.id):
@@ -100,96 +117,109 @@ def reconcile(entries: Iterable[LedgerEntry]) -> ReconciliationResult:
             continue
         if e.component == "charge":
             # The latest charge for a key is the claim as billed now (a resubmission replaces it).
-            claims[e.claim_key] = _Claim(
-                e.claim_key,
-                e.amount,
-                e.service_date,
-                e.payer,
-                [*claims[e.claim_key].entry_ids, e.id] if e.claim_key in claims else [e.id],
-            )
+            earlier = claims[e.claim_key].entry_ids if e.claim_key in claims else []
+            claims[e.claim_key] = _Claim(e.claim_key, e.amount, e.service_date, e.payer, [*earlier, e.id])
         elif e.component in ("paid", "cas"):
             # A denied claim that paid nothing has only CAS entries; it is still a remittance.
             remits.setdefault(e.claim_key, _Remit(e.claim_key, [])).entries.append(e)
+    return claims, remits
 
-    findings: list[Finding] = []
-    matched_claims: set[str] = set()
-    unmatched: list[_Remit] = []
+
+def _match_by_claim_number(
+    remits: Iterable[_Remit], claims: dict[str, _Claim]
+) -> tuple[list[tuple[_Remit, _Claim]], list[_Remit]]:
+    """Pair each remittance with the claim of its claim key, else of one of its payer claim numbers;
+    returns (pairs, remittances left unmatched)."""
     pairs: list[tuple[_Remit, _Claim]] = []
-    for remit in remits.values():
+    unmatched: list[_Remit] = []
+    for remit in remits:
         claim = claims.get(remit.key) or next((claims[n] for n in remit.payer_claim_numbers if n in claims), None)
         if claim is None:
             unmatched.append(remit)
         else:
             pairs.append((remit, claim))
-            matched_claims.add(claim.key)
+    return pairs, unmatched
 
-    # Fallback: a unique open claim with the same billed amount and service date.
-    open_claims = defaultdict(list)
+
+def _match_by_amount_and_date(
+    remits: list[_Remit], claims: dict[str, _Claim], matched_keys: set[str]
+) -> tuple[list[tuple[_Remit, _Claim]], list[_Remit]]:
+    """Fallback: pair a remittance with the only open claim of the same billed amount and service
+    date (each open claim pairs once); returns (pairs, remittances still unmatched)."""
+    open_claims: dict[tuple[Decimal, date | None], list[_Claim]] = defaultdict(list)
     for claim in claims.values():
-        if claim.key not in matched_claims:
+        if claim.key not in matched_keys:
             open_claims[(claim.billed, claim.service_date)].append(claim)
-    for remit in unmatched:
+    pairs: list[tuple[_Remit, _Claim]] = []
+    unmatched: list[_Remit] = []
+    for remit in remits:
         candidates = open_claims.get((remit.billed, remit.service_date), []) if remit.billed is not None else []
         if len(candidates) == 1 and remit.service_date is not None:
-            claim = candidates.pop()
-            pairs.append((remit, claim))
-            matched_claims.add(claim.key)
-            continue
-        paid = sum((e.amount for e in remit.entries if e.component == "paid"), Decimal("0.00"))
-        findings.append(
-            Finding(
-                "unmatched_remittance",
-                remit.key,
-                remit.payer,
-                None,
-                paid,
-                "Remittance for a claim key with no billed claim (837 or claims export)",
-                tuple(e.id for e in remit.entries),
-            )
-        )
+            pairs.append((remit, candidates.pop()))
+        else:
+            unmatched.append(remit)
+    return pairs, unmatched
 
-    for claim in claims.values():
-        if claim.key not in matched_claims:
-            findings.append(
-                Finding(
-                    "unmatched_claim",
-                    claim.key,
-                    claim.payer,
-                    claim.billed,
-                    None,
-                    "Billed claim with no remittance",
-                    tuple(claim.entry_ids),
-                )
-            )
 
-    for remit, claim in pairs:
-        billed = remit.billed
-        if billed is not None and billed != claim.billed:
-            findings.append(
-                Finding(
-                    "amount_mismatch",
-                    claim.key,
-                    remit.payer or claim.payer,
-                    claim.billed,
-                    billed,
-                    "The remittance's billed charge (CLP03) differs from the claim's total charge",
-                    tuple(e.id for e in remit.entries) + tuple(claim.entry_ids),
-                )
-            )
-        payments = [e for e in remit.entries if e.component == "paid" and e.entry_type == "payment" and e.amount > 0]
-        reversals = [e for e in remit.entries if e.component == "paid" and e.entry_type == "reversal" and e.amount < 0]
-        if len(payments) - len(reversals) > 1:
-            net = sum((e.amount for e in remit.entries if e.component == "paid"), Decimal("0.00"))
-            findings.append(
-                Finding(
-                    "duplicate_payment",
-                    claim.key,
-                    remit.payer,
-                    max(p.amount for p in payments),
-                    net,
-                    f"{len(payments)} payments and {len(reversals)} reversals for one claim",
-                    tuple(e.id for e in payments),
-                )
-            )
-    findings.sort(key=lambda f: (EXCEPTION_TYPES.index(f.exception_type), f.claim_key or ""))
-    return ReconciliationResult(len(claims), len(remits), len(pairs), findings)
+def _unmatched_remittance(remit: _Remit) -> Finding:
+    paid = sum((e.amount for e in remit.entries if e.component == "paid"), Decimal("0.00"))
+    return Finding(
+        "unmatched_remittance",
+        remit.key,
+        remit.payer,
+        None,
+        paid,
+        "Remittance for a claim key with no billed claim (837 or claims export)",
+        tuple(e.id for e in remit.entries),
+    )
+
+
+def _unmatched_claim(claim: _Claim) -> Finding:
+    return Finding(
+        "unmatched_claim",
+        claim.key,
+        claim.payer,
+        claim.billed,
+        None,
+        "Billed claim with no remittance",
+        tuple(claim.entry_ids),
+    )
+
+
+def _pair_findings(remit: _Remit, claim: _Claim) -> list[Finding]:
+    """What does not reconcile between a remittance and the claim it matched."""
+    found = (_amount_mismatch(remit, claim), _duplicate_payment(remit, claim))
+    return [f for f in found if f is not None]
+
+
+def _amount_mismatch(remit: _Remit, claim: _Claim) -> Finding | None:
+    billed = remit.billed
+    if billed is None or billed == claim.billed:
+        return None
+    return Finding(
+        "amount_mismatch",
+        claim.key,
+        remit.payer or claim.payer,
+        claim.billed,
+        billed,
+        "The remittance's billed charge (CLP03) differs from the claim's total charge",
+        tuple(e.id for e in remit.entries) + tuple(claim.entry_ids),
+    )
+
+
+def _duplicate_payment(remit: _Remit, claim: _Claim) -> Finding | None:
+    """More positive payments than reversals cancel: the payer paid the claim more than once."""
+    paid = [e for e in remit.entries if e.component == "paid"]
+    payments = [e for e in paid if e.entry_type == "payment" and e.amount > 0]
+    reversals = [e for e in paid if e.entry_type == "reversal" and e.amount < 0]
+    if len(payments) - len(reversals) <= 1:
+        return None
+    return Finding(
+        "duplicate_payment",
+        claim.key,
+        remit.payer,
+        max(p.amount for p in payments),
+        sum((e.amount for e in paid), Decimal("0.00")),
+        f"{len(payments)} payments and {len(reversals)} reversals for one claim",
+        tuple(e.id for e in payments),
+    )

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from pipelines.ingest.classify import Classification, UnknownGroupCodeError, classify_adjustment
 
@@ -98,178 +98,239 @@ def _memoised(classifier: Classifier) -> Classifier:
 def plan_entries(rows: Iterable[RowView], classifier: Classifier = classify_adjustment) -> list[EntryPlan]:
     """Entry plans for rows that are already filtered to included, valid (or repaired) ones."""
     rows = list(rows)
-    classifier = _memoised(classifier)
+    classify = _memoised(classifier)
     claims = {r.row_number: r for r in rows if r.entity == "remittance_claim"}
     plans: list[EntryPlan] = []
     for row in rows:
-        d = row.data
-        if row.entity == "remittance_claim":
-            status = d.get("claim_status_code")
-            paid = _money(d.get("paid_amount")) or Decimal("0.00")
-            if status == DENIED_STATUS and paid == 0:
-                continue
-            plans.append(
-                EntryPlan(
-                    row.row_id,
-                    "reversal" if status == REVERSAL_STATUS else "payment",
-                    "paid",
-                    paid,
-                    claim_key=d.get("patient_control_number"),
-                    payer_claim_number=d.get("payer_claim_control_number"),
-                    claim_status_code=status,
-                    billed_amount=_money(d.get("total_charge")),
-                    payer=d.get("payer_name"),
-                    rarcs=list(d.get("remark_codes") or []),
-                    service_date=_date(d.get("statement_from")),
-                    payment_date=_date(d.get("payment_date")),
-                    reference=d.get("trace_number"),
-                )
-            )
-        elif row.entity == "adjustment":
-            if row.parent_row_number not in claims:
-                continue  # the claim was excluded: its adjustments go with it
-            status = d.get("claim_status_code")
-            group = d.get("group_code")
-            result = _classify(classifier, group, d.get("carc"), d.get("rarcs") or [])
-            if status == REVERSAL_STATUS:
-                entry_type = "reversal"
-            elif group == "PR":
-                entry_type = "patient_responsibility"
-            elif status == DENIED_STATUS or (result is not None and result.is_denial):
-                entry_type = "denial"
-            else:
-                entry_type = "adjustment"
-            plans.append(
-                EntryPlan(
-                    row.row_id,
-                    entry_type,
-                    "cas",
-                    _money(d.get("amount")) or Decimal("0.00"),
-                    claim_key=d.get("patient_control_number"),
-                    payer_claim_number=d.get("payer_claim_control_number"),
-                    claim_status_code=status,
-                    billed_amount=_money(claims[row.parent_row_number].data.get("total_charge")),
-                    payer=d.get("payer_name"),
-                    group_code=group,
-                    carc=d.get("carc"),
-                    rarcs=list(d.get("rarcs") or []),
-                    denial_category=result.category if result else None,
-                    is_denial=bool(result and result.is_denial and status != REVERSAL_STATUS),
-                    service_date=_date(d.get("service_date")),
-                    payment_date=_date(d.get("payment_date")),
-                    reference=d.get("trace_number"),
-                )
-            )
-        elif row.entity == "provider_adjustment":
-            plans.append(
-                EntryPlan(
-                    row.row_id,
-                    "provider_adjustment",
-                    "plb",
-                    _money(d.get("amount")) or Decimal("0.00"),
-                    payer=d.get("payer_name"),
-                    carc=d.get("reason_code"),
-                    payment_date=_date(d.get("payment_date")),
-                    reference=d.get("reference_id") or d.get("trace_number"),
-                )
-            )
-        elif row.entity == "claim":
-            plans.append(
-                EntryPlan(
-                    row.row_id,
-                    "charge",
-                    "charge",
-                    _money(d.get("total_charge")) or Decimal("0.00"),
-                    claim_key=d.get("patient_control_number"),
-                    billed_amount=_money(d.get("total_charge")),
-                    payer=d.get("payer_name"),
-                    service_date=_date(d.get("statement_from")),
-                )
-            )
-        elif row.entity.startswith("csv_"):
-            plans.extend(_tabular_plans(row, classifier))
+        plans.extend(_row_plans(row, claims, classify))
     return plans
 
 
-def _tabular_plans(row: RowView, classifier: Classifier) -> list[EntryPlan]:
+def _row_plans(row: RowView, claims: dict[int, RowView], classifier: Classifier) -> list[EntryPlan]:
+    """What one row posts, by its entity; rows that carry no money (service and claim lines) post nothing."""
+    if row.entity == "remittance_claim":
+        return _remittance_claim_plans(row)
+    if row.entity == "adjustment":
+        claim = claims.get(row.parent_row_number) if row.parent_row_number is not None else None
+        # The claim was excluded: its adjustments go with it.
+        return [] if claim is None else [_adjustment_plan(row, claim, classifier)]
+    if row.entity == "provider_adjustment":
+        return [_provider_adjustment_plan(row)]
+    if row.entity == "claim":
+        return [_claim_charge_plan(row)]
+    if row.entity.startswith("csv_"):
+        return _tabular_plans(row, classifier)
+    return []
+
+
+def _amount(value: Any) -> Decimal:
+    """A money field of the row; a missing amount posts as zero."""
+    return _money(value) or Decimal("0.00")
+
+
+def _adjustment_entry_type(claim_status: str | None, group: str | None, result: Classification | None) -> str:
+    """How an adjustment posts: a reversal's amounts reverse, group PR is the patient's share, a denied
+    claim's or denial CARC's amount is a denial, and anything else a contractual adjustment."""
+    if claim_status == REVERSAL_STATUS:
+        return "reversal"
+    if group == "PR":
+        return "patient_responsibility"
+    if claim_status == DENIED_STATUS or (result is not None and result.is_denial):
+        return "denial"
+    return "adjustment"
+
+
+def _remittance_claim_plans(row: RowView) -> list[EntryPlan]:
+    """The CLP payment (a reversal when CLP02=22); a denied claim that paid nothing posts no payment."""
     d = row.data
-    key = d.get("patient_account_number") or d.get("claim_id")
-    common = dict(
-        claim_key=key,
+    status = d.get("claim_status_code")
+    paid = _amount(d.get("paid_amount"))
+    if status == DENIED_STATUS and paid == 0:
+        return []
+    return [
+        EntryPlan(
+            row.row_id,
+            "reversal" if status == REVERSAL_STATUS else "payment",
+            "paid",
+            paid,
+            claim_key=d.get("patient_control_number"),
+            payer_claim_number=d.get("payer_claim_control_number"),
+            claim_status_code=status,
+            billed_amount=_money(d.get("total_charge")),
+            payer=d.get("payer_name"),
+            rarcs=list(d.get("remark_codes") or []),
+            service_date=_date(d.get("statement_from")),
+            payment_date=_date(d.get("payment_date")),
+            reference=d.get("trace_number"),
+        )
+    ]
+
+
+def _adjustment_plan(row: RowView, claim: RowView, classifier: Classifier) -> EntryPlan:
+    """One CAS amount of a remitted claim, classified by group, CARC and RARCs."""
+    d = row.data
+    status = d.get("claim_status_code")
+    group = d.get("group_code")
+    result = _classify(classifier, group, d.get("carc"), d.get("rarcs") or [])
+    return EntryPlan(
+        row.row_id,
+        _adjustment_entry_type(status, group, result),
+        "cas",
+        _amount(d.get("amount")),
+        claim_key=d.get("patient_control_number"),
+        payer_claim_number=d.get("payer_claim_control_number"),
+        claim_status_code=status,
+        billed_amount=_money(claim.data.get("total_charge")),
+        payer=d.get("payer_name"),
+        group_code=group,
+        carc=d.get("carc"),
+        rarcs=list(d.get("rarcs") or []),
+        denial_category=result.category if result else None,
+        is_denial=bool(result and result.is_denial and status != REVERSAL_STATUS),
+        service_date=_date(d.get("service_date")),
+        payment_date=_date(d.get("payment_date")),
+        reference=d.get("trace_number"),
+    )
+
+
+def _provider_adjustment_plan(row: RowView) -> EntryPlan:
+    """A PLB amount: provider-level money not tied to one claim."""
+    d = row.data
+    return EntryPlan(
+        row.row_id,
+        "provider_adjustment",
+        "plb",
+        _amount(d.get("amount")),
+        payer=d.get("payer_name"),
+        carc=d.get("reason_code"),
+        payment_date=_date(d.get("payment_date")),
+        reference=d.get("reference_id") or d.get("trace_number"),
+    )
+
+
+def _claim_charge_plan(row: RowView) -> EntryPlan:
+    """An 837 claim's total charge."""
+    d = row.data
+    return EntryPlan(
+        row.row_id,
+        "charge",
+        "charge",
+        _amount(d.get("total_charge")),
+        claim_key=d.get("patient_control_number"),
+        billed_amount=_money(d.get("total_charge")),
+        payer=d.get("payer_name"),
+        service_date=_date(d.get("statement_from")),
+    )
+
+
+class _TabularClaim(TypedDict):
+    """The claim a tabular claim, payment or denial row is about, as every entry of the row carries it."""
+
+    claim_key: str | None
+    payer_claim_number: str | None
+    payer: str | None
+    billed_amount: Decimal | None
+    service_date: date | None
+
+
+def _tabular_claim(d: dict[str, Any]) -> _TabularClaim:
+    # The hospital's account number is the claim key when present; the payer's claim id then is the payer claim number.
+    return _TabularClaim(
+        claim_key=d.get("patient_account_number") or d.get("claim_id"),
         payer_claim_number=d.get("claim_id") if d.get("patient_account_number") else None,
         payer=d.get("payer_name"),
         billed_amount=_money(d.get("billed_amount")),
         service_date=_date(d.get("service_from")),
     )
+
+
+def _tabular_plans(row: RowView, classifier: Classifier) -> list[EntryPlan]:
+    """What a row of a claims, payments, deposits or denials export posts."""
     if row.entity == "csv_claim":
-        return [EntryPlan(row.row_id, "charge", "charge", _money(d.get("billed_amount")) or Decimal("0.00"), **common)]
+        return [_csv_claim_plan(row)]
     if row.entity == "csv_payment":
-        plans = [
-            EntryPlan(
-                row.row_id,
-                "payment",
-                "paid",
-                _money(d.get("paid_amount")) or Decimal("0.00"),
-                payment_date=_date(d.get("payment_date")),
-                reference=d.get("check_number"),
-                **common,
-            )
-        ]
-        adjustment = _money(d.get("adjustment_amount"))
-        if adjustment:
-            group = d.get("group_code") or "CO"
-            result = _classify(classifier, group, d.get("carc"), d.get("rarc") or [])
-            plans.append(
-                EntryPlan(
-                    row.row_id,
-                    "patient_responsibility"
-                    if group == "PR"
-                    else ("denial" if result and result.is_denial else "adjustment"),
-                    "adjustment",
-                    adjustment,
-                    group_code=group,
-                    carc=d.get("carc"),
-                    rarcs=list(d.get("rarc") or []),
-                    denial_category=result.category if result else None,
-                    is_denial=bool(result and result.is_denial),
-                    payment_date=_date(d.get("payment_date")),
-                    reference=d.get("check_number"),
-                    **common,
-                )
-            )
-        return plans
+        return _csv_payment_plans(row, classifier)
     if row.entity == "csv_deposit":
-        # Bank money, not claim money: no claim key; the trace number ties it to an 835 (TRN02).
-        return [
-            EntryPlan(
-                row.row_id,
-                "deposit",
-                "deposited",
-                _money(d.get("amount")) or Decimal("0.00"),
-                payer=d.get("payer_name"),
-                payment_date=_date(d.get("deposit_date")),
-                reference=d.get("trace_number"),
-            )
-        ]
+        return [_csv_deposit_plan(row)]
     if row.entity == "csv_denial":
+        return [_csv_denial_plan(row, classifier)]
+    return []
+
+
+def _csv_claim_plan(row: RowView) -> EntryPlan:
+    return EntryPlan(row.row_id, "charge", "charge", _amount(row.data.get("billed_amount")), **_tabular_claim(row.data))
+
+
+def _csv_payment_plans(row: RowView, classifier: Classifier) -> list[EntryPlan]:
+    """The payment, and its adjustment when the row has a non-zero one."""
+    d = row.data
+    claim = _tabular_claim(d)
+    plans = [
+        EntryPlan(
+            row.row_id,
+            "payment",
+            "paid",
+            _amount(d.get("paid_amount")),
+            payment_date=_date(d.get("payment_date")),
+            reference=d.get("check_number"),
+            **claim,
+        )
+    ]
+    adjustment = _money(d.get("adjustment_amount"))
+    if adjustment:
+        # An export without a group code reports contractual (CO) adjustments.
         group = d.get("group_code") or "CO"
         result = _classify(classifier, group, d.get("carc"), d.get("rarc") or [])
-        return [
+        plans.append(
             EntryPlan(
                 row.row_id,
-                "denial",
-                "denied",
-                _money(d.get("denied_amount")) or Decimal("0.00"),
+                _adjustment_entry_type(None, group, result),
+                "adjustment",
+                adjustment,
                 group_code=group,
                 carc=d.get("carc"),
                 rarcs=list(d.get("rarc") or []),
                 denial_category=result.category if result else None,
-                is_denial=True,
-                payment_date=_date(d.get("denial_date")),
-                **common,
+                is_denial=bool(result and result.is_denial),
+                payment_date=_date(d.get("payment_date")),
+                reference=d.get("check_number"),
+                **claim,
             )
-        ]
-    return []
+        )
+    return plans
+
+
+def _csv_deposit_plan(row: RowView) -> EntryPlan:
+    # Bank money, not claim money: no claim key; the trace number ties it to an 835 (TRN02).
+    d = row.data
+    return EntryPlan(
+        row.row_id,
+        "deposit",
+        "deposited",
+        _amount(d.get("amount")),
+        payer=d.get("payer_name"),
+        payment_date=_date(d.get("deposit_date")),
+        reference=d.get("trace_number"),
+    )
+
+
+def _csv_denial_plan(row: RowView, classifier: Classifier) -> EntryPlan:
+    d = row.data
+    group = d.get("group_code") or "CO"
+    result = _classify(classifier, group, d.get("carc"), d.get("rarc") or [])
+    return EntryPlan(
+        row.row_id,
+        "denial",
+        "denied",
+        _amount(d.get("denied_amount")),
+        group_code=group,
+        carc=d.get("carc"),
+        rarcs=list(d.get("rarc") or []),
+        denial_category=result.category if result else None,
+        is_denial=True,
+        payment_date=_date(d.get("denial_date")),
+        **_tabular_claim(d),
+    )
 
 
 @dataclass(frozen=True)
@@ -292,22 +353,33 @@ def link_reversals(plans: list[EntryPlan], posted: Iterable[PostedEntry], batch_
     opposite amount, with the same group code (a 4010 `CR` reversal group matches any group).
     Each original is used once, the most recent first; inside the batch being posted only entries of
     earlier rows count (a correction that follows its reversal is not what it reverses)."""
-    candidates: dict[tuple, list[PostedEntry]] = {}
-    for entry in posted:
-        if entry.entry_type == "reversal":
-            continue
-        candidates.setdefault((entry.claim_key, entry.component, entry.carc, entry.amount), []).append(entry)
+    candidates = _originals_by_match_key(posted)
     for plan in plans:
         if plan.entry_type != "reversal" or plan.claim_key is None:
             continue
         group = candidates.get((plan.claim_key, plan.component, plan.carc, -plan.amount), [])
-        eligible = [
-            e
-            for e in group
-            if (e.group_code == plan.group_code or plan.group_code == "CR")
-            and (e.batch_id != batch_id or (e.row_id is not None and e.row_id < plan.row_id))
-        ]
+        eligible = [e for e in group if _may_reverse(plan, e, batch_id)]
         if eligible:
             chosen = max(eligible, key=lambda e: e.id)
             group.remove(chosen)
             plan.reverses_entry_id = chosen.id
+
+
+_MatchKey = tuple[str | None, str, str | None, Decimal]
+
+
+def _originals_by_match_key(posted: Iterable[PostedEntry]) -> dict[_MatchKey, list[PostedEntry]]:
+    """Posted entries a reversal may cancel (not reversals themselves), by (claim, component, CARC, amount)."""
+    candidates: dict[_MatchKey, list[PostedEntry]] = {}
+    for entry in posted:
+        if entry.entry_type != "reversal":
+            candidates.setdefault((entry.claim_key, entry.component, entry.carc, entry.amount), []).append(entry)
+    return candidates
+
+
+def _may_reverse(plan: EntryPlan, original: PostedEntry, batch_id: int | None) -> bool:
+    """Same group code (`CR` matches any), and posted before the reversal: in an earlier batch, or
+    from an earlier row of this one."""
+    same_group = plan.group_code in (original.group_code, "CR")
+    earlier = original.batch_id != batch_id or (original.row_id is not None and original.row_id < plan.row_id)
+    return same_group and earlier

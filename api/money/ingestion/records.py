@@ -91,96 +91,108 @@ _LINE_FIELDS = [
 ]
 
 
-def rows_from_835(tables: dict[str, pl.DataFrame]) -> list[ParsedRow]:
-    """Claim rows, each followed by its service lines and CAS adjustments; PLB rows last."""
-    claims = _records(tables["remittance_claims"], _CLAIM_FIELDS)
-    lines_by_claim: dict[tuple[int, int], list[dict]] = {}
-    for line in _records(tables["remittance_service_lines"], ["transaction_index", "claim_index", *_LINE_FIELDS]):
-        lines_by_claim.setdefault((line.pop("transaction_index"), line.pop("claim_index")), []).append(line)
-    adjustments_by_claim: dict[tuple[int, int], list[dict]] = {}
-    for adj in _records(tables["remittance_adjustments"]):
-        adjustments_by_claim.setdefault((adj.pop("transaction_index"), adj.pop("claim_index")), []).append(adj)
+def _by_claim(records: list[dict[str, Any]]) -> dict[tuple[int, int], list[dict[str, Any]]]:
+    """Records grouped by their (transaction, claim) index; the index fields are dropped from each record."""
+    grouped: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for record in records:
+        grouped.setdefault((record.pop("transaction_index"), record.pop("claim_index")), []).append(record)
+    return grouped
 
-    out: list[ParsedRow] = []
-    number = 0
-    for claim in claims:
-        key = (claim["transaction_index"], claim["claim_index"])
-        number += 1
-        claim_number = number
-        out.append(ParsedRow(number, "remittance_claim", claim))
-        lines = lines_by_claim.get(key, [])
-        line_by_index = {line["line_index"]: line for line in lines}
-        for line in lines:
-            number += 1
-            data = {
-                **line,
-                "patient_control_number": claim["patient_control_number"],
-                "claim_status_code": claim["claim_status_code"],
-            }
-            out.append(ParsedRow(number, "service_line", data, parent_row_number=claim_number))
-        for adj in adjustments_by_claim.get(key, []):
-            number += 1
-            line = line_by_index.get(adj.get("line_index")) if adj.get("level") == "line" else None
-            data = {
-                **adj,
-                "patient_control_number": claim["patient_control_number"],
-                "payer_claim_control_number": claim["payer_claim_control_number"],
-                "claim_status_code": claim["claim_status_code"],
-                "payer_name": claim["payer_name"],
-                "payment_date": claim["payment_date"],
-                "trace_number": claim["trace_number"],
-                "rarcs": list((line or {}).get("remark_codes") or claim.get("remark_codes") or []),
-                "service_date": (line or {}).get("service_date_from") or claim.get("statement_from"),
-                "procedure_code": (line or {}).get("procedure_code"),
-            }
-            out.append(ParsedRow(number, "adjustment", data, parent_row_number=claim_number))
-    remits = {r["transaction_index"]: r for r in _records(tables["remittances"])}
-    for plb in _records(tables["provider_adjustments"]):
-        number += 1
-        remit = remits.get(plb["transaction_index"], {})
-        data = {
-            **plb,
-            "payer_name": remit.get("payer_name"),
-            "payment_date": remit.get("payment_date"),
-            "trace_number": remit.get("trace_number"),
-        }
-        out.append(ParsedRow(number, "provider_adjustment", data))
-    for row in out:
+
+def _validated(rows: list[ParsedRow]) -> list[ParsedRow]:
+    """Each row checked against the X12 rules: valid, or invalid with its reasons."""
+    for row in rows:
         row.errors = rules.validate(row.entity, row.data)
         row.status = "invalid" if row.errors else "valid"
-    return out
+    return rows
+
+
+def rows_from_835(tables: dict[str, pl.DataFrame]) -> list[ParsedRow]:
+    """Claim rows, each followed by its service lines and CAS adjustments; PLB rows last."""
+    lines_by_claim = _by_claim(
+        _records(tables["remittance_service_lines"], ["transaction_index", "claim_index", *_LINE_FIELDS])
+    )
+    adjustments_by_claim = _by_claim(_records(tables["remittance_adjustments"]))
+    out: list[ParsedRow] = []
+    for claim in _records(tables["remittance_claims"], _CLAIM_FIELDS):
+        key = (claim["transaction_index"], claim["claim_index"])
+        claim_number = len(out) + 1
+        out.append(ParsedRow(claim_number, "remittance_claim", claim))
+        lines = lines_by_claim.get(key, [])
+        for line in lines:
+            data = _service_line_data(line, claim)
+            out.append(ParsedRow(len(out) + 1, "service_line", data, parent_row_number=claim_number))
+        line_by_index = {line["line_index"]: line for line in lines}
+        for adj in adjustments_by_claim.get(key, []):
+            data = _adjustment_data(adj, claim, line_by_index)
+            out.append(ParsedRow(len(out) + 1, "adjustment", data, parent_row_number=claim_number))
+    remits = {r["transaction_index"]: r for r in _records(tables["remittances"])}
+    for plb in _records(tables["provider_adjustments"]):
+        out.append(ParsedRow(len(out) + 1, "provider_adjustment", _provider_adjustment_data(plb, remits)))
+    return _validated(out)
+
+
+def _service_line_data(line: dict[str, Any], claim: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **line,
+        "patient_control_number": claim["patient_control_number"],
+        "claim_status_code": claim["claim_status_code"],
+    }
+
+
+def _adjustment_data(
+    adj: dict[str, Any], claim: dict[str, Any], line_by_index: dict[Any, dict[str, Any]]
+) -> dict[str, Any]:
+    """A CAS adjustment with what posting needs from its claim, and from its service line when it is
+    a line-level one (the line's remarks and date win over the claim's)."""
+    line = line_by_index.get(adj.get("line_index"), {}) if adj.get("level") == "line" else {}
+    return {
+        **adj,
+        "patient_control_number": claim["patient_control_number"],
+        "payer_claim_control_number": claim["payer_claim_control_number"],
+        "claim_status_code": claim["claim_status_code"],
+        "payer_name": claim["payer_name"],
+        "payment_date": claim["payment_date"],
+        "trace_number": claim["trace_number"],
+        "rarcs": list(line.get("remark_codes") or claim.get("remark_codes") or []),
+        "service_date": line.get("service_date_from") or claim.get("statement_from"),
+        "procedure_code": line.get("procedure_code"),
+    }
+
+
+def _provider_adjustment_data(plb: dict[str, Any], remits: dict[Any, dict[str, Any]]) -> dict[str, Any]:
+    """A PLB adjustment with the payer, payment date and trace number of its remittance."""
+    remit = remits.get(plb["transaction_index"], {})
+    return {
+        **plb,
+        "payer_name": remit.get("payer_name"),
+        "payment_date": remit.get("payment_date"),
+        "trace_number": remit.get("trace_number"),
+    }
 
 
 def rows_from_837(tables: dict[str, pl.DataFrame]) -> list[ParsedRow]:
     """Claim rows (with the sum of their line charges for the balance rule), each followed by its lines."""
-    lines_by_claim: dict[tuple[int, int], list[dict]] = {}
-    for line in _records(tables["claim_lines"]):
-        lines_by_claim.setdefault((line.pop("transaction_index"), line.pop("claim_index")), []).append(line)
+    lines_by_claim = _by_claim(_records(tables["claim_lines"]))
     out: list[ParsedRow] = []
-    number = 0
     for claim in _records(tables["claims"]):
         key = (claim["transaction_index"], claim["claim_index"])
         lines = lines_by_claim.get(key, [])
         claim["line_charge_total"] = str(
             sum((Decimal(line["charge_amount"] or "0") for line in lines), Decimal("0.00"))
         )
-        number += 1
-        claim_number = number
-        out.append(ParsedRow(number, "claim", claim))
+        claim_number = len(out) + 1
+        out.append(ParsedRow(claim_number, "claim", claim))
         for line in lines:
-            number += 1
             out.append(
                 ParsedRow(
-                    number,
+                    len(out) + 1,
                     "claim_line",
                     {**line, "patient_control_number": claim["patient_control_number"]},
                     parent_row_number=claim_number,
                 )
             )
-    for row in out:
-        row.errors = rules.validate(row.entity, row.data)
-        row.status = "invalid" if row.errors else "valid"
-    return out
+    return _validated(out)
 
 
 def rows_from_tabular(entity: str, rows: pl.DataFrame) -> list[ParsedRow]:

@@ -136,7 +136,7 @@ def repair_tabular(entity: str, data: dict[str, Any], patch: dict[str, Any]) -> 
     texts.update({name: _as_text(value) for name, value in patch.items()})
     frame = pl.DataFrame(
         {**{k: [v] for k, v in texts.items()}, "row_number": [0]},
-        schema={**{k: pl.String for k in texts}, "row_number": pl.Int64},
+        schema={**dict.fromkeys(texts, pl.String), "row_number": pl.Int64},
     )
     checked = canonicalise(frame, spec).row(0, named=True)
     errors = list(checked.pop("row_errors") or [])

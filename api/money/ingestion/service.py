@@ -11,14 +11,14 @@ from collections import defaultdict
 from dataclasses import asdict
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput, PreconditionFailed, not_found
 from api.core.lifecycle import transition
-from api.infra.db.base import utcnow
+from api.infra.db.base import Base, utcnow
 from api.integrations.connector_profiles.service import resolve_profile
 from api.money.ingestion import file_reader as parsing
 from api.money.ingestion.landing import LandingZone, content_sha256
@@ -26,12 +26,28 @@ from api.money.ingestion.lifecycle import IMPORT_BATCH
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, LandingFile
 from api.money.ingestion.posting import EntryPlan, PostedEntry, RowView, link_reversals, plan_entries
 from api.money.ingestion.rules import RepairError, repair_tabular, repair_x12
+from pipelines.ingest.tabular import ConnectorProfile
 
 INSERT_CHUNK = 1000
 
 
-def landing_zone(settings) -> LandingZone:
+class LandingSettings(Protocol):
+    """The part of the settings ingestion needs: where the landing zone keeps uploaded bytes."""
+
+    @property
+    def landing_dir(self) -> Path: ...
+
+
+def landing_zone(settings: LandingSettings) -> LandingZone:
     return LandingZone(Path(settings.landing_dir))
+
+
+def _table(model: type[Base]) -> Table:
+    """The model's Core table, for bulk inserts that skip the ORM unit of work."""
+    table = model.__table__
+    # Declarative types `__table__` as any FromClause; every model here maps one plain Table.
+    assert isinstance(table, Table)
+    return table
 
 
 def get_batch(db: Session, batch_id: int, *, for_update: bool = False) -> ImportBatch:
@@ -48,7 +64,7 @@ def get_batch(db: Session, batch_id: int, *, for_update: bool = False) -> Import
 def upload(
     db: Session,
     *,
-    settings,
+    settings: LandingSettings,
     organization_id: int,
     client_id: int,
     user_id: int,
@@ -61,15 +77,7 @@ def upload(
 ) -> tuple[ImportBatch, bool]:
     """Store the file, parse it into a batch (or a failed batch with its report); (batch, duplicate)."""
     filename = (filename or "upload.bin").strip()[:255] or "upload.bin"
-    try:
-        source_format = parsing.detect(data, filename)
-    except parsing.UnsupportedFormat as exc:
-        raise InvalidInput(f"Cannot import {exc}") from None
-    if accepts is not None and source_format not in accepts:
-        raise InvalidInput(
-            f"{procedure} takes {', '.join(sorted(accepts))} files; '{filename}' is "
-            f"{source_format}. Use ingestion.uploadUniversal for any supported format",
-        )
+    source_format = _accepted_format(data, filename, accepts, procedure)
     profile = resolve_profile(db, profile_name) if profile_name else None
     if profile is not None and source_format not in parsing.TABULAR_FORMATS:
         raise InvalidInput(f"A connector profile applies to tabular files; '{filename}' is {source_format}")
@@ -104,17 +112,41 @@ def upload(
         totals={},
         quality={},
     )
-    _apply_parse(db, batch, data, filename, source_format, profile, organization_id, client_id)
+    _apply_parse(
+        db,
+        batch,
+        data,
+        filename=filename,
+        source_format=source_format,
+        profile=profile,
+        organization_id=organization_id,
+        client_id=client_id,
+    )
     return batch, False
+
+
+def _accepted_format(data: bytes, filename: str, accepts: frozenset[str] | None, procedure: str) -> str:
+    """The detected source format, if it is one `procedure` takes; InvalidInput naming what was seen otherwise."""
+    try:
+        source_format = parsing.detect(data, filename)
+    except parsing.UnsupportedFormat as exc:
+        raise InvalidInput(f"Cannot import {exc}") from None
+    if accepts is not None and source_format not in accepts:
+        raise InvalidInput(
+            f"{procedure} takes {', '.join(sorted(accepts))} files; '{filename}' is "
+            f"{source_format}. Use ingestion.uploadUniversal for any supported format",
+        )
+    return source_format
 
 
 def _apply_parse(
     db: Session,
     batch: ImportBatch,
     data: bytes,
+    *,
     filename: str,
     source_format: str,
-    profile,
+    profile: ConnectorProfile | None,
     organization_id: int,
     client_id: int,
 ) -> None:
@@ -122,15 +154,7 @@ def _apply_parse(
     try:
         parsed = parsing.parse_file(data, filename, source_format, profile)
     except parsing.ParseFailure as failure:
-        batch.kind = failure.kind
-        batch.error_report = failure.report
-        batch.status = transition(IMPORT_BATCH, batch.status, "failed") if batch.id else "failed"
-        batch.totals, batch.quality = {}, {}
-        batch.row_count = batch.valid_count = batch.invalid_count = batch.excluded_count = 0
-        batch.parser_version = parsing.PARSER_VERSION
-        if batch.id is None:
-            db.add(batch)
-        db.flush()
+        _mark_failed(db, batch, failure)
         return
     batch.kind = parsed.kind
     batch.error_report = None
@@ -156,9 +180,27 @@ def _apply_parse(
         }
         for r in parsed.rows
     ]
-    for start in range(0, len(rows), INSERT_CHUNK):
-        db.execute(insert(ImportRow.__table__), rows[start : start + INSERT_CHUNK])
+    _insert_chunked(db, _table(ImportRow), rows)
     refresh_counts(db, batch)
+
+
+def _mark_failed(db: Session, batch: ImportBatch, failure: parsing.ParseFailure) -> None:
+    """The batch becomes failed with the parser's report and no rows (a new batch is added as failed)."""
+    batch.kind = failure.kind
+    batch.error_report = failure.report
+    batch.status = transition(IMPORT_BATCH, batch.status, "failed") if batch.id else "failed"
+    batch.totals, batch.quality = {}, {}
+    batch.row_count = batch.valid_count = batch.invalid_count = batch.excluded_count = 0
+    batch.parser_version = parsing.PARSER_VERSION
+    if batch.id is None:
+        db.add(batch)
+    db.flush()
+
+
+def _insert_chunked(db: Session, table: Table, values: list[dict[str, Any]]) -> None:
+    """Core executemany inserts, a chunk per statement so a big file never becomes one huge statement."""
+    for start in range(0, len(values), INSERT_CHUNK):
+        db.execute(insert(table), values[start : start + INSERT_CHUNK])
 
 
 def refresh_counts(db: Session, batch: ImportBatch) -> None:
@@ -255,6 +297,19 @@ def set_decision(db: Session, row_id: int, decision: str) -> tuple[ImportRow, Im
 def confirm(db: Session, batch_id: int, user_id: int) -> tuple[ImportBatch, dict[str, str]]:
     """Post the included valid rows as financial entries, all or nothing (the caller's transaction)."""
     batch = get_batch(db, batch_id, for_update=True)
+    _check_confirmable(db, batch)
+    batch.status = transition(IMPORT_BATCH, batch.status, "confirmed")
+    plans = plan_entries(_postable_rows(db, batch.id))
+    _post_entries(db, batch, plans)
+    batch.entries_posted = len(plans)
+    batch.confirmed_by = user_id
+    batch.confirmed_at = utcnow()
+    db.flush()
+    return batch, _totals_by_entry_type(plans)
+
+
+def _check_confirmable(db: Session, batch: ImportBatch) -> None:
+    """PreconditionFailed when confirming would post twice or post rows still invalid."""
     if batch.status == "confirmed":
         raise PreconditionFailed(
             f"Import batch {batch.id} is already confirmed "
@@ -267,13 +322,21 @@ def confirm(db: Session, batch_id: int, user_id: int) -> tuple[ImportBatch, dict
             "repair them (ingestion.repairImportRow) or exclude them "
             "(ingestion.setImportRowDecision) first",
         )
-    batch.status = transition(IMPORT_BATCH, batch.status, "confirmed")
+
+
+def _postable_rows(db: Session, batch_id: int) -> list[RowView]:
+    """The batch's included rows that are valid or repaired, in file order."""
     rows = db.execute(
         select(ImportRow.id, ImportRow.row_number, ImportRow.entity, ImportRow.data, ImportRow.parent_row_number)
-        .where(ImportRow.batch_id == batch.id, ImportRow.decision == "include", ImportRow.status != "invalid")
+        .where(ImportRow.batch_id == batch_id, ImportRow.decision == "include", ImportRow.status != "invalid")
         .order_by(ImportRow.row_number)
     ).all()
-    plans = plan_entries(RowView(r.id, r.row_number, r.entity, r.data, r.parent_row_number) for r in rows)
+    return [RowView(r.id, r.row_number, r.entity, r.data, r.parent_row_number) for r in rows]
+
+
+def _post_entries(db: Session, batch: ImportBatch, plans: list[EntryPlan]) -> None:
+    """Insert the plans as the batch's entries. Reversals go last, once linked to what they reverse:
+    the originals they may cancel include the regular entries of this very batch."""
     regular = [p for p in plans if p.entry_type != "reversal"]
     reversals = [p for p in plans if p.entry_type == "reversal"]
     base = {
@@ -286,20 +349,18 @@ def confirm(db: Session, batch_id: int, user_id: int) -> tuple[ImportBatch, dict
     if reversals:
         link_reversals(reversals, _reversible_entries(db, {p.claim_key for p in reversals if p.claim_key}), batch.id)
         _insert_entries(db, reversals, base)
-    batch.entries_posted = len(plans)
-    batch.confirmed_by = user_id
-    batch.confirmed_at = utcnow()
-    db.flush()
+
+
+def _totals_by_entry_type(plans: list[EntryPlan]) -> dict[str, str]:
+    """Posted amount per entry type, as exact decimal strings."""
     totals: dict[str, Decimal] = defaultdict(lambda: Decimal("0.00"))
     for p in plans:
         totals[p.entry_type] += p.amount
-    return batch, {k: f"{v:.2f}" for k, v in sorted(totals.items())}
+    return {k: f"{v:.2f}" for k, v in sorted(totals.items())}
 
 
 def _insert_entries(db: Session, plans: list[EntryPlan], base: dict[str, Any]) -> None:
-    values = [{**base, **asdict(p)} for p in plans]
-    for start in range(0, len(values), INSERT_CHUNK):
-        db.execute(insert(FinancialEntry.__table__), values[start : start + INSERT_CHUNK])
+    _insert_chunked(db, _table(FinancialEntry), [{**base, **asdict(p)} for p in plans])
 
 
 def _reversible_entries(db: Session, claim_keys: set[str]) -> list[PostedEntry]:
@@ -332,7 +393,7 @@ def _reversible_entries(db: Session, claim_keys: set[str]) -> list[PostedEntry]:
     ]
 
 
-def reprocess(db: Session, batch_id: int, settings) -> ImportBatch:
+def reprocess(db: Session, batch_id: int, settings: LandingSettings) -> ImportBatch:
     """Re-parse the stored landing file with the current parser; replaces the batch's rows."""
     batch = get_batch(db, batch_id, for_update=True)
     if batch.status in ("confirmed", "discarded"):
@@ -340,13 +401,13 @@ def reprocess(db: Session, batch_id: int, settings) -> ImportBatch:
             f"Import batch {batch.id} is '{batch.status}'; only batches not yet "
             "confirmed or discarded can be reprocessed",
         )
-    landing = db.get(LandingFile, batch.landing_file_id)
     try:
         data = landing_zone(settings).read(batch.content_sha256)
     except OSError:
-        raise PreconditionFailed(
-            f"The stored file of import batch {batch.id} is missing from the landing zone; upload it again",
-        ) from None
+        raise _stored_file_missing(batch) from None
+    landing = db.get(LandingFile, batch.landing_file_id)
+    if landing is None:  # the RESTRICT foreign key keeps it while the batch exists
+        raise _stored_file_missing(batch)
     profile = (
         resolve_profile(db, batch.profile_name)
         if batch.profile_name and not batch.profile_name.startswith("auto:")
@@ -357,13 +418,19 @@ def reprocess(db: Session, batch_id: int, settings) -> ImportBatch:
         db,
         batch,
         data,
-        landing.original_filename,
-        batch.source_format or parsing.detect(data, landing.original_filename),
-        profile,
-        batch.organization_id,
-        batch.client_id,
+        filename=landing.original_filename,
+        source_format=batch.source_format or parsing.detect(data, landing.original_filename),
+        profile=profile,
+        organization_id=batch.organization_id,
+        client_id=batch.client_id,
     )
     return batch
+
+
+def _stored_file_missing(batch: ImportBatch) -> PreconditionFailed:
+    return PreconditionFailed(
+        f"The stored file of import batch {batch.id} is missing from the landing zone; upload it again",
+    )
 
 
 def discard(db: Session, batch_id: int) -> ImportBatch:

@@ -8,6 +8,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from api.core.errors import InvalidInput, PreconditionFailed, not_found
+from api.core.settings import Settings
 from api.infra.db.base import utcnow
 from api.money.synthetic_corpus.models import SyntheticCorpus
 from api.money.synthetic_corpus.schemas import (
@@ -26,7 +27,8 @@ from pipelines.synthetic import CorpusSpec, SpecError, generate_corpus
 SUMMARY_SECTIONS = ("counts", "x12", "money", "denials", "overturned", "underpaid")
 
 
-def corpus_dir(settings, corpus_id: int) -> Path:
+def corpus_dir(settings: Settings, corpus_id: int) -> Path:
+    """Where a corpus generated through the API lives: DATA_DIR/corpora/<id>."""
     return Path(settings.resolved_data_dir) / "corpora" / str(corpus_id)
 
 

@@ -99,8 +99,8 @@ def find_phi(value: Any, path: str = "$") -> list[Finding]:
     """Every PHI-like key and SSN-shaped string in a parsed JSON document, depth first."""
     found: list[Finding] = []
     if isinstance(value, dict):
-        for key, child in value.items():
-            key = str(key)
+        for raw_key, child in value.items():
+            key = str(raw_key)
             ssn_key = looks_like_ssn(key)
             child_path = f"{path}.{REDACTED if ssn_key else key}"
             if ssn_key:

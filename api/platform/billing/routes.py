@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import logging
 import time
+from typing import Any, NoReturn, Protocol
 
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from api.core.settings import Settings
+from api.infra.db.session import Database
 from api.platform.billing import service
 from api.platform.billing.events import EventInvalid, parse_event
 from api.platform.billing.phi import find_phi
@@ -26,11 +29,21 @@ MAX_BODY_BYTES = 256 * 1024
 PATH = "/api/webhooks/billing"
 
 
+class WebhookServices(Protocol):
+    """What the webhook uses of the application's services."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def database(self) -> Database: ...
+
+
 class _BodyTooLarge(Exception):
     pass
 
 
-def _error(status: int, error: str, message: str, **extra) -> JSONResponse:
+def _error(status: int, error: str, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": error, "message": message, **extra}, status_code=status)
 
 
@@ -48,11 +61,11 @@ async def _read_capped(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
-def install(app: FastAPI, services) -> None:
+def install(app: FastAPI, services: WebhookServices) -> None:
     """Mount the billing webhook on `app`."""
     settings = services.settings
 

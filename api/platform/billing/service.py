@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from api.infra.db.base import utcnow
 from api.infra.db.session import Database
-from api.platform.billing.events import BillingEventIn, unix_to_utc
+from api.platform.billing.events import BillingEventIn, InvoiceData, SubscriptionData, unix_to_utc
 from api.platform.billing.models import BillingEvent, Invoice, Subscription
 from api.platform.organizations.models import Organization
 
@@ -66,13 +66,21 @@ def _store_and_apply(db: Session, event: BillingEventIn, now: datetime) -> str:
     db.flush()  # the unique event_id is checked here, before any state changes
     if not known:
         return row.status
-    applied = _apply_subscription(db, event, now) if event.data.subscription else _apply_invoice(db, event, now)
-    row.status = "applied" if applied else "stale"
+    row.status = "applied" if _apply(db, event, now) else "stale"
     return row.status
 
 
-def _apply_subscription(db: Session, event: BillingEventIn, now: datetime) -> bool:
-    data = event.data.subscription
+def _apply(db: Session, event: BillingEventIn, now: datetime) -> bool:
+    """Apply the event's subscription or invoice state; False when it is older than what is stored."""
+    if event.data.subscription is not None:
+        return _apply_subscription(db, event, event.data.subscription, now)
+    if event.data.invoice is not None:
+        return _apply_invoice(db, event, event.data.invoice, now)
+    # BillingEventIn's validator makes every event type carry its subscription or invoice part.
+    raise AssertionError(f"{event.type} event without subscription or invoice data")
+
+
+def _apply_subscription(db: Session, event: BillingEventIn, data: SubscriptionData, now: datetime) -> bool:
     sub = db.scalar(select(Subscription).where(Subscription.organization_id == event.data.organization_id))
     if sub is None:
         sub = Subscription(organization_id=event.data.organization_id)
@@ -89,8 +97,7 @@ def _apply_subscription(db: Session, event: BillingEventIn, now: datetime) -> bo
     return True
 
 
-def _apply_invoice(db: Session, event: BillingEventIn, now: datetime) -> bool:
-    data = event.data.invoice
+def _apply_invoice(db: Session, event: BillingEventIn, data: InvoiceData, now: datetime) -> bool:
     invoice = db.scalar(select(Invoice).where(Invoice.invoice_id == data.id))
     if invoice is None:
         invoice = Invoice(organization_id=event.data.organization_id, invoice_id=data.id, created_at=now)

@@ -64,9 +64,7 @@ def parse_header(header: str | None) -> SignatureHeader:
         if not sep:
             raise SignatureError("malformed_signature", "The Billing-Signature header is not 't=...,v1=...'")
         if key == "t":
-            if timestamp is not None or not value.isascii() or not value.isdigit() or len(value) > 12:
-                raise SignatureError("malformed_signature", "The Billing-Signature timestamp 't' is not one unix time")
-            timestamp = int(value)
+            timestamp = _parse_timestamp(value, already_seen=timestamp is not None)
         elif key == "v1":
             signatures.append(value.strip().lower())
     if timestamp is None:
@@ -78,6 +76,13 @@ def parse_header(header: str | None) -> SignatureHeader:
             "malformed_signature", f"The Billing-Signature header has more than {MAX_SIGNATURES} v1 values"
         )
     return SignatureHeader(timestamp, tuple(signatures))
+
+
+def _parse_timestamp(value: str, *, already_seen: bool) -> int:
+    """The one `t` of a header: unix seconds as ASCII digits, short enough to be a real time."""
+    if already_seen or not value.isascii() or not value.isdigit() or len(value) > 12:
+        raise SignatureError("malformed_signature", "The Billing-Signature timestamp 't' is not one unix time")
+    return int(value)
 
 
 def verify(header: str | None, body: bytes, secrets: Sequence[str], *, now: int, tolerance: int) -> int:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import base64
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
 from tests.support.paths import X12_FIXTURES
-from tests.support.rpc_client import collect_pages
+from tests.support.rpc_client import RpcResult, collect_pages
 
 X12_DIR = X12_FIXTURES
 
@@ -29,9 +30,12 @@ def upload_multipart(rpc, data: bytes, filename: str, procedure: str = "ingestio
         files={"file": (filename, data, "application/octet-stream")},
         data=fields,
     )
-    from tests.support.rpc_client import RpcResult
-
     return RpcResult(r.status_code, r.json())
+
+
+def expect_ok(result: RpcResult) -> Any:
+    """The answer of a call the test needs to succeed; fails the test with the error otherwise."""
+    return result.data
 
 
 def all_pages(rpc, path: str, input: dict) -> list[dict]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tests.integration.api.money.ingestion.conftest import all_pages, money_sum, upload_json, x12_bytes
+from tests.integration.api.money.ingestion.conftest import all_pages, expect_ok, money_sum, upload_json, x12_bytes
 
 BALANCED = [
     "stupidedi_5010_multi_claims_dental_single_check.835",
@@ -39,7 +39,7 @@ def test_confirm_posts_entries_whose_totals_equal_the_file_to_the_cent(member):
 
 def test_denied_claim_posts_denial_entries_with_its_cas_and_no_payment(member):
     batch = upload_json(member.rpc, x12_bytes("pyx12_5010_denial_cas_lq.835"), "d.835").data["batch"]
-    _confirm(member.rpc, batch["id"]).data
+    expect_ok(_confirm(member.rpc, batch["id"]))
     entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"]})
     assert {e["entryType"] for e in entries} == {"denial"}
     assert all(e["claimStatusCode"] == "4" and e["claimKey"] == "2005555A" for e in entries)
@@ -66,7 +66,7 @@ def _original_of_first_reversed_claim() -> bytes:
         for s in first_claim
     ]
     body = header[2:] + replaced
-    st_to_se = [header[2]] + body[1:] + [f"SE*{len(body) + 1}*40731"]
+    st_to_se = [header[2], *body[1:], f"SE*{len(body) + 1}*40731"]
     return ("~".join(header[:2] + st_to_se + trailer) + "~").encode()
 
 
@@ -74,13 +74,13 @@ def test_reversal_reverses_the_original_entries_and_the_correction_posts_normall
     original = _original_of_first_reversed_claim()
     first = upload_json(member.rpc, original, "original.835").data["batch"]
     assert first["status"] == "parsed", first
-    _confirm(member.rpc, first["id"]).data
+    expect_ok(_confirm(member.rpc, first["id"]))
     paid = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": first["id"]})
     by_component = {e["component"]: e for e in paid}
     assert Decimal(by_component["paid"]["amount"]) == Decimal("210.00")
 
     batch = upload_json(member.rpc, x12_bytes("pyx12_4010_reversal_correction_plb.835"), "rev.835").data["batch"]
-    _confirm(member.rpc, batch["id"]).data
+    expect_ok(_confirm(member.rpc, batch["id"]))
     entries = all_pages(
         member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"], "claimKey": "123839-24635"}
     )
@@ -124,9 +124,11 @@ def test_invalid_rows_block_confirm_until_repaired(member):
         "ingestion.repairImportRow", {"rowId": by_account["A102"]["id"], "fields": {"nope": "1"}}
     )
     assert unknown.code == "BAD_REQUEST" and "nope" in unknown.error["message"]
-    member.rpc.mutation(
-        "ingestion.repairImportRow", {"rowId": by_account["A102"]["id"], "fields": {"payment_date": "01/06/2024"}}
-    ).data
+    expect_ok(
+        member.rpc.mutation(
+            "ingestion.repairImportRow", {"rowId": by_account["A102"]["id"], "fields": {"payment_date": "01/06/2024"}}
+        )
+    )
     assert member.rpc.query("ingestion.getImportBatch", {"batchId": batch["id"]}).data["status"] == "parsed"
 
     confirmed = _confirm(member.rpc, batch["id"]).data
@@ -139,7 +141,7 @@ def test_invalid_rows_block_confirm_until_repaired(member):
         ("patient_responsibility", "19.50"),
     }
     assert confirmed["entriesPosted"] == len(entries) == 6
-    a102 = [e for e in entries if e["claimKey"] == "A102" and e["entryType"] == "payment"][0]
+    a102 = next(e for e in entries if e["claimKey"] == "A102" and e["entryType"] == "payment")
     assert a102["paymentDate"] == "2024-01-06"
 
 
@@ -151,7 +153,7 @@ def test_excluded_rows_are_not_posted(member):
         assert out["decision"] == "exclude"
     current = member.rpc.query("ingestion.getImportBatch", {"batchId": batch["id"]}).data
     assert current["status"] == "parsed" and current["excludedCount"] == 2
-    _confirm(member.rpc, batch["id"]).data
+    expect_ok(_confirm(member.rpc, batch["id"]))
     entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"]})
     assert {e["claimKey"] for e in entries} == {"A100", "A103"}
     after = member.rpc.mutation("ingestion.setImportRowDecision", {"rowId": invalid[0]["id"], "decision": "include"})
@@ -164,8 +166,8 @@ def test_excluding_an_unbalanced_remittance_claim_excludes_its_adjustments(membe
     invalid = all_pages(member.rpc, "ingestion.listImportRows", {"batchId": batch["id"], "status": "invalid"})
     assert invalid and all(r["entity"] == "remittance_claim" and "claim_balance" in r["errors"][0] for r in invalid)
     for row in invalid:
-        member.rpc.mutation("ingestion.setImportRowDecision", {"rowId": row["id"], "decision": "exclude"}).data
-    _confirm(member.rpc, batch["id"]).data
+        expect_ok(member.rpc.mutation("ingestion.setImportRowDecision", {"rowId": row["id"], "decision": "exclude"}))
+    expect_ok(_confirm(member.rpc, batch["id"]))
     rows = all_pages(member.rpc, "ingestion.listImportRows", {"batchId": batch["id"], "decision": "include"})
     included_claims = {r["rowNumber"] for r in rows if r["entity"] == "remittance_claim"}
     entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"]})
@@ -192,7 +194,7 @@ def test_excluding_an_unbalanced_remittance_claim_excludes_its_adjustments(membe
 
 def test_review_entry_accept_and_flag_with_note(member):
     batch = upload_json(member.rpc, x12_bytes("pyx12_5010_denial_cas_lq.835"), "d.835").data["batch"]
-    _confirm(member.rpc, batch["id"]).data
+    expect_ok(_confirm(member.rpc, batch["id"]))
     entry = member.rpc.query("ingestion.listFinancialEntries", {}).data["items"][0]
     flagged = member.rpc.mutation(
         "ingestion.reviewFinancialEntry", {"entryId": entry["id"], "reviewStatus": "flagged", "note": "check the CARC"}
@@ -200,6 +202,8 @@ def test_review_entry_accept_and_flag_with_note(member):
     assert flagged["reviewStatus"] == "flagged" and flagged["reviewNote"] == "check the CARC"
     listed = member.rpc.query("ingestion.listFinancialEntries", {"reviewStatus": "flagged"}).data["items"]
     assert [e["id"] for e in listed] == [entry["id"]]
-    member.rpc.mutation("ingestion.reviewFinancialEntry", {"entryId": entry["id"], "reviewStatus": "accepted"}).data
+    expect_ok(
+        member.rpc.mutation("ingestion.reviewFinancialEntry", {"entryId": entry["id"], "reviewStatus": "accepted"})
+    )
     analyst = member.rpc.query("ingestion.listFinancialEntries", {"dateFrom": "2099-01-01"}).data["items"]
     assert analyst == []

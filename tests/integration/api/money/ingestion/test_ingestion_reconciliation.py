@@ -8,7 +8,7 @@ import pytest
 
 from pipelines.ingest.x12 import parse_x12
 from pipelines.synthetic import CorpusSpec, generate_corpus
-from tests.integration.api.money.ingestion.conftest import all_pages, upload_json, upload_multipart
+from tests.integration.api.money.ingestion.conftest import all_pages, expect_ok, upload_json, upload_multipart
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def test_reconciliation_finds_the_planted_unmatched_claims_and_remittances(membe
     for name in uploaded:
         batch = upload_multipart(member.rpc, (corpus / name).read_bytes(), name).data["batch"]
         assert batch["status"] == "parsed", (name, batch["invalidCount"], batch["errorReport"])
-        member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data
+        expect_ok(member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}))
     withheld_claims = _pcns(corpus / "claims_00001_837I.837", "claims")
     unremitted = _pcns(corpus / "claims_00002_837P.837", "claims") | _pcns(corpus / "claims_00002_837I.837", "claims")
     remitted = _pcns(corpus / "remits_00001.835", "remittance_claims")
@@ -71,7 +71,7 @@ def test_a_second_payment_of_the_same_claim_is_a_duplicate_payment(member, corpu
         ("r2.835", remit.replace(b"CLEARHOUSE01", b"CLEARHOUSE02")),
     ):
         batch = upload_json(member.rpc, data, name).data["batch"]
-        member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data
+        expect_ok(member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}))
     run = member.rpc.mutation("ingestion.runReconciliation").data
     paid_twice = parse_x12(remit, source="r").tables["remittance_claims"]
     paid_keys = set(paid_twice.filter(paid_twice["paid_amount"] > 0)["patient_control_number"].to_list())
@@ -152,7 +152,7 @@ def test_bank_deposits_upload_and_post_to_the_cent(member, corpus):
     text = (corpus / "deposits.csv").read_text()
     batch = member.rpc.mutation("ingestion.uploadCsv", {"filename": "deposits.csv", "content": text}).data["batch"]
     assert batch["kind"] == "csv_deposits" and batch["status"] == "parsed", batch
-    member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data
+    expect_ok(member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}))
     entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"]})
     assert {e["entryType"] for e in entries} == {"deposit"}
     assert len(entries) == truth["deposits"]

@@ -7,7 +7,14 @@ from decimal import Decimal
 import polars as pl
 
 from pipelines.ingest.x12 import parse_x12
-from tests.integration.api.money.ingestion.conftest import X12_DIR, all_pages, upload_json, upload_multipart, x12_bytes
+from tests.integration.api.money.ingestion.conftest import (
+    X12_DIR,
+    all_pages,
+    expect_ok,
+    upload_json,
+    upload_multipart,
+    x12_bytes,
+)
 
 FIXTURES = sorted(p.name for p in X12_DIR.iterdir() if p.suffix in (".835", ".837"))
 # Small enough for a per-test upload; the 438 KB volume file is covered by one test of its own.
@@ -122,7 +129,7 @@ def test_reprocess_replaces_rows_and_is_refused_once_confirmed(member):
     assert again["rowCount"] == batch["rowCount"] and again["status"] == "parsed"
     rows = all_pages(member.rpc, "ingestion.listImportRows", {"batchId": batch["id"]})
     assert len(rows) == batch["rowCount"]
-    member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data
+    expect_ok(member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}))
     assert member.rpc.mutation("ingestion.reprocess", {"batchId": batch["id"]}).code == "PRECONDITION_FAILED"
 
 

@@ -271,7 +271,7 @@ def test_concurrent_deliveries_of_one_event_store_it_once(services, make_member)
         barrier = threading.Barrier(2)
         results = []
 
-        def deliver():
+        def deliver(barrier=barrier, results=results, event=event):
             barrier.wait()
             results.append(service.record_event(services.database, event))
 

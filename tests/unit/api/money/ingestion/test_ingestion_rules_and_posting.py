@@ -156,7 +156,6 @@ def test_reversals_link_to_earlier_matching_entries_once():
         PostedEntry(3, "payment", "paid", Decimal("70.00"), "PCN1", None, None, batch_id=9, row_id=50),
     ]
     plans = plan_entries(_rows("22", "-70.00", [("CR", "45", "-20.00"), ("CO", "45", "-20.00")]))
-    plans = [p for p in plans]
     for p, row_id in zip(plans, (40, 41, 42), strict=True):
         p.row_id = row_id
     link_reversals(plans, posted, batch_id=9)
