@@ -11,12 +11,15 @@ from __future__ import annotations
 import base64
 import re
 from datetime import date
-from typing import Annotated, Any
+from typing import Annotated, Any, Self, TypeVar
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from api.core.errors import InvalidInput
+from api.infra.marts.reader import ScopedMarts
 from api.rpc.schema import Schema
+
+M = TypeVar("M", bound=BaseModel)
 
 _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 _PAYER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._&'/-]{0,99}$")
@@ -50,7 +53,12 @@ def month_start(month: str) -> date:
 
 def month_label(value: date | None) -> str | None:
     """ "YYYY-MM" of a date (a mart month column)."""
-    return None if value is None else f"{value.year:04d}-{value.month:02d}"
+    return None if value is None else month_text(value)
+
+
+def month_text(value: date) -> str:
+    """ "YYYY-MM" of a date from a month column that is never null (a grouping key)."""
+    return f"{value.year:04d}-{value.month:02d}"
 
 
 class MonthRange(Schema):
@@ -60,7 +68,7 @@ class MonthRange(Schema):
     to_month: Month | None = None
 
     @model_validator(mode="after")
-    def _ordered(self):
+    def _ordered(self) -> Self:
         if self.from_month and self.to_month:
             start, end = month_start(self.from_month), month_start(self.to_month)
             if start > end:
@@ -71,7 +79,8 @@ class MonthRange(Schema):
 
     def month_params(self, column: str) -> tuple[str, dict[str, Any]]:
         """A SQL condition on the date `column` and its parameters ("true" when unbounded)."""
-        clauses, params = [], {}
+        clauses: list[str] = []
+        params: dict[str, Any] = {}
         if self.from_month:
             clauses.append(f"{column} >= $from_month")
             params["from_month"] = month_start(self.from_month)
@@ -88,7 +97,7 @@ class DateRange(Schema):
     to_date: date | None = None
 
     @model_validator(mode="after")
-    def _ordered(self):
+    def _ordered(self) -> Self:
         if self.from_date and self.to_date:
             if self.from_date > self.to_date:
                 raise ValueError("fromDate must not be after toDate")
@@ -98,7 +107,8 @@ class DateRange(Schema):
 
     def date_params(self, column: str) -> tuple[str, dict[str, Any]]:
         """A SQL condition on the date `column` and its parameters ("true" when unbounded)."""
-        clauses, params = [], {}
+        clauses: list[str] = []
+        params: dict[str, Any] = {}
         if self.from_date:
             clauses.append(f"{column} >= $from_date")
             params["from_date"] = self.from_date
@@ -134,9 +144,27 @@ def decode_offset(cursor: str | None) -> int:
         raise InvalidInput("Invalid input: 'cursor' is not a cursor returned by this list") from None
 
 
-def page_rows(m, sql: str, params: dict[str, Any], page: MartPageInput) -> tuple[list[dict[str, Any]], str | None]:
+def page_rows(
+    m: ScopedMarts, sql: str, params: dict[str, Any], page: MartPageInput
+) -> tuple[list[dict[str, Any]], str | None]:
     """Run an ORDERed mart query one page at a time: (rows, next cursor or None)."""
     offset = decode_offset(page.cursor)
     rows = m.rows(f"{sql} limit {int(page.limit) + 1} offset {int(offset)}", params)
     more = len(rows) > page.limit
     return rows[: page.limit], (encode_offset(offset + page.limit) if more else None)
+
+
+def page_as(
+    m: ScopedMarts, model: type[M], sql: str, params: dict[str, Any], page: MartPageInput
+) -> tuple[list[M], str | None]:
+    """`page_rows` validated into `model`."""
+    rows, cursor = page_rows(m, sql, params, page)
+    return [model.model_validate(r) for r in rows], cursor
+
+
+def payer_filter(where: str, params: dict[str, Any], payer: str | None, column: str = "payer_key") -> str:
+    """`where` narrowed to one payer key (case-insensitive) when `payer` is given; adds $payer to `params`."""
+    if not payer:
+        return where
+    params["payer"] = payer
+    return f"{where} and upper({column}) = $payer"

@@ -7,6 +7,13 @@ filtered to the caller's organization and client: procedure SQL names marts
 unqualified (`fct_kpis_monthly`) and cannot reach another tenant's rows. The
 snapshot itself is attached read-only, so a running build never blocks a reader
 and a reader never sees a half-built mart.
+
+Typed rows: mart rows leave a namespace's `queries` module as pydantic models,
+never as dicts. A row served as-is is validated straight into the wire model of
+the namespace's `schemas` module (`rows_as` / `one_as`); an intermediate row
+that a query combines or computes on is a frozen `MartRow` declared next to the
+query. `one()` is for aggregates, which always return exactly one row;
+`one_or_none()` for lookups by key.
 """
 
 from __future__ import annotations
@@ -19,14 +26,22 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
+from pydantic import BaseModel, ConfigDict
 
 from api.core.errors import PreconditionFailed
 
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
 _QUALIFIED = re.compile(r"\bsnap\s*\.", re.IGNORECASE)
+M = TypeVar("M", bound=BaseModel)
+
+
+class MartRow(BaseModel):
+    """An intermediate mart row inside a `queries` module: snake_case, immutable, unknown columns ignored."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
 
 @dataclass(frozen=True)
@@ -42,7 +57,7 @@ class Snapshot:
 class ScopedMarts:
     """One request's view of the marts: tenant-filtered, read-only."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, snapshot: Snapshot):
+    def __init__(self, conn: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> None:
         self.conn = conn
         self.snapshot = snapshot
 
@@ -65,15 +80,31 @@ class ScopedMarts:
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
-    def one(self, sql: str, params: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    def one(self, sql: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The single row of an aggregate query; a query that returns none is a programming error."""
+        found = self.one_or_none(sql, params)
+        if found is None:
+            raise LookupError("mart query expected to return one row returned none")
+        return found
+
+    def one_or_none(self, sql: str, params: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """The first row, or None when the query returns nothing (a lookup by key)."""
         found = self.rows(sql, params)
         return found[0] if found else None
+
+    def rows_as(self, model: type[M], sql: str, params: dict[str, Any] | None = None) -> list[M]:
+        """`rows` validated into `model`."""
+        return [model.model_validate(row) for row in self.rows(sql, params)]
+
+    def one_as(self, model: type[M], sql: str, params: dict[str, Any] | None = None) -> M:
+        """`one` validated into `model`."""
+        return model.model_validate(self.one(sql, params))
 
 
 class MartReader:
     """Follows the published pointer; one attached DuckDB per snapshot."""
 
-    def __init__(self, warehouse_dir: Path):
+    def __init__(self, warehouse_dir: Path) -> None:
         self.pointer = warehouse_dir / "published.json"
         self._lock = threading.Lock()
         self._current: tuple[float, Snapshot, duckdb.DuckDBPyConnection] | None = None

@@ -13,13 +13,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Annotated, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 
 from pydantic import BeforeValidator, Field, PlainSerializer
 
 from api.core.errors import PreconditionFailed
 from api.infra.marts.reader import ScopedMarts
 from api.rpc.schema import Output
+
+if TYPE_CHECKING:
+    from api.rpc.context import Context
 
 T = TypeVar("T")
 CENT = Decimal("0.01")
@@ -75,7 +78,7 @@ def snapshot_of(m: ScopedMarts, *, now: datetime | None = None) -> SnapshotOut:
 
 
 @contextmanager
-def open_marts(ctx, *tables: str, organization_wide: bool = False) -> Iterator[ScopedMarts]:
+def open_marts(ctx: Context, *tables: str, organization_wide: bool = False) -> Iterator[ScopedMarts]:
     """The caller's tenant view of the published marts named in `tables` (only those are visible);
     each must exist in the snapshot, else PRECONDITION_FAILED.
 
@@ -100,3 +103,15 @@ def rate(numerator: int | None, denominator: int | None) -> float:
     if not denominator:
         return 0.0
     return round((numerator or 0) / denominator, 6)
+
+
+def money_ratio(numerator: Decimal | int | None, denominator: Decimal | int | None) -> float:
+    """A ratio of two money sums as a float rounded to 6 places; 0.0 when there is nothing to divide by."""
+    if not denominator:
+        return 0.0
+    return round(float(numerator or 0) / float(denominator), 6)
+
+
+def round_days(value: float | Decimal | None) -> float | None:
+    """A mean number of days rounded to 3 places (None stays None)."""
+    return None if value is None else round(float(value), 3)

@@ -9,6 +9,7 @@ from api.core.errors import PreconditionFailed
 from api.infra.jobs.models import Job
 from api.infra.jobs.queue import queue_stats
 from api.infra.marts.serving import snapshot_of
+from api.integrations.operational_observability import queries
 from api.integrations.operational_observability.schemas import FreshnessOut, ObservedRun, PipelineRunsIn, QueueOut
 from api.integrations.operations.models import PipelineRun
 from api.integrations.operations.schemas import PipelineRunOut
@@ -29,22 +30,21 @@ def pipeline_runs(ctx: Context, input: PipelineRunsIn) -> Page[ObservedRun]:
     page = paginate(ctx.db, stmt, PipelineRun.id, input, lambda r: r)
     job_ids = [r.job_id for r in page["items"] if r.job_id is not None]
     jobs = {j.id: j for j in ctx.db.scalars(select(Job).where(Job.id.in_(job_ids)))} if job_ids else {}
-    items = []
-    for run in page["items"]:
-        job = jobs.get(run.job_id)
-        wait = (run.started_at - run.created_at).total_seconds() if run.started_at else None
-        items.append(
-            ObservedRun.model_validate(
-                {
-                    **PipelineRunOut.model_validate(run).model_dump(),
-                    "job_status": job.status if job else None,
-                    "job_attempts": job.attempts if job else None,
-                    "job_last_error": job.last_error if job else None,
-                    "wait_seconds": wait,
-                }
-            )
-        )
-    return {"items": items, "next_cursor": page["next_cursor"]}
+    items = [_observed(run, jobs.get(run.job_id)) for run in page["items"]]
+    return Page[ObservedRun](items=items, next_cursor=page["next_cursor"])
+
+
+def _observed(run: PipelineRun, job: Job | None) -> ObservedRun:
+    wait = (run.started_at - run.created_at).total_seconds() if run.started_at else None
+    return ObservedRun.model_validate(
+        {
+            **PipelineRunOut.model_validate(run).model_dump(),
+            "job_status": job.status if job else None,
+            "job_attempts": job.attempts if job else None,
+            "job_last_error": job.last_error if job else None,
+            "wait_seconds": wait,
+        }
+    )
 
 
 @rpc.query("operationalObservability.freshness")
@@ -57,17 +57,7 @@ def freshness(ctx: Context) -> FreshnessOut:
             raise PreconditionFailed("no reader")
         with reader.scoped(ctx.org_id, ctx.client_id) as m:
             snap = snapshot_of(m)
-            marts = []
-            for table in m.snapshot.tables:
-                rows = m.one(f"select count(*) as n from {table}")["n"]
-                marts.append(
-                    {
-                        "mart": table,
-                        "built_at": snap.built_at,
-                        "age_seconds": snap.age_seconds,
-                        "tenant_rows": int(rows) if table in m.snapshot.tenant_tables else 0,
-                    }
-                )
+            marts = queries.mart_freshness(m, snap)
     except PreconditionFailed:
         return FreshnessOut(
             published=False,

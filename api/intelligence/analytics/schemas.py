@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from api.infra.marts.fields import ClaimVolume, MonthSpanAnswer
 from api.infra.marts.inputs import MonthRange
 from api.infra.marts.serving import MartAnswer, Money, OptionalMoney
 from api.rpc.schema import Output
@@ -28,10 +29,7 @@ class KpisIn(MonthRange):
     """Adjudication months to cover (default: every month in the snapshot)."""
 
 
-class Kpis(Output):
-    claims_adjudicated: int
-    billed_amount: Money
-    paid_amount: Money
+class Kpis(ClaimVolume):
     patient_responsibility: Money
     initially_denied_claims: int
     initial_denied_amount: Money
@@ -47,9 +45,7 @@ class Kpis(Output):
     avg_days_to_pay: float | None
 
 
-class KpisOut(MartAnswer):
-    from_month: str | None
-    to_month: str | None
+class KpisOut(MonthSpanAnswer):
     months: int
     kpis: Kpis
 

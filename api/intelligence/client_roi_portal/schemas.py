@@ -6,9 +6,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from api.infra.marts.fields import ClaimVolume, ClientResults, MonthKey, MonthSpanAnswer, RoiFigures
 from api.infra.marts.inputs import MonthRange
 from api.infra.marts.serving import MartAnswer, Money
-from api.intelligence.roi_scorecard.schemas import RoiFigures
 from api.rpc.schema import Output
 
 
@@ -16,31 +16,27 @@ class PortalIn(MonthRange):
     pass
 
 
-class PortalSummaryOut(MartAnswer):
-    from_month: str | None
-    to_month: str | None
-    roi: RoiFigures
-    claims_adjudicated: int
-    billed_amount: Money
-    paid_amount: Money
+class PortalKpis(ClaimVolume):
     initial_denial_rate: float
     initially_denied_claims: int
     overturn_rate: float
     overturned_claims: int
 
 
+class _PortalRoi(MonthSpanAnswer):
+    roi: RoiFigures
+
+
+# Bases in reverse wire order: snapshot, months and roi first, then the client's KPIs.
+class PortalSummaryOut(PortalKpis, _PortalRoi):
+    pass
+
+
 class ExportIn(MonthRange):
     format: Literal["csv", "rows"] = "csv"
 
 
-class ExportRow(Output):
-    month: str
-    claims_adjudicated: int
-    billed_amount: Money
-    paid_amount: Money
-    initially_denied_claims: int
-    initial_denial_rate: float
-    overturned_claims: int
+class ExportRow(ClientResults, MonthKey):
     recovered_amount: Money
     cost_of_work: Money
     net_benefit: Money
@@ -53,3 +49,6 @@ class ExportOut(MartAnswer):
     columns: list[str]
     csv: str | None = Field(default=None, description="The CSV text (format=csv)")
     rows: list[ExportRow] | None = Field(default=None, description="The rows (format=rows)")
+
+
+__all__ = ["ExportIn", "ExportOut", "ExportRow", "Output", "PortalIn", "PortalKpis", "PortalSummaryOut"]

@@ -1,10 +1,16 @@
-"""SQL over the tenant-scoped marts for payerIntelligence.*."""
+"""SQL over the tenant-scoped marts for payerIntelligence.*, and the rates computed on its results."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from api.infra.marts.serving import rate
+from api.infra.marts.inputs import MartPageInput, MonthRange, page_rows, payer_filter
+from api.infra.marts.reader import ScopedMarts
+from api.infra.marts.serving import money_ratio, rate, round_days
+from api.intelligence.payer_intelligence.schemas import DenialReason, PayerScore, PayerTimeToPay
+
+SCORE_MARTS = ("fct_claim_reconciliation", "dim_payers")
+CLAIM_MARTS = ("fct_claim_reconciliation",)
 
 SCORE_SQL = """
     with claims as (
@@ -25,19 +31,99 @@ SCORE_SQL = """
 """
 
 
-def score(row: dict[str, Any]) -> dict[str, Any]:
+def score(row: dict[str, Any]) -> PayerScore:
     """A payer scorecard row with its rates computed from the counts."""
     n, denied = int(row["claims_adjudicated"]), int(row["denied_claims"])
-    billed = float(row["billed_amount"] or 0)
-    return {
-        **row,
-        "claims_adjudicated": n,
-        "denied_claims": denied,
-        "clean_claims": int(row["clean_claims"]),
-        "overturned_claims": int(row["overturned_claims"]),
-        "denial_rate": rate(denied, n),
-        "denial_rate_dollars": round(float(row["denied_amount"] or 0) / billed, 6) if billed else 0.0,
-        "first_pass_yield": rate(int(row["clean_claims"]), n),
-        "overturn_rate": rate(int(row["overturned_claims"]), denied),
-        "avg_days_to_pay": None if row["avg_days_to_pay"] is None else round(float(row["avg_days_to_pay"]), 3),
-    }
+    clean, overturned = int(row["clean_claims"]), int(row["overturned_claims"])
+    return PayerScore.model_validate(
+        {
+            **row,
+            "claims_adjudicated": n,
+            "denied_claims": denied,
+            "clean_claims": clean,
+            "overturned_claims": overturned,
+            "denial_rate": rate(denied, n),
+            "denial_rate_dollars": money_ratio(row["denied_amount"], row["billed_amount"]),
+            "first_pass_yield": rate(clean, n),
+            "overturn_rate": rate(overturned, denied),
+            "avg_days_to_pay": round_days(row["avg_days_to_pay"]),
+        }
+    )
+
+
+def scorecard(m: ScopedMarts, months: MonthRange, page: MartPageInput) -> tuple[list[PayerScore], str | None]:
+    """One page of payer scorecards, largest billed first."""
+    where, params = months.month_params("adjudication_month")
+    sql = SCORE_SQL.format(where=where) + " order by billed_amount desc, payer_key"
+    rows, cursor = page_rows(m, sql, params, page)
+    return [score(r) for r in rows], cursor
+
+
+def compare(m: ScopedMarts, months: MonthRange, payers: list[str]) -> dict[str, PayerScore]:
+    """The scorecards of `payers` (upper-case keys) that have claims in the months, by payer key."""
+    where, params = months.month_params("adjudication_month")
+    where += " and list_contains($payers, upper(payer_key))"
+    params["payers"] = list(payers)
+    return {r["payer_key"].upper(): score(r) for r in m.rows(SCORE_SQL.format(where=where), params)}
+
+
+def denial_reasons(
+    m: ScopedMarts, months: MonthRange, payer: str | None, page: MartPageInput
+) -> tuple[list[DenialReason], str | None]:
+    """One page of denials by payer, category and CARC, with the denial and overturn rates."""
+    where, params = months.month_params("adjudication_month")
+    where = payer_filter(where, params, payer)
+    sql = f"""
+        with volume as (
+            select payer_key, count(*) as n from fct_claim_reconciliation
+            where adjudication_month is not null and {where} group by payer_key
+        )
+        select d.payer_key, coalesce(d.primary_denial_category, 'unknown') as denial_category,
+               coalesce(d.primary_denial_carc, 'NONE') as carc, count(*) as denied_claims,
+               sum(d.initial_denied_amount) as denied_amount,
+               count(*) filter (where d.overturned) as overturned_claims,
+               sum(d.recovered_amount) as recovered_amount, any_value(volume.n) as payer_claims_adjudicated
+        from fct_claim_reconciliation d join volume using (payer_key)
+        where d.initially_denied and {where}
+        group by 1, 2, 3 order by denied_claims desc, denied_amount desc, 1, 2, 3"""
+    rows, cursor = page_rows(m, sql, params, page)
+    reasons = [
+        DenialReason.model_validate(
+            {
+                **r,
+                "overturn_rate": rate(r["overturned_claims"], r["denied_claims"]),
+                "denial_rate": rate(r["denied_claims"], r["payer_claims_adjudicated"]),
+            }
+        )
+        for r in rows
+    ]
+    return reasons, cursor
+
+
+def time_to_pay(m: ScopedMarts, months: MonthRange, payer: str | None) -> tuple[float | None, list[PayerTimeToPay]]:
+    """(mean days to pay over every payer, each payer's distribution of days to pay, slowest first)."""
+    where, params = months.month_params("adjudication_month")
+    base = f"from fct_claim_reconciliation where days_to_pay is not null and {where}"
+    mean_all = round_days(m.one(f"select avg(days_to_pay) as d {base}", params)["d"])
+    base = payer_filter(base, params, payer)
+    rows = m.rows(
+        f"""
+        select payer_key, count(*) as paid_claims, avg(days_to_pay) as mean_days,
+               quantile_cont(days_to_pay, 0.5) as median_days, quantile_cont(days_to_pay, 0.9) as p90_days,
+               min(days_to_pay) as min_days, max(days_to_pay) as max_days
+        {base} group by payer_key order by mean_days desc, payer_key""",
+        params,
+    )
+    payers = [
+        PayerTimeToPay.model_validate(
+            {
+                **r,
+                "mean_days": round(r["mean_days"], 3),
+                "median_days": float(r["median_days"]),
+                "p90_days": round(float(r["p90_days"]), 3),
+                "days_above_all_payers": round(r["mean_days"] - (mean_all or 0.0), 3),
+            }
+        )
+        for r in rows
+    ]
+    return mean_all, payers

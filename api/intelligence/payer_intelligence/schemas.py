@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
+from api.infra.marts.fields import ClaimVolume
 from api.infra.marts.inputs import MartPageInput, MonthRange, PayerKey
 from api.infra.marts.serving import MartAnswer, MartPage, Money
 from api.rpc.schema import Output
@@ -13,12 +14,13 @@ class ScorecardIn(MonthRange, MartPageInput):
     """Adjudication months and a page of payers (largest billed first)."""
 
 
-class PayerScore(Output):
+class _PayerNamed(Output):
     payer_key: str
     payer_name: str | None
-    claims_adjudicated: int
-    billed_amount: Money
-    paid_amount: Money
+
+
+# Bases in reverse wire order: payer key and name, then the claim volume, then its own fields.
+class PayerScore(ClaimVolume, _PayerNamed):
     denied_claims: int
     denied_amount: Money
     denial_rate: float = Field(description="denied_claims / claims_adjudicated")

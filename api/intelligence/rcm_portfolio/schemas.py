@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from api.infra.marts.fields import ClientResults
 from api.infra.marts.inputs import MonthRange
 from api.infra.marts.serving import MartAnswer, Money
 from api.rpc.schema import Output
@@ -26,15 +27,13 @@ class OverviewIn(MonthRange):
     pass
 
 
-class ClientFigures(Output):
+class _ClientNamed(Output):
     client_id: int
     client_name: str
-    claims_adjudicated: int
-    billed_amount: Money
-    paid_amount: Money
-    initially_denied_claims: int
-    initial_denial_rate: float
-    overturned_claims: int
+
+
+# Bases in reverse wire order: the client, then its results, then its own fields.
+class ClientFigures(ClientResults, _ClientNamed):
     overturn_rate: float
     recovered_amount: Money
     cost_of_work: Money

@@ -13,7 +13,7 @@ from api.rpc.procedure import rpc
 @rpc.query("roiScorecard.scorecard")
 def scorecard(ctx: Context, input: RoiIn) -> ScorecardOut:
     """Denials worked, cost of the work, claims and money recovered, net benefit and ROI over the months."""
-    with open_marts(ctx, "fct_roi_monthly") as m:
+    with open_marts(ctx, *queries.ROI_MARTS) as m:
         totals = queries.totals(m, input)
         snap = snapshot_of(m)
     return ScorecardOut(snapshot=snap, from_month=input.from_month, to_month=input.to_month, totals=totals)
@@ -22,7 +22,7 @@ def scorecard(ctx: Context, input: RoiIn) -> ScorecardOut:
 @rpc.query("roiScorecard.trend")
 def trend(ctx: Context, input: RoiIn) -> TrendOut:
     """The ROI figures month by month."""
-    with open_marts(ctx, "fct_roi_monthly") as m:
+    with open_marts(ctx, *queries.ROI_MARTS) as m:
         months = queries.monthly(m, input)
         snap = snapshot_of(m)
     return TrendOut(snapshot=snap, months=months)

@@ -6,16 +6,13 @@ or in part and not overturned (open amount = the denied amount). Age counts from
 
 from __future__ import annotations
 
-from datetime import date
-
 from sqlalchemy import select
 
 from api.core.errors import InvalidInput, NotFound, PreconditionFailed
-from api.infra.marts.inputs import page_rows
 from api.infra.marts.serving import open_marts, snapshot_of
+from api.money.ar_operations import queries
 from api.money.ar_operations.models import FollowUpAssignment
 from api.money.ar_operations.schemas import (
-    BUCKETS,
     AgingIn,
     AgingOut,
     AssignFollowUpIn,
@@ -27,60 +24,19 @@ from api.platform.organizations.models import Membership
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
-_OPEN_SQL = """
-    select claim_key, payer_key, statement_to, primary_denial_category as denial_category,
-           claim_outcome as reason,
-           case when claim_outcome = 'awaiting_remittance' then billed_amount else initial_denied_amount end as open_amount,
-           greatest(0, date_diff('day', statement_to, $as_of)) as age_days
-    from fct_claim_reconciliation
-    where (claim_outcome = 'awaiting_remittance' or (initially_denied and not overturned))
-      and statement_to is not null and statement_to <= $as_of"""
-_BUCKET_SQL = """case when age_days <= 30 then '0-30' when age_days <= 60 then '31-60'
-                      when age_days <= 90 then '61-90' when age_days <= 120 then '91-120' else '120+' end"""
-
-
-def _open(input, m) -> tuple[str, dict, date]:
-    as_of = input.as_of or m.built_at.date()
-    sql, params = f"select *, {_BUCKET_SQL} as bucket from ({_OPEN_SQL})", {"as_of": as_of}
-    clauses = []
-    if input.payer:
-        clauses.append("upper(payer_key) = $payer")
-        params["payer"] = input.payer
-    if getattr(input, "bucket", None):
-        clauses.append("bucket = $bucket")
-        params["bucket"] = input.bucket
-    if clauses:
-        sql = f"select * from ({sql}) where " + " and ".join(clauses)
-    return sql, params, as_of
-
 
 @rpc.query("arOperations.aging")
 def aging(ctx: Context, input: AgingIn) -> AgingOut:
     """Open A/R in age buckets (0-30, 31-60, 61-90, 91-120, 120+ days since the statement end) at a date."""
-    with open_marts(ctx, "fct_claim_reconciliation") as m:
-        sql, params, as_of = _open(input, m)
-        rows = {
-            r["bucket"]: r
-            for r in m.rows(
-                f"select bucket, count(*) as claims, sum(open_amount) as open_amount from ({sql}) group by bucket",
-                params,
-            )
-        }
+    with open_marts(ctx, *queries.AR_MARTS) as m:
+        found = queries.aging(m, input)
         snap = snapshot_of(m)
-    buckets = [
-        {
-            "bucket": b,
-            "claims": int(rows[b]["claims"]) if b in rows else 0,
-            "open_amount": rows[b]["open_amount"] if b in rows else 0,
-        }
-        for b in BUCKETS
-    ]
     return AgingOut(
         snapshot=snap,
-        as_of=as_of,
-        open_claims=sum(b["claims"] for b in buckets),
-        open_amount=sum((r["open_amount"] for r in rows.values()), 0),
-        buckets=buckets,
+        as_of=found.as_of,
+        open_claims=found.open_claims,
+        open_amount=found.open_amount,
+        buckets=found.buckets,
     )
 
 
@@ -89,20 +45,9 @@ def follow_up_queue(ctx: Context, input: FollowUpQueueIn) -> FollowUpQueueOut:
     """Open claims to work, largest open amount first then oldest, with their current assignment;
     filter by payer, age bucket, assigned or not; paginated."""
     assignments = {a.claim_key: a for a in ctx.db.scalars(select(FollowUpAssignment))}
-    with open_marts(ctx, "fct_claim_reconciliation") as m:
-        sql, params, as_of = _open(input, m)
-        if input.assigned is not None:
-            params["assigned_keys"] = list(assignments) or [""]
-            negate = "" if input.assigned else "not "
-            sql = f"select * from ({sql}) where {negate}list_contains($assigned_keys, claim_key)"
-        rows, cursor = page_rows(m, f"{sql} order by open_amount desc, age_days desc, claim_key", params, input)
+    with open_marts(ctx, *queries.AR_MARTS) as m:
+        as_of, items, cursor = queries.follow_up_queue(m, input, assignments)
         snap = snapshot_of(m)
-    items = []
-    for r in rows:
-        a = assignments.get(r["claim_key"])
-        items.append(
-            {**r, "assignee_user_id": a.assignee_user_id if a else None, "due_date": a.due_date if a else None}
-        )
     return FollowUpQueueOut(snapshot=snap, as_of=as_of, items=items, next_cursor=cursor)
 
 
@@ -112,18 +57,11 @@ def assign_follow_up(ctx: Context, input: AssignFollowUpIn) -> AssignmentOut:
     assignment). The claim must be open in the current snapshot."""
     if ctx.db.scalar(select(Membership.id).where(Membership.user_id == input.assignee_user_id)) is None:
         raise InvalidInput("Invalid input: 'assigneeUserId' is not a member of this organization")
-    with open_marts(ctx, "fct_claim_reconciliation") as m:
-        row = m.one(
-            """select claim_key from fct_claim_reconciliation where claim_key = $c
-                       and (claim_outcome = 'awaiting_remittance' or (initially_denied and not overturned))""",
-            {"c": input.claim_key},
-        )
-        exists = row or m.one(
-            "select claim_key from fct_claim_reconciliation where claim_key = $c", {"c": input.claim_key}
-        )
-    if exists is None:
+    with open_marts(ctx, *queries.AR_MARTS) as m:
+        state = queries.claim_state(m, input.claim_key)
+    if state == "missing":
         raise NotFound("Claim was not found in this client's current snapshot")
-    if row is None:
+    if state == "closed":
         raise PreconditionFailed("This claim has no open balance to follow up (paid or overturned)")
     current = ctx.db.scalar(select(FollowUpAssignment).where(FollowUpAssignment.claim_key == input.claim_key))
     before = None

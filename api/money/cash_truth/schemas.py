@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
+from typing import cast
 
 from pydantic import Field
 
@@ -12,6 +14,10 @@ from api.money.revenue_reconciliation.deposit_basis import Basis
 from api.rpc.schema import Output
 
 _BASIS = Field(description="bank_deposits: cash received is the bank deposits; era: the ERA payments stand in")
+
+
+# The contract publishes this default as the number 0; a Decimal default would be published as "0".
+_ZERO = cast(Decimal, 0)
 
 
 class CashIn(DateRange, MartPageInput):
@@ -60,7 +66,7 @@ class ByPayerOut(MartAnswer):
 
 class GapsIn(MonthRange, MartPageInput):
     payer: PayerKey | None = None
-    min_gap: Money = Field(default=0, ge=0, description="Only payer-months whose gap is at least this")
+    min_gap: Money = Field(default=_ZERO, ge=0, description="Only payer-months whose gap is at least this")
 
 
 class CashGap(CashFigures):

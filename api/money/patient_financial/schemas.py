@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
+from typing import cast
 
 from pydantic import Field
 
@@ -10,12 +12,15 @@ from api.infra.marts.inputs import MartPageInput, MonthRange, PayerKey
 from api.infra.marts.serving import MartAnswer, MartPage, Money, OptionalMoney
 from api.rpc.schema import Output, Schema
 
+# The contract publishes this default as the number 0; a Decimal default would be published as "0".
+_ZERO = cast(Decimal, 0)
+
 
 class BalancesIn(MonthRange, MartPageInput):
     """Adjudication months, payer and a minimum balance."""
 
     payer: PayerKey | None = None
-    min_amount: Money = Field(default=0, ge=0)
+    min_amount: Money = Field(default=_ZERO, ge=0)
 
 
 class PatientBalance(Output):

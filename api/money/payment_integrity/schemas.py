@@ -77,7 +77,7 @@ class ExpectedLine(Output):
     variance_amount: OptionalMoney
 
 
-class ExpectedReimbursementOut(MartAnswer):
+class ExpectedClaim(Output):
     claim_key: str
     payer_key: str | None
     billed_amount: Money
@@ -86,4 +86,8 @@ class ExpectedReimbursementOut(MartAnswer):
     paid_amount: Money
     patient_responsibility: Money
     variance_amount: OptionalMoney
+
+
+# Bases in reverse wire order: the snapshot, then the claim, then its lines.
+class ExpectedReimbursementOut(ExpectedClaim, MartAnswer):
     lines: list[ExpectedLine]

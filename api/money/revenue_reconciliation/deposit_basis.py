@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from api.core.errors import PreconditionFailed
 from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import RUN_PIPELINE_HINT
+
+if TYPE_CHECKING:
+    from api.rpc.context import Context
 
 Basis = Literal["bank_deposits", "era"]
 DEPOSITS_MART = "fct_bank_deposits"
 
 
 @contextmanager
-def open_cash_marts(ctx, *required: str) -> Iterator[tuple[ScopedMarts, Basis]]:
+def open_cash_marts(ctx: Context, *required: str) -> Iterator[tuple[ScopedMarts, Basis]]:
     """The caller's tenant view of `required` marts (each must exist, else PRECONDITION_FAILED) plus the
     deposits mart when the snapshot has it, and the basis: ``bank_deposits`` when the client has at
     least one deposit, else ``era`` (a snapshot built before deposits existed also answers ``era``)."""
@@ -36,5 +39,5 @@ def client_basis(m: ScopedMarts) -> Basis:
     """``bank_deposits`` when the (tenant-scoped) deposits mart holds a deposit, else ``era``."""
     if not m.has(DEPOSITS_MART):
         return "era"
-    found = m.one(f"select 1 as found from {DEPOSITS_MART} where deposit_key is not null limit 1")
+    found = m.one_or_none(f"select 1 as found from {DEPOSITS_MART} where deposit_key is not null limit 1")
     return "bank_deposits" if found else "era"

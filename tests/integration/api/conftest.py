@@ -113,7 +113,7 @@ def new_tenant(services, http) -> Tenant:
 
 def invite(services, http, owner: Tenant, role: str) -> Tenant:
     user_id, email, password = make_user(services)
-    owner.rpc.mutation("organizations.inviteMember", {"email": email, "role": role}).data
+    _ = owner.rpc.mutation("organizations.inviteMember", {"email": email, "role": role}).data  # asserts success
     token = sign_in(Rpc(http), email, password)
     return Tenant(user_id, token, owner.organization_id, owner.client_id, Rpc(http).as_(token, owner.client_id))
 

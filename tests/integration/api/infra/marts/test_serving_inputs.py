@@ -13,8 +13,18 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from api.core.errors import InvalidInput, PreconditionFailed
-from api.infra.marts.inputs import DateRange, MonthRange, decode_offset, encode_offset, month_label, month_start
-from api.infra.marts.reader import MartReader
+from api.infra.marts.inputs import (
+    DateRange,
+    MartPageInput,
+    MonthRange,
+    decode_offset,
+    encode_offset,
+    month_label,
+    month_start,
+    page_as,
+    payer_filter,
+)
+from api.infra.marts.reader import MartReader, MartRow
 from api.infra.marts.serving import MartAnswer, Money, snapshot_of, to_money
 
 
@@ -114,3 +124,37 @@ def test_the_reader_follows_the_schema_the_pointer_names(tmp_path):
         assert m.has("fct_y") and m.rows("select v from fct_y") == [{"v": 5}]
         with pytest.raises(RuntimeError, match="unqualified"):
             m.rows("select v from snap.marts.fct_y")
+
+
+def test_one_is_for_aggregates_one_or_none_for_lookups_and_rows_validate_into_models(tmp_path):
+    db = tmp_path / "marts_z.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute(
+        "create table fct_z as select * from (values (1, 1, 'a', 7), (1, 2, 'b', 8)) t(organization_id, client_id, k, v)"
+    )
+    con.close()
+    (tmp_path / "published.json").write_text(json.dumps({"snapshot": str(db), "built_at": "2026-01-01T00:00:00Z"}))
+
+    class Row(MartRow):
+        k: str
+        v: int
+
+    with MartReader(tmp_path).scoped(1, 1) as m:
+        assert m.one("select count(*) as n from fct_z where k = 'b'") == {"n": 0}
+        with pytest.raises(LookupError):
+            m.one("select v from fct_z where k = 'b'")
+        assert m.one_or_none("select v from fct_z where k = 'b'") is None
+        assert m.one_or_none("select v from fct_z where k = 'a'") == {"v": 7}
+        assert m.rows_as(Row, "select * from fct_z") == [Row(k="a", v=7)]
+        assert m.one_as(Row, "select k, v from fct_z") == Row(k="a", v=7)
+        with pytest.raises(ValidationError):
+            m.one_as(Row, "select 'x' as k, 'not a number' as v")
+        rows, cursor = page_as(m, Row, "select k, v from fct_z order by k", {}, MartPageInput(limit=1))
+        assert rows == [Row(k="a", v=7)] and cursor is None
+
+
+def test_payer_filter_narrows_only_when_a_payer_is_given():
+    params: dict = {}
+    assert payer_filter("true", params, None) == "true" and params == {}
+    assert payer_filter("true", params, "ACME") == "true and upper(payer_key) = $payer"
+    assert params == {"payer": "ACME"}

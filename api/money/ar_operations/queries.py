@@ -1,0 +1,117 @@
+"""Open accounts receivable from fct_claim_reconciliation for arOperations.*."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date
+from decimal import Decimal
+from typing import Any, Literal
+
+from api.infra.marts.inputs import page_rows
+from api.infra.marts.reader import MartRow, ScopedMarts
+from api.infra.marts.serving import to_money
+from api.money.ar_operations.models import FollowUpAssignment
+from api.money.ar_operations.schemas import BUCKETS, AgingBucket, AgingIn, FollowUpItem, FollowUpQueueIn
+
+AR_MARTS = ("fct_claim_reconciliation",)
+ClaimState = Literal["open", "closed", "missing"]
+
+_OPEN = "(claim_outcome = 'awaiting_remittance' or (initially_denied and not overturned))"
+_OPEN_SQL = f"""
+    select claim_key, payer_key, statement_to, primary_denial_category as denial_category,
+           claim_outcome as reason,
+           case when claim_outcome = 'awaiting_remittance' then billed_amount else initial_denied_amount end as open_amount,
+           greatest(0, date_diff('day', statement_to, $as_of)) as age_days
+    from fct_claim_reconciliation
+    where {_OPEN}
+      and statement_to is not null and statement_to <= $as_of"""
+_BUCKET_SQL = """case when age_days <= 30 then '0-30' when age_days <= 60 then '31-60'
+                      when age_days <= 90 then '61-90' when age_days <= 120 then '91-120' else '120+' end"""
+
+
+class Aging(MartRow):
+    """Open A/R at a date, in total and per age bucket."""
+
+    as_of: date
+    open_claims: int
+    open_amount: Decimal
+    buckets: list[AgingBucket]
+
+
+def _open(m: ScopedMarts, input: AgingIn | FollowUpQueueIn) -> tuple[str, dict[str, Any], date]:
+    """The open claims at input.as_of (default: the snapshot build date) with their age bucket."""
+    as_of = input.as_of or m.built_at.date()
+    sql = f"select *, {_BUCKET_SQL} as bucket from ({_OPEN_SQL})"
+    params: dict[str, Any] = {"as_of": as_of}
+    clauses = []
+    if input.payer:
+        clauses.append("upper(payer_key) = $payer")
+        params["payer"] = input.payer
+    if isinstance(input, FollowUpQueueIn) and input.bucket:
+        clauses.append("bucket = $bucket")
+        params["bucket"] = input.bucket
+    if clauses:
+        sql = f"select * from ({sql}) where " + " and ".join(clauses)
+    return sql, params, as_of
+
+
+def aging(m: ScopedMarts, input: AgingIn) -> Aging:
+    """Open claims and money per age bucket (every bucket, empty ones too) and in total."""
+    sql, params, as_of = _open(m, input)
+    found = {
+        r["bucket"]: r
+        for r in m.rows(
+            f"select bucket, count(*) as claims, sum(open_amount) as open_amount from ({sql}) group by bucket",
+            params,
+        )
+    }
+    buckets = [
+        AgingBucket.model_validate(
+            {
+                "bucket": b,
+                "claims": int(found[b]["claims"]) if b in found else 0,
+                "open_amount": found[b]["open_amount"] if b in found else 0,
+            }
+        )
+        for b in BUCKETS
+    ]
+    return Aging(
+        as_of=as_of,
+        open_claims=sum(b.claims for b in buckets),
+        open_amount=to_money(sum((r["open_amount"] for r in found.values()), 0)),
+        buckets=buckets,
+    )
+
+
+def follow_up_queue(
+    m: ScopedMarts, input: FollowUpQueueIn, assignments: Mapping[str, FollowUpAssignment]
+) -> tuple[date, list[FollowUpItem], str | None]:
+    """(the aging date; one page of open claims, largest open amount then oldest first, with their
+    current assignment; the cursor)."""
+    sql, params, as_of = _open(m, input)
+    if input.assigned is not None:
+        params["assigned_keys"] = list(assignments) or [""]
+        negate = "" if input.assigned else "not "
+        sql = f"select * from ({sql}) where {negate}list_contains($assigned_keys, claim_key)"
+    rows, cursor = page_rows(m, f"{sql} order by open_amount desc, age_days desc, claim_key", params, input)
+    return as_of, [_item(r, assignments.get(r["claim_key"])) for r in rows], cursor
+
+
+def _item(row: dict[str, Any], assignment: FollowUpAssignment | None) -> FollowUpItem:
+    return FollowUpItem.model_validate(
+        {
+            **row,
+            "assignee_user_id": assignment.assignee_user_id if assignment else None,
+            "due_date": assignment.due_date if assignment else None,
+        }
+    )
+
+
+def claim_state(m: ScopedMarts, claim_key: str) -> ClaimState:
+    """open (a balance to follow up), closed (paid or overturned) or missing from the snapshot."""
+    params = {"c": claim_key}
+    if m.one_or_none(f"select claim_key from fct_claim_reconciliation where claim_key = $c and {_OPEN}", params):
+        return "open"
+    if m.one_or_none("select claim_key from fct_claim_reconciliation where claim_key = $c", params):
+        return "closed"
+    return "missing"

@@ -1,0 +1,93 @@
+"""Cash received against cash expected, from fct_remittances (or fct_bank_deposits) and fct_service_lines,
+for cashTruth.*."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from api.infra.marts.inputs import DateRange, month_label, page_rows, payer_filter
+from api.infra.marts.reader import ScopedMarts
+from api.infra.marts.serving import to_money
+from api.money.cash_truth.schemas import CashDay, CashFigures, CashGap, CashIn, CashPayer, GapsIn
+from api.money.revenue_reconciliation.deposit_basis import DEPOSITS_MART, Basis
+
+CASH_MARTS = ("fct_remittances", "fct_service_lines")
+# Per basis: the rows cash is counted from, with payment_date / payment_month / payer_key to group on.
+_CASH_ROWS: dict[Basis, str] = {
+    "era": """select payer_key, payment_date, payment_month, 1 as remittance, check_amount as received,
+                     check_amount as era_amount, claims_paid_amount, provider_adjustment_amount
+              from fct_remittances""",
+    "bank_deposits": f"""select coalesce(payer_key, '(no ERA)') as payer_key, cash_date as payment_date, cash_month as payment_month,
+                     case when remittance_key is null then 0 else 1 end as remittance,
+                     coalesce(deposit_amount, 0) as received, coalesce(era_amount, 0) as era_amount,
+                     coalesce(posted_amount, 0) as claims_paid_amount,
+                     coalesce(provider_adjustment_amount, 0) as provider_adjustment_amount
+              from {DEPOSITS_MART}""",
+}
+# The answer over no remittance at all.
+_NO_CASH: dict[str, Any] = {
+    "remittances": 0,
+    "cash_received": 0,
+    "era_payments": 0,
+    "claim_payments": 0,
+    "provider_adjustments": 0,
+    "contract_shortfall": 0,
+    "cash_expected": 0,
+    "gap": 0,
+}
+
+
+def cash_sql(where: str, keys: list[str], basis: Basis = "era") -> str:
+    """Cash figures per `keys` (columns of both marts: payer_key, payment_date, payment_month)."""
+    group = ", ".join(keys)
+    join = " and ".join(f"r.{k} is not distinct from s.{k}" for k in keys) if keys else "true"
+    select_keys = ", ".join(f"r.{k}" for k in keys) + (", " if keys else "")
+    group_by = f"group by {group}" if keys else ""
+    return f"""
+        with r as (
+            select {group}{"," if keys else ""} sum(remittance) as remittances, sum(received) as cash_received,
+                   sum(era_amount) as era_payments,
+                   sum(claims_paid_amount) as claim_payments, sum(provider_adjustment_amount) as provider_adjustments
+            from ({_CASH_ROWS[basis]}) where {where} {group_by}
+        ),
+        s as (
+            select {group}{"," if keys else ""} -sum(allowed_variance) filter (where allowed_variance < 0) as contract_shortfall
+            from fct_service_lines where not is_reversal and {where} {group_by}
+        )
+        select {select_keys}r.remittances, r.cash_received, r.era_payments, r.claim_payments, r.provider_adjustments,
+               coalesce(s.contract_shortfall, 0) as contract_shortfall,
+               r.era_payments + coalesce(s.contract_shortfall, 0) + r.provider_adjustments as cash_expected,
+               r.era_payments + coalesce(s.contract_shortfall, 0) + r.provider_adjustments - r.cash_received as gap
+        from r left join s on {join}"""
+
+
+def daily(m: ScopedMarts, basis: Basis, input: CashIn) -> tuple[list[CashDay], str | None]:
+    """One page of cash figures per payment (or deposit) day, oldest first."""
+    where, params = input.date_params("payment_date")
+    where = payer_filter(where, params, input.payer)
+    rows, cursor = page_rows(m, cash_sql(where, ["payment_date"], basis) + " order by r.payment_date", params, input)
+    return [CashDay.model_validate(r) for r in rows], cursor
+
+
+def by_payer(m: ScopedMarts, basis: Basis, dates: DateRange) -> tuple[list[CashPayer], CashFigures]:
+    """(cash figures per payer, largest cash received first; the total over every payer)."""
+    where, params = dates.date_params("payment_date")
+    sql = cash_sql(where, ["payer_key"], basis) + " order by r.cash_received desc, r.payer_key"
+    payers = m.rows_as(CashPayer, sql, params)
+    total = m.one(cash_sql(where, [], basis), params)
+    if total["remittances"] is None:
+        total = _NO_CASH
+    return payers, CashFigures.model_validate({**total, "remittances": int(total["remittances"] or 0)})
+
+
+def gaps(m: ScopedMarts, basis: Basis, input: GapsIn) -> tuple[list[CashGap], str | None, Decimal]:
+    """(one page of payer-months with a gap of at least minGap, largest first; the cursor; the total gap)."""
+    where, params = input.month_params("payment_month")
+    where = payer_filter(where, params, input.payer)
+    params["min_gap"] = input.min_gap
+    sql = f"select * from ({cash_sql(where, ['payer_key', 'payment_month'], basis)}) where gap > 0 and gap >= $min_gap"
+    total = m.one(f"select sum(gap) as g from ({sql})", params)["g"]
+    rows, cursor = page_rows(m, sql + " order by gap desc, payer_key, payment_month", params, input)
+    items = [CashGap.model_validate({**r, "month": month_label(r["payment_month"])}) for r in rows]
+    return items, cursor, to_money(total)
