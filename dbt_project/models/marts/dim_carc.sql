@@ -19,7 +19,7 @@ rows_per_tenant as (
     from unknown
 )
 select
-    cast(rows_per_tenant.organization_id as varchar) || '-' || cast(rows_per_tenant.client_id as varchar) || '-' || rows_per_tenant.carc as carc_sk,
+    {{ tenant_key('rows_per_tenant.organization_id', 'rows_per_tenant.client_id', 'rows_per_tenant.carc') }} as carc_sk,
     rows_per_tenant.organization_id,
     rows_per_tenant.client_id,
     rows_per_tenant.carc,

@@ -64,7 +64,7 @@ era_rows as (
         cast(null as varchar) as deposit_key,
         cast(null as bigint) as deposit_batch_id,
         cast(null as date) as deposit_date,
-        cast(null as numeric(18, 2)) as deposit_amount,
+        {{ money('null') }} as deposit_amount,
         remittances.trace_number,
         cast(null as varchar) as account_last4,
         remittances.remittance_key,
@@ -101,7 +101,7 @@ select
     era_amount,
     posted_amount,
     provider_adjustment_amount,
-    cast(coalesce(deposit_amount, 0) - coalesce(era_amount, 0) as numeric(18, 2)) as deposit_variance,
+    {{ money('coalesce(deposit_amount, 0) - coalesce(era_amount, 0)') }} as deposit_variance,
     case
         when deposit_key is null then 'era_without_deposit'
         when remittance_key is null then 'deposit_without_era'

@@ -27,12 +27,11 @@ keys as (
     select organization_id, client_id, claim_key from adjudicated
 )
 select
-    cast(keys.organization_id as varchar) || '-' || cast(keys.client_id as varchar) || '-' || keys.claim_key as claim_sk,
+    {{ tenant_key('keys.organization_id', 'keys.client_id', 'keys.claim_key') }} as claim_sk,
     keys.organization_id,
     keys.client_id,
     keys.claim_key,
-    cast(keys.organization_id as varchar) || '-' || cast(keys.client_id as varchar) || '-'
-        || coalesce(adjudicated.payer_key, submitted.payer_key) as payer_sk,
+    {{ tenant_key('keys.organization_id', 'keys.client_id', 'coalesce(adjudicated.payer_key, submitted.payer_key)') }} as payer_sk,
     coalesce(adjudicated.payer_key, submitted.payer_key) as payer_key,
     submitted.claim_type,
     submitted.facility_code,

@@ -22,7 +22,7 @@ monthly as (
     group by organization_id, client_id, adjudication_month
 )
 select
-    cast(organization_id as varchar) || '-' || cast(client_id as varchar) || '-' || cast(month as varchar) as kpi_key,
+    {{ tenant_key('organization_id', 'client_id', 'month') }} as kpi_key,
     organization_id,
     client_id,
     month,

@@ -69,7 +69,7 @@ scored as (
     from with_baseline
 )
 select
-    payer_sk || '-' || metric || '-' || carc || '-' || cast(adjudication_month as varchar) as alert_key,
+    {{ tenant_key('payer_sk', 'metric', 'carc', 'adjudication_month') }} as alert_key,
     organization_id,
     client_id,
     payer_sk,

@@ -23,8 +23,7 @@ grouped as (
              coalesce(primary_denial_category, 'other'), coalesce(primary_denial_carc, 'NONE')
 )
 select
-    grouped.payer_sk || '-' || cast(grouped.adjudication_month as varchar) || '-' || grouped.denial_category
-        || '-' || grouped.carc as payer_denial_month_key,
+    {{ tenant_key('grouped.payer_sk', 'grouped.adjudication_month', 'grouped.denial_category', 'grouped.carc') }} as payer_denial_month_key,
     grouped.organization_id,
     grouped.client_id,
     grouped.payer_sk,

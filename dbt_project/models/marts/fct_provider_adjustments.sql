@@ -5,7 +5,7 @@ select
     adjustments.remittance_key,
     adjustments.organization_id,
     adjustments.client_id,
-    cast(adjustments.organization_id as varchar) || '-' || cast(adjustments.client_id as varchar) || '-' || remittances.payer_key
+    {{ tenant_key('adjustments.organization_id', 'adjustments.client_id', 'remittances.payer_key') }}
         as payer_sk,
     remittances.payer_key,
     remittances.payment_date,

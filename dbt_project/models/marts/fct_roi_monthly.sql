@@ -40,15 +40,15 @@ months as (
     select organization_id, client_id, month from recoveries
 )
 select
-    cast(months.organization_id as varchar) || '-' || cast(months.client_id as varchar) || '-' || cast(months.month as varchar) as roi_key,
+    {{ tenant_key('months.organization_id', 'months.client_id', 'months.month') }} as roi_key,
     months.organization_id,
     months.client_id,
     months.month,
     coalesce(work.denials_worked, 0) as denials_worked,
-    cast(coalesce(work.cost_of_work, 0) as numeric(18, 2)) as cost_of_work,
+    {{ money('coalesce(work.cost_of_work, 0)') }} as cost_of_work,
     coalesce(recoveries.claims_recovered, 0) as claims_recovered,
-    cast(coalesce(recoveries.recovered_amount, 0) as numeric(18, 2)) as recovered_amount,
-    cast(coalesce(recoveries.recovered_amount, 0) - coalesce(work.cost_of_work, 0) as numeric(18, 2)) as net_benefit,
+    {{ money('coalesce(recoveries.recovered_amount, 0)') }} as recovered_amount,
+    {{ money('coalesce(recoveries.recovered_amount, 0) - coalesce(work.cost_of_work, 0)') }} as net_benefit,
     {{ ratio('coalesce(recoveries.recovered_amount, 0) - coalesce(work.cost_of_work, 0)', 'coalesce(work.cost_of_work, 0)') }} as roi
 from months
 left join work on work.organization_id = months.organization_id and work.client_id = months.client_id and work.month = months.month
