@@ -31,7 +31,8 @@ select
     keys.organization_id,
     keys.client_id,
     keys.claim_key,
-    {{ tenant_key('keys.organization_id', 'keys.client_id', 'coalesce(adjudicated.payer_key, submitted.payer_key)') }} as payer_sk,
+    {{ tenant_key('keys.organization_id', 'keys.client_id', 'coalesce(adjudicated.payer_key, submitted.payer_key)') }}
+        as payer_sk,
     coalesce(adjudicated.payer_key, submitted.payer_key) as payer_key,
     submitted.claim_type,
     submitted.facility_code,
@@ -73,8 +74,11 @@ select
         when adjudicated.remit_billed_amount <> submitted.billed_amount then 'charge_mismatch'
         else 'matched'
     end as match_status,
-    {{ dbt.datediff('coalesce(adjudicated.claim_received_date, adjudicated.statement_to)', 'adjudicated.initial_payment_date', 'day') }}
-        as days_to_pay
+    {{ dbt.datediff(
+        'coalesce(adjudicated.claim_received_date, adjudicated.statement_to)',
+        'adjudicated.initial_payment_date',
+        'day',
+    ) }} as days_to_pay
 from keys
 left join submitted
     on submitted.organization_id = keys.organization_id and submitted.client_id = keys.client_id

@@ -19,4 +19,5 @@ select
     adjustments.amount
 from {{ ref('stg_era__provider_adjustments') }} as adjustments
 inner join {{ ref('stg_era__remittances') }} as remittances on remittances.remittance_key = adjustments.remittance_key
-left join {{ ref('plb03_1_provider_adjustment_reason_codes') }} as reasons on trim(reasons.code) = adjustments.reason_code
+left join {{ ref('plb03_1_provider_adjustment_reason_codes') }} as reasons
+    on trim(reasons.code) = adjustments.reason_code

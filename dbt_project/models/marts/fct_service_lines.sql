@@ -25,10 +25,12 @@ adjustments as (
     group by service_line_key
 ),
 fee_schedule as (
-    select * from {{ ref('int_contract_terms') }} where method = 'fee_schedule'
+    select * from {{ ref('int_contract_terms') }}
+    where method = 'fee_schedule'
 ),
 pct_of_charges as (
-    select * from {{ ref('int_contract_terms') }} where method = 'pct_of_charges' and procedure_code = '*'
+    select * from {{ ref('int_contract_terms') }}
+    where method = 'pct_of_charges' and procedure_code = '*'
 ),
 joined as (
     select
@@ -89,7 +91,8 @@ select
     is_denied,
     case when not is_reversal and not is_denied then {{ money('contract_allowed_amount') }} end
         as expected_allowed_amount,
-    case when not is_reversal and not is_denied and contract_allowed_amount is not null and allowed_amount is not null
-        then {{ money('allowed_amount - ' ~ money('contract_allowed_amount')) }} end
-        as allowed_variance
+    case
+        when not is_reversal and not is_denied and contract_allowed_amount is not null and allowed_amount is not null
+            then {{ money('allowed_amount - ' ~ money('contract_allowed_amount')) }}
+    end as allowed_variance
 from joined
