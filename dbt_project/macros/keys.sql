@@ -8,7 +8,9 @@
 
     Keys are opaque outside dbt: the API stores some of them (manual matches keep
     remittance_claim_key, variance resolutions remittance_key, alert acknowledgements alert_key)
-    and compares them for equality only, so changing this format orphans those stored rows. -#}
+    and compares them for equality only, so changing this format orphans those stored rows. The
+    first two are built from parsed-file rows and always used ':', so they kept their values when
+    the mart keys (payer_sk, claim_sk, alert_key, ...) moved from '-' to ':'. -#}
 {% macro tenant_key() -%}
     {%- if varargs | length < 2 -%}
         {{ exceptions.raise_compiler_error("tenant_key needs the tenant and at least one more part") }}
