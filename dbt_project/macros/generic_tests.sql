@@ -19,7 +19,7 @@ where not coalesce(({{ expression }}), false)
 {% test money_balances(model, left, right) %}
 select *
 from {{ model }}
-where cast(coalesce({{ left }}, 0) as numeric(18, 2)) <> cast(coalesce({{ right }}, 0) as numeric(18, 2))
+where {{ money('coalesce(' ~ left ~ ', 0)') }} <> {{ money('coalesce(' ~ right ~ ', 0)') }}
 {% endtest %}
 
 {#- Every row carries a tenant. -#}

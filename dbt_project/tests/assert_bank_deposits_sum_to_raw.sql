@@ -8,7 +8,7 @@ with mart as (
     group by organization_id, client_id
 ),
 raw as (
-    select organization_id, client_id, count(*) as deposits, coalesce(sum(cast(amount as numeric(18, 2))), 0) as amount
+    select organization_id, client_id, count(*) as deposits, coalesce(sum({{ money('amount') }}), 0) as amount
     from {{ source('exports', 'csv_deposits') }}
     where row_status = 'valid'
     group by organization_id, client_id

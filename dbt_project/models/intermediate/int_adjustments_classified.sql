@@ -32,12 +32,15 @@ hinted as (
         remarks.line_position,
         remarks.rarc,
         hints.category_hint,
-        row_number() over (partition by remarks.remittance_claim_key, remarks.line_position order by remarks.rarc) as hint_rank
+        row_number()
+            over (partition by remarks.remittance_claim_key, remarks.line_position order by remarks.rarc)
+            as hint_rank
     from remarks
     inner join {{ ref('stg_reference__rarc_hints') }} as hints on hints.rarc = remarks.rarc
 ),
 first_hint as (
-    select remittance_claim_key, line_position, rarc, category_hint from hinted where hint_rank = 1
+    select remittance_claim_key, line_position, rarc, category_hint from hinted
+    where hint_rank = 1
 ),
 joined as (
     select
@@ -74,7 +77,7 @@ joined as (
 ),
 refined as (
     select
-        joined.*,
+        *,
         case
             when not carc_known then 'other'
             when carc_is_refinable and category_hint is not null then category_hint
@@ -93,7 +96,7 @@ refined as (
 ),
 classified as (
     select
-        refined.*,
+        *,
         coalesce(category_override, cause_category) as denial_category,
         coalesce(is_denial_override, carc_says_denial) as is_denial,
         case

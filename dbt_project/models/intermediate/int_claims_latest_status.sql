@@ -5,7 +5,7 @@
 -- is overturned; the money paid on those later remittances is "recovered".
 with events as (
     select
-        summarised.*,
+        *,
         -- position among the decisions (non-reversal CLPs), first and last
         row_number() over (
             partition by organization_id, client_id, claim_key, is_reversal order by event_sequence
@@ -13,7 +13,7 @@ with events as (
         row_number() over (
             partition by organization_id, client_id, claim_key, is_reversal order by event_sequence desc
         ) as position_from_end_in_kind
-    from {{ ref('int_remittance_claims_summarised') }} as summarised
+    from {{ ref('int_remittance_claims_summarised') }}
 ),
 -- One aggregation pass per claim (no self-joins: PostgreSQL plans those badly without indexes).
 per_claim as (
@@ -23,15 +23,19 @@ per_claim as (
         claim_key,
         max(case when not is_reversal and position_in_kind = 1 then remittance_claim_key end) as initial_key,
         max(case when not is_reversal and position_from_end_in_kind = 1 then remittance_claim_key end) as latest_key,
-        max(case when not is_reversal and position_from_end_in_kind = 1 then claim_status_code end) as latest_status_code,
+        max(case when not is_reversal and position_from_end_in_kind = 1 then claim_status_code end)
+            as latest_status_code,
         count(*) as remittance_events,
         sum(case when is_reversal then 1 else 0 end) as reversals,
         sum(paid_amount) as final_paid_amount,
         sum(patient_responsibility) as final_patient_responsibility,
         max(payment_date) as last_payment_date,
-        sum(case when not is_reversal and position_in_kind > 1 and not is_denied then 1 else 0 end) as later_clean_decisions,
-        sum(case when not is_reversal and position_in_kind > 1 and not is_denied then paid_amount else 0 end) as later_paid_amount,
-        min(case when not is_reversal and position_in_kind > 1 and not is_denied then payment_date end) as first_later_payment_date
+        sum(case when not is_reversal and position_in_kind > 1 and not is_denied then 1 else 0 end)
+            as later_clean_decisions,
+        sum(case when not is_reversal and position_in_kind > 1 and not is_denied then paid_amount else 0 end)
+            as later_paid_amount,
+        min(case when not is_reversal and position_in_kind > 1 and not is_denied then payment_date end)
+            as first_later_payment_date
     from events
     group by organization_id, client_id, claim_key
 ),

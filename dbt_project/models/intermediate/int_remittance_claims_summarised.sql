@@ -34,10 +34,12 @@ primary_denial as (
             carc,
             hard_or_soft,
             preventable,
-            row_number() over (partition by remittance_claim_key order by amount desc, adjustment_key) as denial_rank
+            row_number()
+                over (partition by remittance_claim_key order by amount desc, adjustment_key asc)
+                as denial_rank
         from adjustments
         where is_payer_denial
-    ) ranked
+    ) as ranked
     where denial_rank = 1
 )
 select
@@ -72,9 +74,12 @@ select
     coalesce(totals.claim_level_adjustment_total, 0) as claim_level_adjustment_total,
     remittance_claims.claim_status_code = '22' as is_reversal,
     remittance_claims.claim_status_code <> '22' and remittance_claims.claim_status_code = '4' as is_fully_denied,
-    remittance_claims.claim_status_code <> '22'
-        and (remittance_claims.claim_status_code = '4' or coalesce(totals.has_payer_denial, false)) as is_denied,
-    case when remittance_claims.claim_status_code = '22' then 0 else coalesce(totals.denied_amount, 0) end as denied_amount,
+    (
+        remittance_claims.claim_status_code <> '22'
+        and (remittance_claims.claim_status_code = '4' or coalesce(totals.has_payer_denial, false))
+    ) as is_denied,
+    case when remittance_claims.claim_status_code = '22' then 0 else coalesce(totals.denied_amount, 0) end
+        as denied_amount,
     case when remittance_claims.claim_status_code = '22' then 0 else coalesce(totals.provider_denied_amount, 0) end
         as provider_denied_amount,
     primary_denial.cause_category as primary_denial_category,
@@ -85,8 +90,9 @@ select
     primary_denial.preventable as primary_denial_preventable,
     row_number() over (
         partition by remittance_claims.organization_id, remittance_claims.client_id, remittance_claims.claim_key
-        order by remittance_claims.payment_date, remittance_claims.source_file_sha256,
-                 remittance_claims.transaction_index, remittance_claims.claim_index
+        order by
+            remittance_claims.payment_date, remittance_claims.source_file_sha256,
+            remittance_claims.transaction_index, remittance_claims.claim_index
     ) as event_sequence
 from remittance_claims
 left join totals on totals.remittance_claim_key = remittance_claims.remittance_claim_key

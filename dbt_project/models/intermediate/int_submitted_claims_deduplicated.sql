@@ -2,13 +2,13 @@
 -- or the same export twice) keeps its latest version.
 with ranked as (
     select
-        claims.*,
+        *,
         row_number() over (
             partition by organization_id, client_id, claim_key
             order by case when frequency_code = '7' then 1 else 0 end desc, statement_to desc, submitted_claim_key desc
         ) as version_rank,
         count(*) over (partition by organization_id, client_id, claim_key) as submissions
-    from {{ ref('stg_claims__claims') }} as claims
+    from {{ ref('stg_claims__claims') }}
 )
 select
     submitted_claim_key,

@@ -15,11 +15,20 @@ rows_per_tenant as (
     from {{ ref('int_tenants') }} as tenants
     cross join codes
     union all
-    select organization_id, client_id, carc, cast(null as varchar), 'other', cast(null as boolean), cast(null as varchar), cast(null as varchar), false
+    select
+        organization_id,
+        client_id,
+        carc,
+        cast(null as varchar) as carc_summary,
+        'other' as carc_category,
+        cast(null as boolean) as carc_is_denial,
+        cast(null as varchar) as hard_or_soft,
+        cast(null as varchar) as preventable,
+        false as known
     from unknown
 )
 select
-    cast(rows_per_tenant.organization_id as varchar) || '-' || cast(rows_per_tenant.client_id as varchar) || '-' || rows_per_tenant.carc as carc_sk,
+    {{ tenant_key('rows_per_tenant.organization_id', 'rows_per_tenant.client_id', 'rows_per_tenant.carc') }} as carc_sk,
     rows_per_tenant.organization_id,
     rows_per_tenant.client_id,
     rows_per_tenant.carc,
@@ -32,4 +41,5 @@ select
     rows_per_tenant.preventable,
     rows_per_tenant.known
 from rows_per_tenant
-left join {{ ref('stg_reference__denial_categories') }} as categories on categories.category = rows_per_tenant.carc_category
+left join {{ ref('stg_reference__denial_categories') }} as categories
+    on categories.category = rows_per_tenant.carc_category

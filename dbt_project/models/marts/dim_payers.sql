@@ -8,7 +8,7 @@ with seen as (
     from {{ ref('stg_claims__claims') }}
 )
 select
-    cast(organization_id as varchar) || '-' || cast(client_id as varchar) || '-' || payer_key as payer_sk,
+    {{ tenant_key('organization_id', 'client_id', 'payer_key') }} as payer_sk,
     organization_id,
     client_id,
     payer_key,

@@ -16,7 +16,7 @@ per_tenant as (
     where codes.rarc is null
 )
 select
-    cast(per_tenant.organization_id as varchar) || '-' || cast(per_tenant.client_id as varchar) || '-' || per_tenant.rarc as rarc_sk,
+    {{ tenant_key('per_tenant.organization_id', 'per_tenant.client_id', 'per_tenant.rarc') }} as rarc_sk,
     per_tenant.organization_id,
     per_tenant.client_id,
     per_tenant.rarc,

@@ -17,11 +17,14 @@ candidates as (
         remittances.remittance_key,
         row_number() over (
             partition by deposits.deposit_key
-            order by case when deposits.deposit_amount = remittances.check_amount then 0 else 1 end, remittances.remittance_key
+            order by
+                case when deposits.deposit_amount = remittances.check_amount then 0 else 1 end,
+                remittances.remittance_key
         ) as rank_for_deposit,
         row_number() over (
             partition by remittances.remittance_key
-            order by case when deposits.deposit_amount = remittances.check_amount then 0 else 1 end, deposits.deposit_key
+            order by
+                case when deposits.deposit_amount = remittances.check_amount then 0 else 1 end, deposits.deposit_key
         ) as rank_for_remittance
     from deposits
     inner join remittances
@@ -58,24 +61,27 @@ deposit_rows as (
 ),
 era_rows as (
     select
-        'era:' || remittances.remittance_key as bank_deposit_key,
-        remittances.organization_id,
-        remittances.client_id,
+        'era:' || remittance_key as bank_deposit_key,
+        organization_id,
+        client_id,
         cast(null as varchar) as deposit_key,
         cast(null as bigint) as deposit_batch_id,
         cast(null as date) as deposit_date,
-        cast(null as numeric(18, 2)) as deposit_amount,
-        remittances.trace_number,
+        {{ money('null') }} as deposit_amount,
+        trace_number,
         cast(null as varchar) as account_last4,
-        remittances.remittance_key,
-        remittances.payer_key,
-        remittances.payment_date,
-        remittances.payment_method,
-        remittances.check_amount as era_amount,
-        remittances.claims_paid_amount as posted_amount,
-        remittances.provider_adjustment_amount
+        remittance_key,
+        payer_key,
+        payment_date,
+        payment_method,
+        check_amount as era_amount,
+        claims_paid_amount as posted_amount,
+        provider_adjustment_amount
     from remittances
-    where not exists (select 1 from pairs where pairs.remittance_key = remittances.remittance_key)
+    where not exists (
+        select 1 from pairs
+        where pairs.remittance_key = remittances.remittance_key
+    )
 ),
 all_rows as (
     select * from deposit_rows
@@ -101,7 +107,7 @@ select
     era_amount,
     posted_amount,
     provider_adjustment_amount,
-    cast(coalesce(deposit_amount, 0) - coalesce(era_amount, 0) as numeric(18, 2)) as deposit_variance,
+    {{ money('coalesce(deposit_amount, 0) - coalesce(era_amount, 0)') }} as deposit_variance,
     case
         when deposit_key is null then 'era_without_deposit'
         when remittance_key is null then 'deposit_without_era'

@@ -27,12 +27,12 @@ keys as (
     select organization_id, client_id, claim_key from adjudicated
 )
 select
-    cast(keys.organization_id as varchar) || '-' || cast(keys.client_id as varchar) || '-' || keys.claim_key as claim_sk,
+    {{ tenant_key('keys.organization_id', 'keys.client_id', 'keys.claim_key') }} as claim_sk,
     keys.organization_id,
     keys.client_id,
     keys.claim_key,
-    cast(keys.organization_id as varchar) || '-' || cast(keys.client_id as varchar) || '-'
-        || coalesce(adjudicated.payer_key, submitted.payer_key) as payer_sk,
+    {{ tenant_key('keys.organization_id', 'keys.client_id', 'coalesce(adjudicated.payer_key, submitted.payer_key)') }}
+        as payer_sk,
     coalesce(adjudicated.payer_key, submitted.payer_key) as payer_key,
     submitted.claim_type,
     submitted.facility_code,
@@ -74,8 +74,11 @@ select
         when adjudicated.remit_billed_amount <> submitted.billed_amount then 'charge_mismatch'
         else 'matched'
     end as match_status,
-    {{ dbt.datediff('coalesce(adjudicated.claim_received_date, adjudicated.statement_to)', 'adjudicated.initial_payment_date', 'day') }}
-        as days_to_pay
+    {{ dbt.datediff(
+        'coalesce(adjudicated.claim_received_date, adjudicated.statement_to)',
+        'adjudicated.initial_payment_date',
+        'day',
+    ) }} as days_to_pay
 from keys
 left join submitted
     on submitted.organization_id = keys.organization_id and submitted.client_id = keys.client_id

@@ -1,6 +1,7 @@
 -- Revenue-cycle KPIs per tenant and adjudication month (month of the initial remittance).
 with claims as (
-    select * from {{ ref('fct_claim_reconciliation') }} where adjudication_month is not null
+    select * from {{ ref('fct_claim_reconciliation') }}
+    where adjudication_month is not null
 ),
 monthly as (
     select
@@ -12,7 +13,8 @@ monthly as (
         sum(case when initially_denied then 1 else 0 end) as initially_denied_claims,
         sum(initial_denied_amount) as initial_denied_amount,
         sum(case when not initially_denied then 1 else 0 end) as clean_claims,
-        sum(case when initially_denied and not overturned then initial_denied_amount else 0 end) as denial_write_off_amount,
+        sum(case when initially_denied and not overturned then initial_denied_amount else 0 end)
+            as denial_write_off_amount,
         sum(paid_amount) as paid_amount,
         sum(patient_responsibility) as patient_responsibility,
         avg(cast(days_to_pay as double precision)) as avg_days_to_pay,
@@ -22,7 +24,7 @@ monthly as (
     group by organization_id, client_id, adjudication_month
 )
 select
-    cast(organization_id as varchar) || '-' || cast(client_id as varchar) || '-' || cast(month as varchar) as kpi_key,
+    {{ tenant_key('organization_id', 'client_id', 'month') }} as kpi_key,
     organization_id,
     client_id,
     month,

@@ -9,7 +9,8 @@ with payer_months as (
     select * from {{ ref('fct_payer_monthly') }}
 ),
 carc_months as (
-    select organization_id, client_id, payer_sk, adjudication_month, primary_denial_carc as carc, count(*) as denied_claims
+    select
+        organization_id, client_id, payer_sk, adjudication_month, primary_denial_carc as carc, count(*) as denied_claims
     from {{ ref('fct_claim_reconciliation') }}
     where initially_denied and adjudication_month is not null and primary_denial_carc is not null
     group by organization_id, client_id, payer_sk, adjudication_month, primary_denial_carc
@@ -51,7 +52,7 @@ series as (
 ),
 with_baseline as (
     select
-        series.*,
+        *,
         avg(metric_value) over prior as baseline_mean,
         stddev_samp(metric_value) over prior as baseline_stddev,
         count(*) over prior as baseline_months
@@ -63,13 +64,14 @@ with_baseline as (
 ),
 scored as (
     select
-        with_baseline.*,
-        baseline_mean + {{ var('alert_sigmas', 3) }} * greatest(coalesce(baseline_stddev, 0), stddev_floor) as threshold,
+        *,
+        baseline_mean
+        + {{ var('alert_sigmas', 3) }} * greatest(coalesce(baseline_stddev, 0), stddev_floor) as threshold,
         (metric_value - baseline_mean) / greatest(coalesce(baseline_stddev, 0), stddev_floor) as z_score
     from with_baseline
 )
 select
-    payer_sk || '-' || metric || '-' || carc || '-' || cast(adjudication_month as varchar) as alert_key,
+    {{ tenant_key('payer_sk', 'metric', 'carc', 'adjudication_month') }} as alert_key,
     organization_id,
     client_id,
     payer_sk,
@@ -85,6 +87,7 @@ select
     threshold,
     z_score
 from scored
-where baseline_months >= {{ var('alert_min_baseline_months', 3) }}
-  and claims_adjudicated >= {{ var('alert_min_claims', 20) }}
-  and metric_value > threshold
+where
+    baseline_months >= {{ var('alert_min_baseline_months', 3) }}
+    and claims_adjudicated >= {{ var('alert_min_claims', 20) }}
+    and metric_value > threshold

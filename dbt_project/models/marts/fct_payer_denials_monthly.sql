@@ -19,12 +19,13 @@ grouped as (
         sum(case when overturned then 1 else 0 end) as overturned_claims,
         sum(recovered_amount) as recovered_amount
     from denied
-    group by organization_id, client_id, payer_sk, payer_key, adjudication_month,
-             coalesce(primary_denial_category, 'other'), coalesce(primary_denial_carc, 'NONE')
+    group by
+        organization_id, client_id, payer_sk, payer_key, adjudication_month,
+        coalesce(primary_denial_category, 'other'), coalesce(primary_denial_carc, 'NONE')
 )
 select
-    grouped.payer_sk || '-' || cast(grouped.adjudication_month as varchar) || '-' || grouped.denial_category
-        || '-' || grouped.carc as payer_denial_month_key,
+    {{ tenant_key('grouped.payer_sk', 'grouped.adjudication_month', 'grouped.denial_category', 'grouped.carc') }}
+        as payer_denial_month_key,
     grouped.organization_id,
     grouped.client_id,
     grouped.payer_sk,

@@ -1,6 +1,7 @@
 -- One row per payer, tenant and adjudication month (month of the initial remittance).
 with claims as (
-    select * from {{ ref('fct_claim_reconciliation') }} where adjudication_month is not null
+    select * from {{ ref('fct_claim_reconciliation') }}
+    where adjudication_month is not null
 )
 select
     payer_sk,

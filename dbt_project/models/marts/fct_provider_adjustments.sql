@@ -5,7 +5,7 @@ select
     adjustments.remittance_key,
     adjustments.organization_id,
     adjustments.client_id,
-    cast(adjustments.organization_id as varchar) || '-' || cast(adjustments.client_id as varchar) || '-' || remittances.payer_key
+    {{ tenant_key('adjustments.organization_id', 'adjustments.client_id', 'remittances.payer_key') }}
         as payer_sk,
     remittances.payer_key,
     remittances.payment_date,
@@ -19,4 +19,5 @@ select
     adjustments.amount
 from {{ ref('stg_era__provider_adjustments') }} as adjustments
 inner join {{ ref('stg_era__remittances') }} as remittances on remittances.remittance_key = adjustments.remittance_key
-left join {{ ref('plb03_1_provider_adjustment_reason_codes') }} as reasons on trim(reasons.code) = adjustments.reason_code
+left join {{ ref('plb03_1_provider_adjustment_reason_codes') }} as reasons
+    on trim(reasons.code) = adjustments.reason_code

@@ -6,7 +6,7 @@ select
     matched.client_id,
     matched.batch_id,
     matched.claim_key,
-    cast(matched.organization_id as varchar) || '-' || cast(matched.client_id as varchar) || '-' || matched.payer_key as payer_sk,
+    {{ tenant_key('matched.organization_id', 'matched.client_id', 'matched.payer_key') }} as payer_sk,
     matched.payer_key,
     matched.payment_date,
     {{ month_of('matched.payment_date') }} as payment_month,

@@ -15,7 +15,7 @@ select
     remittances.organization_id,
     remittances.client_id,
     remittances.batch_id,
-    cast(remittances.organization_id as varchar) || '-' || cast(remittances.client_id as varchar) || '-' || remittances.payer_key
+    {{ tenant_key('remittances.organization_id', 'remittances.client_id', 'remittances.payer_key') }}
         as payer_sk,
     remittances.payer_key,
     remittances.payment_date,

@@ -17,7 +17,8 @@ work as (
         claims.client_id,
         claims.adjudication_month as month,
         count(*) as denials_worked,
-        sum(case when claims.primary_denial_hard_or_soft = 'soft' then costs.soft_cost else costs.hard_cost end) as cost_of_work
+        sum(case when claims.primary_denial_hard_or_soft = 'soft' then costs.soft_cost else costs.hard_cost end)
+            as cost_of_work
     from claims
     cross join costs
     where claims.initially_denied
@@ -40,18 +41,23 @@ months as (
     select organization_id, client_id, month from recoveries
 )
 select
-    cast(months.organization_id as varchar) || '-' || cast(months.client_id as varchar) || '-' || cast(months.month as varchar) as roi_key,
+    {{ tenant_key('months.organization_id', 'months.client_id', 'months.month') }} as roi_key,
     months.organization_id,
     months.client_id,
     months.month,
     coalesce(work.denials_worked, 0) as denials_worked,
-    cast(coalesce(work.cost_of_work, 0) as numeric(18, 2)) as cost_of_work,
+    {{ money('coalesce(work.cost_of_work, 0)') }} as cost_of_work,
     coalesce(recoveries.claims_recovered, 0) as claims_recovered,
-    cast(coalesce(recoveries.recovered_amount, 0) as numeric(18, 2)) as recovered_amount,
-    cast(coalesce(recoveries.recovered_amount, 0) - coalesce(work.cost_of_work, 0) as numeric(18, 2)) as net_benefit,
-    {{ ratio('coalesce(recoveries.recovered_amount, 0) - coalesce(work.cost_of_work, 0)', 'coalesce(work.cost_of_work, 0)') }} as roi
+    {{ money('coalesce(recoveries.recovered_amount, 0)') }} as recovered_amount,
+    {{ money('coalesce(recoveries.recovered_amount, 0) - coalesce(work.cost_of_work, 0)') }} as net_benefit,
+    {{ ratio(
+        'coalesce(recoveries.recovered_amount, 0) - coalesce(work.cost_of_work, 0)',
+        'coalesce(work.cost_of_work, 0)',
+    ) }} as roi
 from months
-left join work on work.organization_id = months.organization_id and work.client_id = months.client_id and work.month = months.month
+left join work
+    on work.organization_id = months.organization_id and work.client_id = months.client_id
+    and work.month = months.month
 left join recoveries
     on recoveries.organization_id = months.organization_id and recoveries.client_id = months.client_id
     and recoveries.month = months.month

@@ -25,10 +25,12 @@ adjustments as (
     group by service_line_key
 ),
 fee_schedule as (
-    select * from {{ ref('int_contract_terms') }} where method = 'fee_schedule'
+    select * from {{ ref('int_contract_terms') }}
+    where method = 'fee_schedule'
 ),
 pct_of_charges as (
-    select * from {{ ref('int_contract_terms') }} where method = 'pct_of_charges' and procedure_code = '*'
+    select * from {{ ref('int_contract_terms') }}
+    where method = 'pct_of_charges' and procedure_code = '*'
 ),
 joined as (
     select
@@ -64,7 +66,7 @@ select
     organization_id,
     client_id,
     claim_key,
-    cast(organization_id as varchar) || '-' || cast(client_id as varchar) || '-' || payer_key as payer_sk,
+    {{ tenant_key('organization_id', 'client_id', 'payer_key') }} as payer_sk,
     payer_key,
     payment_date,
     {{ month_of('payment_date') }} as payment_month,
@@ -87,9 +89,10 @@ select
     pi_amount,
     denied_amount,
     is_denied,
-    case when not is_reversal and not is_denied then cast(contract_allowed_amount as numeric(18, 2)) end
+    case when not is_reversal and not is_denied then {{ money('contract_allowed_amount') }} end
         as expected_allowed_amount,
-    case when not is_reversal and not is_denied and contract_allowed_amount is not null and allowed_amount is not null
-        then cast(allowed_amount - cast(contract_allowed_amount as numeric(18, 2)) as numeric(18, 2)) end
-        as allowed_variance
+    case
+        when not is_reversal and not is_denied and contract_allowed_amount is not null and allowed_amount is not null
+            then {{ money('allowed_amount - ' ~ money('contract_allowed_amount')) }}
+    end as allowed_variance
 from joined

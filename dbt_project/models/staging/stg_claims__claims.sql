@@ -1,6 +1,6 @@
 -- One row per 837 claim. Patient name, birth date and diagnoses are PHI and stay in the raw zone.
 select
-    cast(client_id as varchar) || ':' || substr(source_file_sha256, 1, 16) || ':' || cast(claim_index as varchar) as submitted_claim_key,
+    {{ tenant_key('client_id', file_prefix(), 'claim_index') }} as submitted_claim_key,
     organization_id,
     client_id,
     batch_id,
@@ -8,7 +8,7 @@ select
     claim_index,
     patient_control_number as claim_key,
     claim_type,
-    cast(total_charge as numeric(18, 2)) as billed_amount,
+    {{ money('total_charge') }} as billed_amount,
     facility_code,
     frequency_code,
     billing_provider_npi,

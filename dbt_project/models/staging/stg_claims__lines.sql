@@ -1,7 +1,7 @@
 -- One row per 837 service line.
 select
-    cast(client_id as varchar) || ':' || substr(source_file_sha256, 1, 16) || ':' || cast(claim_index as varchar) || ':' || cast(line_index as varchar) as submitted_line_key,
-    cast(client_id as varchar) || ':' || substr(source_file_sha256, 1, 16) || ':' || cast(claim_index as varchar) as submitted_claim_key,
+    {{ tenant_key('client_id', file_prefix(), 'claim_index', 'line_index') }} as submitted_line_key,
+    {{ tenant_key('client_id', file_prefix(), 'claim_index') }} as submitted_claim_key,
     organization_id,
     client_id,
     source_file_sha256,
@@ -10,7 +10,7 @@ select
     procedure_code,
     modifier_1,
     revenue_code,
-    cast(charge_amount as numeric(18, 2)) as charge_amount,
+    {{ money('charge_amount') }} as charge_amount,
     cast(units as numeric(18, 4)) as units,
     cast(service_date_from as date) as service_date,
     place_of_service

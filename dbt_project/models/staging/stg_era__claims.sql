@@ -1,7 +1,7 @@
 -- One row per CLP claim payment loop. Patient name and member ids are left out (PHI not needed downstream).
 select
-    cast(client_id as varchar) || ':' || substr(source_file_sha256, 1, 16) || ':' || cast(claim_index as varchar) as remittance_claim_key,
-    cast(client_id as varchar) || ':' || substr(source_file_sha256, 1, 16) || ':' || cast(transaction_index as varchar) as remittance_key,
+    {{ tenant_key('client_id', file_prefix(), 'claim_index') }} as remittance_claim_key,
+    {{ tenant_key('client_id', file_prefix(), 'transaction_index') }} as remittance_key,
     organization_id,
     client_id,
     batch_id,
@@ -10,9 +10,9 @@ select
     claim_index,
     patient_control_number as claim_key,
     claim_status_code,
-    cast(total_charge as numeric(18, 2)) as billed_amount,
-    cast(paid_amount as numeric(18, 2)) as paid_amount,
-    cast(patient_responsibility as numeric(18, 2)) as patient_responsibility,
+    {{ money('total_charge') }} as billed_amount,
+    {{ money('paid_amount') }} as paid_amount,
+    {{ money('patient_responsibility') }} as patient_responsibility,
     filing_indicator,
     payer_claim_control_number,
     facility_type_code,
@@ -24,7 +24,7 @@ select
     cast(statement_from as date) as statement_from,
     cast(statement_to as date) as statement_to,
     cast(claim_received_date as date) as claim_received_date,
-    cast(covered_amount as numeric(18, 2)) as covered_amount,
+    {{ money('covered_amount') }} as covered_amount,
     line_count,
     segment_number
 from {{ source('era', 'remittance_claims') }}

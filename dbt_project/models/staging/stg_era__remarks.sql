@@ -1,6 +1,6 @@
 -- RARC remark codes; line_index is null for claim-level remarks (MOA/MIA).
 select
-    cast(client_id as varchar) || ':' || substr(source_file_sha256, 1, 16) || ':' || cast(claim_index as varchar) as remittance_claim_key,
+    {{ tenant_key('client_id', file_prefix(), 'claim_index') }} as remittance_claim_key,
     organization_id,
     client_id,
     source_file_sha256,

@@ -1,7 +1,7 @@
 -- One row per SVC service line payment.
 select
-    cast(client_id as varchar) || ':' || substr(source_file_sha256, 1, 16) || ':' || cast(claim_index as varchar) || ':' || cast(line_index as varchar) as service_line_key,
-    cast(client_id as varchar) || ':' || substr(source_file_sha256, 1, 16) || ':' || cast(claim_index as varchar) as remittance_claim_key,
+    {{ tenant_key('client_id', file_prefix(), 'claim_index', 'line_index') }} as service_line_key,
+    {{ tenant_key('client_id', file_prefix(), 'claim_index') }} as remittance_claim_key,
     organization_id,
     client_id,
     source_file_sha256,
@@ -12,9 +12,9 @@ select
     modifier_1,
     modifier_2,
     revenue_code,
-    cast(charge_amount as numeric(18, 2)) as charge_amount,
-    cast(paid_amount as numeric(18, 2)) as paid_amount,
-    cast(allowed_amount as numeric(18, 2)) as allowed_amount,
+    {{ money('charge_amount') }} as charge_amount,
+    {{ money('paid_amount') }} as paid_amount,
+    {{ money('allowed_amount') }} as allowed_amount,
     cast(units as numeric(18, 4)) as units,
     cast(service_date_from as date) as service_date,
     line_control_number,

@@ -10,7 +10,7 @@ select
     plan,
     cast(service_from as date) as service_from,
     cast(service_to as date) as service_to,
-    cast(billed_amount as numeric(18, 2)) as billed_amount,
+    {{ money('billed_amount') }} as billed_amount,
     status as export_status,
     facility,
     bill_type

@@ -9,7 +9,7 @@ select
     cast(denial_date as date) as denial_date,
     upper(trim(group_code)) as group_code,
     upper(trim(carc)) as carc,
-    cast(denied_amount as numeric(18, 2)) as denied_amount,
+    {{ money('denied_amount') }} as denied_amount,
     status as work_status,
     cast(appeal_deadline as date) as appeal_deadline
 from {{ source('exports', 'csv_denials') }}

@@ -1,13 +1,13 @@
 -- Bank deposits from bank statement exports (valid rows only). Rename and cast only.
 select
-    cast(client_id as varchar) || ':' || substr(source_file_sha256, 1, 16) || ':' || cast(row_number as varchar) as deposit_key,
+    {{ tenant_key('client_id', file_prefix(), 'row_number') }} as deposit_key,
     organization_id,
     client_id,
     batch_id,
     source_file_sha256,
     row_number as source_row_number,
     cast(deposit_date as date) as deposit_date,
-    cast(amount as numeric(18, 2)) as deposit_amount,
+    {{ money('amount') }} as deposit_amount,
     trim(trace_number) as trace_number,
     account_last4,
     upper(trim(payer_name)) as payer_key,

@@ -8,8 +8,8 @@ select
     upper(trim(payer_name)) as payer_key,
     check_number,
     cast(payment_date as date) as payment_date,
-    cast(paid_amount as numeric(18, 2)) as paid_amount,
-    cast(adjustment_amount as numeric(18, 2)) as adjustment_amount,
+    {{ money('paid_amount') }} as paid_amount,
+    {{ money('adjustment_amount') }} as adjustment_amount,
     upper(trim(group_code)) as group_code,
     upper(trim(carc)) as carc
 from {{ source('exports', 'csv_payments') }}

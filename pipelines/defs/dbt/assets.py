@@ -1,10 +1,23 @@
-"""dbt models, seeds and tests as Dagster assets and asset checks."""
+"""dbt models, seeds and tests as Dagster assets and asset checks.
 
+``dbt_models`` (and ``DBT_ASSETS``) are built on first access, not when this module is imported:
+building them needs the dbt manifest. ``ensure_manifest()`` runs ``dbt parse`` only when the
+manifest is missing or older than a project file, and otherwise reads the one on disk, so
+importing ``pipelines.definitions`` with a fresh manifest never starts dbt. dagster-dbt's
+``DbtProject.prepare_if_dev()`` (what dagster-open-platform calls at import) is not used: under
+``dagster dev`` it re-parses on every code-location load even when nothing changed, and outside
+it it never parses; the freshness check covers both cases, and the file lock in
+``ensure_manifest`` keeps parallel loaders (webserver, daemon, run workers, test sessions) from
+parsing twice. The result is cached per process, so every caller shares one assets definition.
+"""
+
+import functools
 import os
 import shutil
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 from dagster_dbt import DbtCliResource, dbt_assets
@@ -14,28 +27,40 @@ from pipelines.defs.dbt.translator import PlatformDbtTranslator
 from pipelines.resources import WarehouseResource
 from pipelines.warehouse.layout import BUILD_COMPLETE
 
-dbt_project.prepare_if_dev()
-ensure_manifest()
-
 TRANSLATOR = PlatformDbtTranslator()
 _ENVIRONMENT = threading.Lock()
 
 
-@dbt_assets(
-    manifest=dbt_project.manifest_path, project=dbt_project, dagster_dbt_translator=TRANSLATOR, name="dbt_models"
-)
-def dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource, warehouse: WarehouseResource):
-    """`dbt build` (seeds, models and tests) into the build database; tests report as asset checks."""
-    build_dir = warehouse.layout.build_db_for(context.run_id).parent
-    # The dbt subprocess reads its paths from the environment (profiles.yml, sources yml);
-    # dagster-dbt copies os.environ when the invocation starts, so runs in parallel threads
-    # take turns setting it and each subprocess keeps its own run's paths.
-    with _ENVIRONMENT:
-        os.environ.update(warehouse.dbt_env(context.run_id))
-        invocation = dbt.cli(["build"], context=context, target_path=build_dir / "dbt_target")
-    yield from invocation.stream()
-    (build_dir / BUILD_COMPLETE).touch()
-    prune_builds(warehouse.layout.builds_dir, keep=2)
+@functools.cache
+def build_dbt_models() -> dg.AssetsDefinition:
+    """The dbt multi-asset, from the manifest (parsed first if it is missing or stale)."""
+    manifest = ensure_manifest()
+
+    @dbt_assets(manifest=manifest, project=dbt_project, dagster_dbt_translator=TRANSLATOR, name="dbt_models")
+    def dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource, warehouse: WarehouseResource):
+        """`dbt build` (seeds, models and tests) into the build database; tests report as asset checks."""
+        build_dir = warehouse.layout.build_db_for(context.run_id).parent
+        # The dbt subprocess reads its paths from the environment (profiles.yml, sources yml);
+        # dagster-dbt copies os.environ when the invocation starts, so runs in parallel threads
+        # take turns setting it and each subprocess keeps its own run's paths.
+        with _ENVIRONMENT:
+            os.environ.update(warehouse.dbt_env(context.run_id))
+            invocation = dbt.cli(["build"], context=context, target_path=build_dir / "dbt_target")
+        yield from invocation.stream()
+        (build_dir / BUILD_COMPLETE).touch()
+        prune_builds(warehouse.layout.builds_dir, keep=2)
+
+    return dbt_models
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: `from pipelines.defs.dbt.assets import dbt_models` keeps working, but the
+    # manifest is only read (or parsed) when one of these names is first asked for.
+    if name == "dbt_models":
+        return build_dbt_models()
+    if name == "DBT_ASSETS":
+        return [build_dbt_models()]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def prune_builds(root: Path, *, keep: int, stale_after_seconds: float = 86_400) -> None:
@@ -59,6 +84,3 @@ def dbt_resource() -> DbtCliResource:
         target="duckdb",
         dbt_executable=dbt_executable(),
     )
-
-
-DBT_ASSETS = [dbt_models]

@@ -1,9 +1,8 @@
 """The dbt project and its manifest.
 
-The manifest is built by ``dbt parse`` (``ensure_manifest``): in development
-``prepare_if_dev()`` does it when ``dagster dev`` loads the code; tests,
-``make up`` and the runner call ``ensure_manifest()``, which re-parses only when
-a project file is newer than the manifest.
+The manifest is built by ``dbt parse`` (``ensure_manifest``), which re-parses only
+when a project file is newer than the manifest. The dbt assets call it the first
+time they are asked for (``pipelines.defs.dbt.assets``); the runner calls it too.
 """
 
 from __future__ import annotations
