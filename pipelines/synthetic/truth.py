@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from datetime import date
-from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from pipelines.ingest.money import CENT, MONEY_PRECISION, MONEY_SCALE
 
 from .model import PAID, Claim
 from .money import x12_amount
@@ -24,13 +25,14 @@ def _rate(num: int, den: int) -> float:
     return round(num / den, 6) if den else 0.0
 
 
-_ONE_CENT = pa.scalar(Decimal("0.01"), pa.decimal128(3, 2))
+_ONE_CENT = pa.scalar(CENT, pa.decimal128(MONEY_SCALE + 1, MONEY_SCALE))
+MONEY_ARROW = pa.decimal128(MONEY_PRECISION, MONEY_SCALE)
 
 
 def decimal_array(cents: list[int]) -> pa.Array:
     """Exact ``decimal128(18, 2)`` array from integer cents: decimal multiply by 0.01, no float on the way."""
     scaled = pc.multiply(pa.array(cents, pa.int64()).cast(pa.decimal128(19, 0)), _ONE_CENT)
-    return scaled.cast(pa.decimal128(18, 2))
+    return scaled.cast(MONEY_ARROW)
 
 
 TRUTH_SCHEMA = pa.schema(
@@ -43,13 +45,13 @@ TRUTH_SCHEMA = pa.schema(
         ("service_date", pa.date32()),
         ("submit_date", pa.date32()),
         ("remit_date", pa.date32()),
-        ("billed", pa.decimal128(18, 2)),
-        ("expected_paid", pa.decimal128(18, 2)),
-        ("initial_paid", pa.decimal128(18, 2)),
-        ("final_paid", pa.decimal128(18, 2)),
-        ("patient_responsibility", pa.decimal128(18, 2)),
-        ("denied_amount", pa.decimal128(18, 2)),
-        ("underpaid_amount", pa.decimal128(18, 2)),
+        ("billed", MONEY_ARROW),
+        ("expected_paid", MONEY_ARROW),
+        ("initial_paid", MONEY_ARROW),
+        ("final_paid", MONEY_ARROW),
+        ("patient_responsibility", MONEY_ARROW),
+        ("denied_amount", MONEY_ARROW),
+        ("underpaid_amount", MONEY_ARROW),
         ("initial_status", pa.string()),
         ("final_status", pa.string()),
         ("clp02", pa.string()),

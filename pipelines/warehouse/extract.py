@@ -13,22 +13,21 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
 
 import polars as pl
 from sqlalchemy import Column as SAColumn
 from sqlalchemy import Engine, MetaData, Table, inspect, select, text
-from sqlalchemy.types import JSON, BigInteger, Boolean, Date, DateTime, Numeric, String
+from sqlalchemy.types import JSON, BigInteger, Boolean, Date, DateTime, String
 
+from pipelines.ingest.money import POLARS_MONEY, SQLALCHEMY_MONEY, quantize
 from pipelines.warehouse.layout import WarehouseLayout, temp_path_for
 
-MONEY = pl.Decimal(18, 2)
 # Column type name -> (SQLAlchemy type used to read it, Polars type written)
 _TYPES = {
     "id": (BigInteger(), pl.Int64()),
     "int": (BigInteger(), pl.Int64()),
     "text": (String(), pl.String()),
-    "money": (Numeric(18, 2), MONEY),
+    "money": (SQLALCHEMY_MONEY, POLARS_MONEY),
     "date": (Date(), pl.Date()),
     "ts": (DateTime(timezone=True), pl.Datetime("us", "UTC")),
     "bool": (Boolean(), pl.Boolean()),
@@ -184,7 +183,7 @@ EXTRACT_TABLES: dict[str, ExtractTable] = {
                 "row_number": "int",
                 "entity": "text",
                 "parent_row_number": "int",
-                **{key: "int" for key in EXCLUSION_KEYS},
+                **dict.fromkeys(EXCLUSION_KEYS, "int"),
             },
             reader=read_row_exclusions,
         ),
@@ -206,7 +205,7 @@ def _cell(value, kind: str):
     if kind == "json":
         return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
     if kind == "money":
-        return Decimal(value).quantize(Decimal("0.01"))
+        return quantize(value)
     if kind == "ts" and isinstance(value, datetime):
         return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
     if kind == "date" and isinstance(value, datetime):

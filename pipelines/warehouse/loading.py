@@ -25,6 +25,7 @@ from pathlib import Path
 
 import polars as pl
 
+from pipelines.ingest.money import quantize
 from pipelines.ingest.tabular import TabularFileError, read_tabular
 from pipelines.ingest.x12 import X12ParseError, parse_x12_file
 from pipelines.warehouse.layout import EMPTY_FILE, WarehouseLayout, atomic_write_bytes, temp_path_for
@@ -123,7 +124,7 @@ def _parse_by_kind(src: SourceFile) -> dict[str, pl.DataFrame]:
 
 def _keys(exclusions: Iterable[RowExclusion], entities: tuple[str, ...], *names: str) -> pl.DataFrame:
     rows = [tuple(getattr(x, n) for n in names) for x in exclusions if x.entity in entities]
-    return pl.DataFrame(rows, schema={n: pl.Int64 for n in names}, orient="row")
+    return pl.DataFrame(rows, schema=dict.fromkeys(names, pl.Int64), orient="row")
 
 
 def _without(frame: pl.DataFrame, keys: pl.DataFrame, on: dict[str, str]) -> pl.DataFrame:
@@ -193,7 +194,7 @@ def _totals(frame: pl.DataFrame, table: str) -> dict[str, str]:
     out = {}
     for column in MONEY_TOTALS.get(table, ()):
         value = frame[column].sum() if frame.height else None
-        out[column] = str(Decimal(value if value is not None else 0).quantize(Decimal("0.01")))
+        out[column] = str(quantize(value if value is not None else 0))
     return out
 
 
