@@ -111,10 +111,10 @@ def run_pipeline(
 
     from pipelines.definitions import build_definitions
     from pipelines.defs.dbt.project import ensure_manifest
-    from pipelines.resources import WarehouseResource
+    from pipelines.resources import WarehouseResource, default_database_url
 
     data_dir = Path(data_dir).resolve()
-    database_url = database_url or f"sqlite:///{data_dir / 'platform.db'}"
+    database_url = database_url or default_database_url(data_dir)
     ensure_manifest()
     warehouse = WarehouseResource(data_dir=str(data_dir), database_url=database_url, parse_workers=parse_workers)
     defs = build_definitions(warehouse)
