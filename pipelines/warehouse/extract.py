@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import polars as pl
 from sqlalchemy import Column as SAColumn
@@ -40,12 +41,22 @@ class ExtractTable:
     """One operational table: its name and the columns the warehouse takes (name -> type name).
 
     ``reader`` makes a derived extract: it returns the rows (tuples in column
-    order) from the database, or None when the tables it reads do not exist yet.
+    order) from the database, or None when the tables it reads do not exist yet;
+    ``reads`` then declares the operational columns it reads (table -> column ->
+    type name), so they can be checked against the operational models like the
+    columns of a plain table.
     """
 
     name: str
     columns: dict[str, str]
-    reader: Callable[[Engine], list[tuple] | None] | None = None
+    reader: Callable[[Engine], list[tuple[Any, ...]] | None] | None = None
+    reads: dict[str, dict[str, str]] | None = None
+
+    def operational_columns(self) -> dict[str, dict[str, str]]:
+        """The operational tables and columns this extract reads (table -> column -> type name)."""
+        if self.reader is None:
+            return {self.name: self.columns}
+        return self.reads or {}
 
     def polars_schema(self) -> dict[str, pl.DataType]:
         return {c: _TYPES[t][1] for c, t in self.columns.items()}
@@ -60,7 +71,22 @@ _TENANT = {"id": "id", "organization_id": "int", "client_id": "int"}
 EXCLUSION_KEYS = ("transaction_index", "claim_index", "line_index", "segment_number", "part_index")
 
 
-def read_row_exclusions(engine: Engine) -> list[tuple] | None:
+#: The operational columns ``read_row_exclusions`` reads.
+EXCLUSION_READS: dict[str, dict[str, str]] = {
+    "import_rows": {
+        **_TENANT,
+        "batch_id": "int",
+        "row_number": "int",
+        "entity": "text",
+        "parent_row_number": "int",
+        "data": "json",
+        "decision": "text",
+    },
+    "import_batches": {"id": "id", "status": "text"},
+}
+
+
+def read_row_exclusions(engine: Engine) -> list[tuple[Any, ...]] | None:
     """Rows excluded (decision = exclude) from confirmed import batches, with the keys that locate them.
 
     ``row_number`` is the import row number (for CSV rows, the file's row number);
@@ -77,8 +103,8 @@ def read_row_exclusions(engine: Engine) -> list[tuple] | None:
     )
     out = []
     with engine.connect() as conn:
-        for row_id, org, client, batch_id, number, entity, parent, data in conn.execute(query):
-            data = json.loads(data) if isinstance(data, str) else (data or {})
+        for row_id, org, client, batch_id, number, entity, parent, raw in conn.execute(query):
+            data = json.loads(raw) if isinstance(raw, str) else (raw or {})
             part = data.get("triplet_index") if entity == "adjustment" else data.get("pair_index")
             keys = {**{k: data.get(k) for k in EXCLUSION_KEYS[:-1]}, "part_index": part}
             out.append(
@@ -186,6 +212,7 @@ EXTRACT_TABLES: dict[str, ExtractTable] = {
                 **dict.fromkeys(EXCLUSION_KEYS, "int"),
             },
             reader=read_row_exclusions,
+            reads=EXCLUSION_READS,
         ),
     )
 }
