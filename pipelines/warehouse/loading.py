@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -114,11 +115,11 @@ def _parse_by_kind(src: SourceFile) -> dict[str, pl.DataFrame]:
         return result.tables
     if src.kind == "csv":
         try:
-            result = read_tabular(src.path.read_bytes(), filename=src.name)
+            tabular = read_tabular(src.path.read_bytes(), filename=src.name)
         except TabularFileError as exc:
             raise NotLoadable(str(exc)) from None
         # One export is one entity; the kind's other tables get nothing from this file.
-        return {CSV_TABLE_FOR_ENTITY[result.entity]: result.rows.drop("row_errors", strict=False)}
+        return {CSV_TABLE_FOR_ENTITY[tabular.entity]: tabular.rows.drop("row_errors", strict=False)}
     raise ValueError(f"unknown raw file kind {src.kind!r}")
 
 
@@ -208,7 +209,7 @@ def _write_parquet_atomic(frame: pl.DataFrame, path: Path) -> None:
         raise
 
 
-def load_one(src: SourceFile, data_dir: str) -> dict:
+def load_one(src: SourceFile, data_dir: str) -> dict[str, Any]:
     """Parse one file and write its raw tables and state record; returns the state record.
 
     Top-level and picklable so a process pool can run it.
@@ -218,7 +219,8 @@ def load_one(src: SourceFile, data_dir: str) -> dict:
         tables = parse_source(src)
     except NotLoadable as exc:
         return {"key": src.key, "skipped": str(exc), "name": src.name}
-    record = {
+    table_records: dict[str, dict[str, Any]] = {}
+    record: dict[str, Any] = {
         "key": src.key,
         "name": src.name,
         "kind": src.kind,
@@ -228,18 +230,18 @@ def load_one(src: SourceFile, data_dir: str) -> dict:
         "batch_id": src.batch_id,
         "parser_version": RAW_PARSER_VERSION,
         "exclusions_digest": src.exclusions_digest,
-        "tables": {},
+        "tables": table_records,
     }
     for table in tables_of_kind(src.kind):
         frame = tables.get(table)
         target = layout.raw_file(table, src.key)
         if frame is None or frame.height == 0:
             target.unlink(missing_ok=True)
-            record["tables"][table] = {"rows": 0, "totals": _totals(empty_raw(table), table)}
+            table_records[table] = {"rows": 0, "totals": _totals(empty_raw(table), table)}
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         _write_parquet_atomic(frame, target)
-        record["tables"][table] = {"rows": frame.height, "totals": _totals(frame, table)}
+        table_records[table] = {"rows": frame.height, "totals": _totals(frame, table)}
     # The state record is written last: it is what says "this file is done".
     atomic_write_bytes(layout.raw_state_dir / f"{src.key}.json", json.dumps(record, sort_keys=True).encode())
     return record
@@ -305,15 +307,22 @@ def sync_raw_kind(
             continue
         result.parsed.append(record["name"])
         records.append(record)
+    result.tables = _table_stats(kind, records)
+    return result
+
+
+def _table_stats(kind: str, records: list[dict[str, Any]]) -> dict[str, TableStats]:
+    """Rows and money totals per raw table of ``kind`` over the loaded files (zero totals when none)."""
+    out: dict[str, TableStats] = {}
     for table in tables_of_kind(kind):
-        stats = result.tables.setdefault(table, TableStats())
+        stats = out.setdefault(table, TableStats())
         for record in records:
             info = record["tables"].get(table)
             if info:
                 stats.add(info["rows"], info["totals"])
         if not stats.totals:
             stats.add(0, _totals(empty_raw(table), table))
-    return result
+    return out
 
 
 def _run_loads(todo: list[SourceFile], layout: WarehouseLayout, workers: int | None, progress) -> Iterable[dict]:
