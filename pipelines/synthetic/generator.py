@@ -166,7 +166,7 @@ def _group_checks(
 
 
 def _payment_row(
-    c: Claim, kind: str, clp: tuple[str, int, int, int], sink: list[Adjustment], trace: str, pay_text: str
+    c: Claim, kind: str, clp: tuple[str, int, int, int], sink: list[Adjustment], *, trace: str, pay_text: str
 ) -> tuple[str, ...]:
     """The payments-export row of one claim loop (CLP02..CLP05 in ``clp``)."""
     status, charge, paid, pr = clp
@@ -254,7 +254,7 @@ class _CorpusWriter:
                 batch = [self.sim.simulate(i) for i in range(lo, hi)]
                 pats = [self.sim.patient(c.pid) for c in batch]
                 for ctype in ("P", "I"):
-                    pairs = [(c, p) for c, p in zip(batch, pats) if c.ctype == ctype]
+                    pairs = [(c, p) for c, p in zip(batch, pats, strict=True) if c.ctype == ctype]
                     if pairs:
                         self._write_837(file_no, ctype, pairs)
                 self._write_835(file_no, batch, pats, csvs)
@@ -387,7 +387,7 @@ class _CorpusWriter:
             total_paid += paid
             if payments:
                 payments.writer.writerow(
-                    _payment_row(c, kind, (status, charge, paid, pr), sink, trace, self.mdy[pay_day])
+                    _payment_row(c, kind, (status, charge, paid, pr), sink, trace=trace, pay_text=self.mdy[pay_day])
                 )
         plb = self._provider_adjustments(total_paid, items[0][1].pcn, pay_day)
         bpr = total_paid - sum(a for _, _, a in plb)

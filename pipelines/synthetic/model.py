@@ -56,7 +56,7 @@ _CHARGE_TEXT: dict[int, str] = {}  # chargemaster price x units: a small, bounde
 class Line:
     """One service line of a claim (837 side)."""
 
-    __slots__ = ("code", "modifier", "revenue", "units", "charge", "charge_text", "day", "service", "procedure")
+    __slots__ = ("charge", "charge_text", "code", "day", "modifier", "procedure", "revenue", "service", "units")
 
     def __init__(self, service: Service, units: int, day: int) -> None:
         self.service = service
@@ -269,7 +269,7 @@ class Simulator:
         if table is None:
             base = self.payer_denial[payer_ix]
             probs = []
-            for cat, share in zip(self.categories, self.shares):
+            for cat, share in zip(self.categories, self.shares, strict=True):
                 mult = 1.0
                 for iv in self.interventions:
                     if iv.category == cat and month >= iv.from_month:
@@ -340,7 +340,7 @@ class Simulator:
         group = self._adjustment_group(category)
         rarc = self._rarc(denial.carc)
         adjudication = self._adjudicate(payer, lines, institutional, inpatient)
-        outcome = self._outcome(denial, adjudication, lines, billed, group, rarc)
+        outcome = self._outcome(denial, adjudication, lines, billed=billed, group=group, rarc=rarc)
         clp02 = self._clp02(payer, outcome.status)
         if category == "timely_filing":  # the claim really did go out after the payer's filing limit
             submit_day = last_day + TIMELY_FILING_DAYS[payer.kind] + 1 + int(r() * 30)
@@ -523,7 +523,7 @@ class Simulator:
         return _Adjudication(expected, actual, expected_paid, expected_pr, underpaid)
 
     def _outcome(
-        self, denial: _Denial, adj: _Adjudication, lines: list[Line], billed: int, group: str, rarc: str | None
+        self, denial: _Denial, adj: _Adjudication, lines: list[Line], *, billed: int, group: str, rarc: str | None
     ) -> _Outcome:
         """The first remittance of the claim: paid (maybe underpaid), partially denied or denied."""
         if denial.category is None:
@@ -608,7 +608,9 @@ def _partial_denial(denial: _Denial, adj: _Adjudication, lines: list[Line], grou
     results = list(adj.actual)
     results[denied_line] = _denied_line(charge, group, denial.carc, rarc)
     # a denied line is a denial, not an underpayment
-    underpaid = sum(e[PAID] - a[PAID] for i, (e, a) in enumerate(zip(adj.expected, results)) if i != denied_line)
+    underpaid = sum(
+        e[PAID] - a[PAID] for i, (e, a) in enumerate(zip(adj.expected, results, strict=True)) if i != denied_line
+    )
     return _Outcome("partial", results, (), False, _paid(results), _patient_resp(results), charge, underpaid)
 
 
@@ -660,5 +662,5 @@ def _carc_choice(category: str, carc_map: dict[str, CarcInfo], carcs: list[str])
 def _payer_denial_rates(payers: tuple[Payer, ...], denial_rate: float) -> list[float]:
     """Each payer's denial rate, scaled so that the volume-weighted mean is ``denial_rate``."""
     weights = [p.volume_weight for p in payers]
-    mean_factor = sum(p.denial_factor * w for p, w in zip(payers, weights)) / sum(weights)
+    mean_factor = sum(p.denial_factor * w for p, w in zip(payers, weights, strict=True)) / sum(weights)
     return [denial_rate * p.denial_factor / mean_factor for p in payers]

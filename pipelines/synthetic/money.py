@@ -11,7 +11,8 @@ def x12_amount(cents: int) -> str:
     """``12345`` -> ``"123.45"``, ``-5`` -> ``"-0.05"`` (X12 R-type element)."""
     if cents < 0:
         return "-" + x12_amount(-cents)
-    return "%d.%02d" % divmod(cents, 100)
+    whole, cents_part = divmod(cents, 100)
+    return f"{whole}.{cents_part:02d}"
 
 
 def dollars(cents: int) -> str:

@@ -246,9 +246,9 @@ class TruthAccumulator:
 
     def rows_table(self) -> pa.Table:
         """The per-claim rows collected since the last call, as an Arrow table."""
-        columns = list(zip(*self._rows)) if self._rows else [()] * len(TRUTH_SCHEMA)
+        columns = list(zip(*self._rows, strict=True)) if self._rows else [()] * len(TRUTH_SCHEMA)
         arrays = []
-        for field, values in zip(TRUTH_SCHEMA, columns):
+        for field, values in zip(TRUTH_SCHEMA, columns, strict=True):
             if pa.types.is_decimal(field.type):
                 arrays.append(decimal_array(list(values)))
             else:

@@ -58,7 +58,7 @@ def claim_payment(
     )
     results = c.repay_results if kind == "repayment" else c.line_results
     if results is not None:
-        _service_payments(c, results, sign, d8, out, sink)
+        _service_payments(c, results, sign, d8=d8, out=out, sink=sink)
     return status, charge, paid, pr
 
 
@@ -73,7 +73,7 @@ def _clp_amounts(c: Claim, kind: str) -> tuple[str, int, int, int]:
 
 
 def _service_payments(
-    c: Claim, results: list[LineResult], sign: int, d8: DateText, out: list[str], sink: list[Adjustment]
+    c: Claim, results: list[LineResult], sign: int, *, d8: DateText, out: list[str], sink: list[Adjustment]
 ) -> None:
     """Append the SVC loops (service payment, date, adjustments, allowed amount, remark) of ``c``."""
     institutional = c.ctype == "I"

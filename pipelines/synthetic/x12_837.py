@@ -45,7 +45,7 @@ def transaction_header(fac: Facility, reference: str, day: str) -> list[str]:
 
 def claim_segments(c: Claim, pat: Patient, fac: Facility, hl: int, parent_hl: int, d8: DateText, out: list[str]) -> int:
     """Append the subscriber/patient/claim loops of ``c`` to ``out``; return the next free HL number."""
-    next_hl = _subscriber_loops(c, pat, fac, hl, parent_hl, d8, out)
+    next_hl = _subscriber_loops(c, pat, fac, hl=hl, parent_hl=parent_hl, d8=d8, out=out)
     _claim_information(c, d8, out)
     if c.auth:
         out.append(f"REF*G1*{c.auth}")
@@ -57,7 +57,7 @@ def claim_segments(c: Claim, pat: Patient, fac: Facility, hl: int, parent_hl: in
 
 
 def _subscriber_loops(
-    c: Claim, pat: Patient, fac: Facility, hl: int, parent_hl: int, d8: DateText, out: list[str]
+    c: Claim, pat: Patient, fac: Facility, *, hl: int, parent_hl: int, d8: DateText, out: list[str]
 ) -> int:
     """Loops 2000B/2010BA/2010BB (subscriber, payer) and, for a dependent, 2000C/2010CA (patient);
     returns the next free HL number."""

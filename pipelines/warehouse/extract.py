@@ -10,7 +10,7 @@ database: it reads these Parquet files.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -18,13 +18,13 @@ from typing import Any
 import polars as pl
 from sqlalchemy import Column as SAColumn
 from sqlalchemy import Engine, MetaData, Table, inspect, select, text
-from sqlalchemy.types import JSON, BigInteger, Boolean, Date, DateTime, String
+from sqlalchemy.types import JSON, BigInteger, Boolean, Date, DateTime, String, TypeEngine
 
 from pipelines.ingest.money import POLARS_MONEY, SQLALCHEMY_MONEY, quantize
 from pipelines.warehouse.layout import WarehouseLayout, temp_path_for
 
 # Column type name -> (SQLAlchemy type used to read it, Polars type written)
-_TYPES = {
+_TYPES: dict[str, tuple[TypeEngine[Any], pl.DataType]] = {
     "id": (BigInteger(), pl.Int64()),
     "int": (BigInteger(), pl.Int64()),
     "text": (String(), pl.String()),
@@ -116,7 +116,7 @@ def read_row_exclusions(engine: Engine) -> list[tuple[Any, ...]] | None:
                     number,
                     entity,
                     parent,
-                    *[int(keys[k]) if keys[k] is not None else None for k in EXCLUSION_KEYS],
+                    *[None if (key := keys[k]) is None else int(key) for k in EXCLUSION_KEYS],
                 )
             )
     return out
@@ -244,6 +244,7 @@ def read_table(engine: Engine, spec: ExtractTable) -> tuple[pl.DataFrame, bool]:
     """The table's declared columns as a typed frame; ``(empty frame, False)`` when the table does not exist."""
     schema = spec.polars_schema()
     kinds = list(spec.columns.values())
+    rows: Sequence[Sequence[Any]] | None
     if spec.reader is not None:
         rows = spec.reader(engine)
         if rows is None:

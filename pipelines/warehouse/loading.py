@@ -343,7 +343,7 @@ def _run_loads(todo: list[SourceFile], layout: WarehouseLayout, workers: int | N
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
             futures = [pool.submit(load_one, src, data_dir) for src in ordered]
-            for future, src in zip(futures, ordered):
+            for future, src in zip(futures, ordered, strict=True):
                 yield future.result()
                 if progress:
                     progress(src.name)

@@ -13,7 +13,7 @@ import csv
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from pipelines.ingest.tabular.entities import ALL_FIELDS, ENTITIES, EntitySpec, entity_spec
@@ -68,7 +68,7 @@ def synonym_map() -> dict[str, str]:
     return mapping
 
 
-@lru_cache(maxsize=None)
+@cache
 def entity_synonym_map(entity: str) -> dict[str, str]:
     """``synonym_map`` for one entity: its rows scoped to ``entity`` override the unscoped ones.
 

@@ -107,7 +107,7 @@ def canonicalise(
     cleaned = frame.select(
         *[clean_text(pl.col(f.name)).alias(f.name) for f in present], pl.col("row_number").cast(pl.Int64)
     )
-    typed = _typed_frame(cleaned, spec, present, identifiers, date_format, money_format)
+    typed = _typed_frame(cleaned, spec, present, identifiers, date_format=date_format, money_format=money_format)
     typed = _with_row_errors(typed, _row_checks(spec, present, identifiers))
     return _canonical_columns(typed, spec, {f.name for f in present})
 
@@ -117,6 +117,7 @@ def _typed_frame(
     spec: EntitySpec,
     present: list[FieldSpec],
     identifiers: list[str],
+    *,
     date_format: str | None,
     money_format: MoneyFormat,
 ) -> pl.DataFrame:

@@ -79,4 +79,4 @@ _EXPECTED = {
     "money": "a decimal amount with at most 2 decimals",
     "quantity": "a decimal quantity with at most 4 decimals",
 }
-_DTYPES = {"money": MONEY, "quantity": QUANTITY, "date": pl.Date}
+_DTYPES: dict[str, pl.DataType] = {"money": MONEY, "quantity": QUANTITY, "date": pl.Date()}
