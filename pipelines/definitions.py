@@ -20,7 +20,7 @@ from pipelines.resources import WarehouseResource, default_warehouse
 
 
 def build_definitions(warehouse: WarehouseResource | None = None) -> dg.Definitions:
-    """All assets, checks, jobs, sensors and schedules, bound to ``warehouse`` (default: api.core.settings)."""
+    """All assets, checks, jobs, sensors and schedules, bound to ``warehouse`` (default: ``DATA_DIR`` / ``DATABASE_URL`` from the environment)."""
     return dg.Definitions(
         assets=[*RAW_ASSETS, *EXTRACT_ASSETS, *DBT_ASSETS, *PUBLISH_ASSETS],
         asset_checks=RAW_CHECKS,

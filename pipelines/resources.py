@@ -1,16 +1,20 @@
 """Dagster resources: where the warehouse lives and how to reach the operational database.
 
-Per-environment values come from the platform settings (``DATA_DIR``,
-``DATABASE_URL``), the same ones the API reads, so both sides agree on paths.
+Per-environment values arrive as configuration: the environment variables
+``DATA_DIR`` and ``DATABASE_URL`` (the ones the API reads too, so both sides agree
+on paths) or explicit arguments. The pipelines never import the API: the
+operational database is reached with an engine built here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 
 import dagster as dg
-from sqlalchemy import Engine
+from sqlalchemy import Engine, create_engine
 
 from pipelines.warehouse.layout import WarehouseLayout
 
@@ -29,8 +33,6 @@ class WarehouseResource(dg.ConfigurableResource):
     @contextmanager
     def engine(self) -> Iterator[Engine]:
         """A SQLAlchemy engine on the operational database (read-only use), disposed afterwards."""
-        from api.infra.db.session import build_engine
-
         engine = build_engine(self.database_url)
         try:
             yield engine
@@ -50,9 +52,35 @@ class WarehouseResource(dg.ConfigurableResource):
         }
 
 
-def default_warehouse() -> WarehouseResource:
-    """The warehouse resource of the current environment (api.core.settings)."""
-    from api.core.settings import Settings
+DEFAULT_DATA_DIR = "data/local"
 
-    settings = Settings()
-    return WarehouseResource(data_dir=str(settings.resolved_data_dir), database_url=settings.resolved_database_url)
+
+def normalise_database_url(url: str) -> str:
+    """Route ``postgres://`` and ``postgresql://`` URLs to psycopg 3, the driver installed."""
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://") :]
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
+    return url
+
+
+def default_database_url(data_dir: str | os.PathLike[str]) -> str:
+    """The embedded SQLite database under ``data_dir`` (the API's default when ``DATABASE_URL`` is unset)."""
+    return f"sqlite:///{Path(data_dir).resolve() / 'platform.db'}"
+
+
+def build_engine(url: str) -> Engine:
+    """An engine for reading the operational database (SQLite or PostgreSQL)."""
+    url = normalise_database_url(url)
+    if url.startswith("sqlite"):
+        # The API may be writing while the extract reads: wait for its lock instead of failing at once.
+        return create_engine(url, connect_args={"timeout": 30})
+    return create_engine(url, pool_pre_ping=True)
+
+
+def default_warehouse(environ: Mapping[str, str] | None = None) -> WarehouseResource:
+    """The warehouse resource configured by ``DATA_DIR`` and ``DATABASE_URL`` (``os.environ`` by default)."""
+    env = os.environ if environ is None else environ
+    data_dir = Path(env.get("DATA_DIR") or DEFAULT_DATA_DIR).resolve()
+    database_url = env.get("DATABASE_URL") or default_database_url(data_dir)
+    return WarehouseResource(data_dir=str(data_dir), database_url=database_url)

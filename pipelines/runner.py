@@ -15,9 +15,14 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # dagster is imported lazily: the CLI's --help and the API's import stay fast
+    import dagster as dg
 
 DAGSTER_YAML = "telemetry:\n  enabled: false\n"
 
@@ -72,7 +77,11 @@ def ensure_dagster_home(data_dir: str | os.PathLike[str]) -> Path:
     return home
 
 
-def _selection_keys(defs, selection: list[str] | None):
+#: ``on_event(step_key, kind)``: called as steps start and finish (kind: STEP_START, STEP_SUCCESS, ...).
+StepListener = Callable[[str, str], None]
+
+
+def _selection_keys(defs: dg.Definitions, selection: list[str] | None) -> list[dg.AssetKey] | None:
     """Asset keys for ``selection`` items: an asset key ("marts/fct_kpis_monthly") or a group name ("raw")."""
     if not selection:
         return None
@@ -99,7 +108,7 @@ def run_pipeline(
     selection: list[str] | None = None,
     persist_runs: bool = False,
     parse_workers: int | None = None,
-    on_event=None,
+    on_event: StepListener | None = None,
 ) -> RunSummary:
     """Materialise the pipeline (or ``selection``: asset keys or group names) in this process.
 
@@ -107,14 +116,14 @@ def run_pipeline(
     that DAGSTER_HOME); otherwise an ephemeral instance is used. ``on_event(step_key, kind)``
     is called as steps start and finish (the CLI's progress display).
     """
-    from dagster import DagsterEventType, DagsterInstance
+    from dagster import DagsterInstance
 
     from pipelines.definitions import build_definitions
     from pipelines.defs.dbt.project import ensure_manifest
-    from pipelines.resources import WarehouseResource
+    from pipelines.resources import WarehouseResource, default_database_url
 
     data_dir = Path(data_dir).resolve()
-    database_url = database_url or f"sqlite:///{data_dir / 'platform.db'}"
+    database_url = database_url or default_database_url(data_dir)
     ensure_manifest()
     warehouse = WarehouseResource(data_dir=str(data_dir), database_url=database_url, parse_workers=parse_workers)
     defs = build_definitions(warehouse)
@@ -126,21 +135,49 @@ def run_pipeline(
         instance = DagsterInstance.ephemeral()
     run_id = str(uuid.uuid4())
     started = datetime.now(UTC)
+    result = _execute(job, instance, keys, run_id, on_event)
+    summary = RunSummary(run_id, "SUCCESS" if result.success else "FAILURE", started, datetime.now(UTC))
+    _record_steps(summary, instance.all_logs(run_id))
+    _record_materialisations(summary, result)
+    for evaluation in result.get_asset_check_evaluations():
+        name = f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"
+        summary.check_results[name] = bool(evaluation.passed)
+    if summary.published_snapshot:
+        from pipelines.warehouse.snapshot import read_pointer
+
+        for name, rows in read_pointer(data_dir)["tables"].items():
+            summary.row_counts[f"marts/{name}"] = int(rows)
+    instance.dispose()
+    return summary
+
+
+def _execute(
+    job: dg.JobDefinition,
+    instance: dg.DagsterInstance,
+    keys: list[dg.AssetKey] | None,
+    run_id: str,
+    on_event: StepListener | None,
+) -> dg.ExecuteInProcessResult:
+    """Run ``job`` in this process, reporting step events to ``on_event`` from a watcher thread."""
     stop = threading.Event()
     watcher = None
     if on_event is not None:
         watcher = threading.Thread(target=_watch, args=(instance, run_id, on_event, stop), daemon=True)
         watcher.start()
     try:
-        result = job.execute_in_process(instance=instance, raise_on_error=False, asset_selection=keys, run_id=run_id)
+        return job.execute_in_process(instance=instance, raise_on_error=False, asset_selection=keys, run_id=run_id)
     finally:
         stop.set()
         if watcher is not None:
             watcher.join(timeout=5)
-    finished = datetime.now(UTC)
-    summary = RunSummary(run_id, "SUCCESS" if result.success else "FAILURE", started, finished)
+
+
+def _record_steps(summary: RunSummary, records: Sequence[dg.EventLogEntry]) -> None:
+    """Step durations, failed steps and their error messages, from the run's event log."""
+    from dagster import DagsterEventType
+
     starts: dict[str, float] = {}
-    for record in instance.all_logs(run_id):
+    for record in records:
         event = record.dagster_event
         if event is None or event.step_key is None:
             continue
@@ -154,27 +191,21 @@ def run_pipeline(
             error = event.step_failure_data.error if event.step_failure_data else None
             if error is not None:
                 summary.errors.append(f"{step}: {error.message.strip()[:2000]}")
+
+
+def _record_materialisations(summary: RunSummary, result: dg.ExecuteInProcessResult) -> None:
+    """Rows per materialised asset and the snapshot the publish step names."""
     for event in result.get_asset_materialization_events():
         mat = event.step_materialization_data.materialization
         rows = mat.metadata.get("dagster/row_count")
-        if rows is not None:
-            summary.row_counts[mat.asset_key.to_user_string()] = int(rows.value)
+        if rows is not None and isinstance(rows.value, int):
+            summary.row_counts[mat.asset_key.to_user_string()] = rows.value
         snapshot = mat.metadata.get("snapshot")
         if snapshot is not None:
             summary.published_snapshot = str(snapshot.value)
-    for evaluation in result.get_asset_check_evaluations():
-        name = f"{evaluation.asset_key.to_user_string()}:{evaluation.check_name}"
-        summary.check_results[name] = bool(evaluation.passed)
-    if summary.published_snapshot:
-        from pipelines.warehouse.snapshot import read_pointer
-
-        for name, rows in read_pointer(data_dir)["tables"].items():
-            summary.row_counts[f"marts/{name}"] = int(rows)
-    instance.dispose()
-    return summary
 
 
-def _watch(instance, run_id: str, on_event, stop: threading.Event) -> None:
+def _watch(instance: dg.DagsterInstance, run_id: str, on_event: StepListener, stop: threading.Event) -> None:
     """Report step starts and ends from the run's event log while it executes."""
     from dagster import DagsterEventType
 
@@ -203,21 +234,28 @@ def _watch(instance, run_id: str, on_event, stop: threading.Event) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``python -m pipelines.runner`` command line; returns the exit code."""
     import typer
     from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     app = typer.Typer(add_completion=False)
     exit_code = {"value": 0}
 
+    # typer reads each option from its default (typer.Option), as this function's annotations are strings
+    # and typer is imported here, lazily.
     @app.command()
     def run(
-        data_dir: Path = typer.Option(Path(os.environ.get("DATA_DIR", "data/local")), help="Platform data directory."),
-        database_url: str = typer.Option(
-            os.environ.get("DATABASE_URL") or "", help="Operational database URL (default: SQLite in DATA_DIR)."
+        data_dir: Path = typer.Option(  # noqa: B008
+            Path(os.environ.get("DATA_DIR", "data/local")),  # noqa: B008
+            help="Platform data directory.",
         ),
-        select: list[str] = typer.Option(
+        database_url: str = typer.Option(
+            os.environ.get("DATABASE_URL") or "",
+            help="Operational database URL (default: SQLite in DATA_DIR).",
+        ),
+        select: list[str] = typer.Option(  # noqa: B008
             [], "--select", help="Asset key or group to run (repeatable); default everything."
         ),
         persist: bool = typer.Option(False, help="Record the run in DATA_DIR/dagster for the Dagster UI."),
@@ -235,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             progress_display as progress,
         ):
             overall = progress.add_task("pipeline", total=None)
-            tasks: dict[str, int] = {}
+            tasks: dict[str, TaskID] = {}
 
             def on_event(step: str, kind: str) -> None:
                 if kind == "STEP_START":
@@ -249,7 +287,11 @@ def main(argv: list[str] | None = None) -> int:
                     progress.update(tasks[step], description=f"{step} {mark}", total=1, completed=1)
 
             summary = run_pipeline(
-                data_dir, database_url or None, selection=list(select) or None, persist_runs=persist, on_event=on_event
+                data_dir,
+                database_url or None,
+                selection=list(select) or None,
+                persist_runs=persist,
+                on_event=on_event,
             )
             progress.update(overall, total=1, completed=1)
         table = Table(title=f"run {summary.run_id} - {summary.status} in {summary.seconds:.1f}s")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -127,7 +128,7 @@ def _load_cached(directory: Path) -> Reference:
     )
 
 
-def _rows(directory: Path, name: str, required: tuple[str, ...]):
+def _rows(directory: Path, name: str, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line_number, row) from a seed CSV after checking its header."""
     path = directory / name
     if not path.is_file():

@@ -11,14 +11,15 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any, Protocol
 
 import pyarrow.parquet as pq
 
-from .catalog import MAX_FACILITIES, PAYERS, SERVICES
+from .catalog import MAX_FACILITIES, PAYERS, SERVICES, Facility
 from .csv_exports import (
     CLAIMS_COLUMNS,
     DATE_FORMATS,
@@ -29,9 +30,9 @@ from .csv_exports import (
     column_map,
     headers,
 )
-from .model import Claim, Patient, Simulator
+from .model import Adjustment, Claim, Patient, Simulator
 from .money import accounting, dollars, x12_amount
-from .reference import load_carc_map, load_rarc_ids
+from .reference import CarcInfo, load_carc_map, load_rarc_ids
 from .spec import CorpusSpec, SpecError, validate_spec
 from .truth import TRUTH_SCHEMA, TruthAccumulator
 from .x12_835 import VERSION_835, claim_payment, plb_segment, remittance_header
@@ -87,6 +88,21 @@ class CorpusManifest:
         }
 
 
+class _RowWriter(Protocol):
+    """What the generator needs of a ``csv.writer``."""
+
+    def writerow(self, row: Iterable[Any], /) -> Any: ...
+
+
+@dataclass
+class _CsvFile:
+    """One CSV export: the file, a csv writer on a per-batch buffer, and the buffer."""
+
+    sink: HashingWriter
+    writer: _RowWriter
+    buffer: io.StringIO
+
+
 class HashingWriter:
     """Text sink that writes UTF-8 bytes and hashes them on the way (no second read pass)."""
 
@@ -134,13 +150,43 @@ def _month_labels(spec: CorpusSpec) -> dict[int, str]:
     return out
 
 
+def _group_checks(
+    batch: list[Claim], pats: list[Patient]
+) -> dict[tuple[int, int, int], list[tuple[str, Claim, Patient]]]:
+    """Claim loops by payment (pay day, payer, facility): each claim's first remittance and,
+    when overturned, its reversal and repayment on the overturn day."""
+    checks: dict[tuple[int, int, int], list[tuple[str, Claim, Patient]]] = {}
+    for c, p in zip(batch, pats, strict=True):
+        checks.setdefault((c.remit_day, c.payer_ix, c.facility), []).append(("initial", c, p))
+        if c.overturn_day:
+            later = checks.setdefault((c.overturn_day, c.payer_ix, c.facility), [])
+            later.append(("reversal", c, p))
+            later.append(("repayment", c, p))
+    return checks
+
+
+def _payment_row(
+    c: Claim, kind: str, clp: tuple[str, int, int, int], sink: list[Adjustment], *, trace: str, pay_text: str
+) -> tuple[str, ...]:
+    """The payments-export row of one claim loop (CLP02..CLP05 in ``clp``)."""
+    status, charge, paid, pr = clp
+    # CLP03 - CLP04 = all CAS and CLP05 = PR CAS, so this is the provider-side (CO/OA/PI) adjustment
+    adjustment = -(charge - paid - pr)
+    if c.category and kind != "repayment":
+        carc = c.carc
+    else:
+        carc = next((k for g, k, _ in sink if g != "PR"), "")
+    ttype = ("Denial" if status == "4" else "Payment") if kind == "initial" else TRANSACTION_TYPES[kind]
+    return (c.pcn, c.payer.name, trace, pay_text, accounting(paid), accounting(adjustment), carc, ttype)
+
+
 def check_spec(spec: CorpusSpec, *, reference_dir: Path | None = None) -> None:
     """Raise ``SpecError`` (naming the field) if ``spec`` cannot be generated; writes nothing."""
     carc_map = load_carc_map(reference_dir)
     _validate(spec, carc_map)
 
 
-def _validate(spec: CorpusSpec, carc_map) -> None:
+def _validate(spec: CorpusSpec, carc_map: dict[str, CarcInfo]) -> None:
     denial_carcs = frozenset(k for k, v in carc_map.items() if v.is_denial)
     if not isinstance(spec.payers, int) or not 2 <= spec.payers <= len(PAYERS):
         raise SpecError(f"payers: must be between 2 and {len(PAYERS)}")
@@ -176,7 +222,9 @@ def generate_corpus(
 
 
 class _CorpusWriter:
-    def __init__(self, spec: CorpusSpec, out_dir: Path, carc_map, rarc_ids) -> None:
+    def __init__(
+        self, spec: CorpusSpec, out_dir: Path, carc_map: dict[str, CarcInfo], rarc_ids: frozenset[str]
+    ) -> None:
         self.spec = spec
         self.out_dir = out_dir
         self.carc_map = carc_map
@@ -206,7 +254,7 @@ class _CorpusWriter:
                 batch = [self.sim.simulate(i) for i in range(lo, hi)]
                 pats = [self.sim.patient(c.pid) for c in batch]
                 for ctype in ("P", "I"):
-                    pairs = [(c, p) for c, p in zip(batch, pats) if c.ctype == ctype]
+                    pairs = [(c, p) for c, p in zip(batch, pats, strict=True) if c.ctype == ctype]
                     if pairs:
                         self._write_837(file_no, ctype, pairs)
                 self._write_835(file_no, batch, pats, csvs)
@@ -220,8 +268,8 @@ class _CorpusWriter:
             parquet.close()
             if completed:
                 self._flush_csvs(csvs)
-            for sink, _, _ in csvs.values():
-                self.files.append(sink.close())
+            for output in csvs.values():
+                self.files.append(output.sink.close())
             if not completed:  # never leave a partial corpus behind
                 _clear_previous_output(self.out_dir)
         self.files.append(_hash_file(self.out_dir / "truth_claims.parquet"))
@@ -234,15 +282,15 @@ class _CorpusWriter:
         return manifest
 
     @staticmethod
-    def _flush_csvs(csvs) -> None:
+    def _flush_csvs(csvs: dict[str, _CsvFile]) -> None:
         """CSV rows are buffered per batch: one write (and hash update) per file per batch."""
-        for sink, _, buffer in csvs.values():
-            sink.write(buffer.getvalue())
-            buffer.seek(0)
-            buffer.truncate()
+        for output in csvs.values():
+            output.sink.write(output.buffer.getvalue())
+            output.buffer.seek(0)
+            output.buffer.truncate()
 
-    def _open_csvs(self) -> dict[str, tuple[HashingWriter, object, io.StringIO]]:
-        out = {}
+    def _open_csvs(self) -> dict[str, _CsvFile]:
+        out: dict[str, _CsvFile] = {}
         if not self.spec.write_csv:
             return out
         wanted = [
@@ -257,7 +305,7 @@ class _CorpusWriter:
             buffer = io.StringIO()
             writer = csv.writer(buffer, lineterminator="\n")
             writer.writerow(headers(columns, self.dialect))
-            out[name] = (sink, writer, buffer)
+            out[name] = _CsvFile(sink, writer, buffer)
             self.file_counts["csv"] += 1
         return out
 
@@ -292,67 +340,18 @@ class _CorpusWriter:
         self.file_counts["837"] += 1
 
     # ------------------------------------------------------------------ 835
-    def _write_835(self, file_no: int, batch: list[Claim], pats: list[Patient], csvs) -> None:
-        checks: dict[tuple[int, int, int], list[tuple[str, Claim, Patient]]] = {}
-        for c, p in zip(batch, pats):
-            checks.setdefault((c.remit_day, c.payer_ix, c.facility), []).append(("initial", c, p))
-            if c.overturn_day:
-                later = checks.setdefault((c.overturn_day, c.payer_ix, c.facility), [])
-                later.append(("reversal", c, p))
-                later.append(("repayment", c, p))
+    def _write_835(self, file_no: int, batch: list[Claim], pats: list[Patient], csvs: dict[str, _CsvFile]) -> None:
+        """One 835 file per batch: one transaction (check or EFT) per payment day, payer and facility."""
+        checks = _group_checks(batch, pats)
         self.control += 1
         control = self.control
-        r = self.sim.rng.random
         payments = csvs.get("payments_export.csv")
         deposits = csvs.get("deposits.csv")
-        transactions = []
+        transactions = [
+            self._check_transaction(st_no, key, checks[key], payments, deposits)
+            for st_no, key in enumerate(sorted(checks), start=1)
+        ]
         first_day = min(k[0] for k in checks)
-        for st_no, key in enumerate(sorted(checks), start=1):
-            pay_day, pix, fix = key
-            payer = self.sim.payers[pix]
-            fac = self.sim.facilities[fix]
-            self.trace += 1
-            eft = r() >= 0.1
-            trace = f"{payer.payer_id}{self.trace:09d}" if eft else f"{self.trace:08d}"
-            pay_text = self.mdy[pay_day]
-            clp_segments = ["LX*1"]
-            total_paid = 0
-            for kind, c, p in checks[key]:
-                sink: list[tuple[str, str, int]] = []
-                status, charge, paid, pr = claim_payment(c, p, self.d8, kind, clp_segments, sink)
-                self.truth.add_clp(status, charge, paid, pr, sink)
-                total_paid += paid
-                if payments:
-                    # CLP03 - CLP04 = all CAS and CLP05 = PR CAS, so this is the provider-side (CO/OA/PI) adjustment
-                    adjustment = -(charge - paid - pr)
-                    if c.category and kind != "repayment":
-                        carc = c.carc
-                    else:
-                        carc = next((k for g, k, _ in sink if g != "PR"), "")
-                    ttype = ("Denial" if status == "4" else "Payment") if kind == "initial" else TRANSACTION_TYPES[kind]
-                    payments[1].writerow(
-                        (c.pcn, payer.name, trace, pay_text, accounting(paid), accounting(adjustment), carc, ttype)
-                    )
-            plb = self._provider_adjustments(total_paid, checks[key][0][1].pcn, pay_day)
-            plb_total = sum(a for _, _, a in plb)
-            bpr = total_paid - plb_total
-            if plb:
-                clp_segments.append(plb_segment(fac, date.fromordinal(pay_day).year, plb))
-                for reason, _, amount in plb:
-                    self.truth.add_plb(reason, amount)
-            body = remittance_header(payer, fac, bpr, trace, self.d8[pay_day], self.d8[pay_day - 1], eft)
-            body.extend(clp_segments)
-            transactions.append(wrap_transaction(st_no, "835", VERSION_835, body))
-            self.truth.add_check(bpr, deposited=bpr > 0)
-            if deposits and bpr > 0:
-                deposits[1].writerow(
-                    (
-                        self.csv_date[pay_day + (1 if eft else 3)],
-                        x12_amount(bpr),
-                        trace,
-                        f"{payer.name} {'HCCLAIMPMT' if eft else 'CHECK DEPOSIT'}",
-                    )
-                )
         name = f"remits_{file_no:05d}.835"
         text = interchange(
             isa("CLEARHOUSE01", "HOSPGROUP", first_day, control),
@@ -362,6 +361,53 @@ class _CorpusWriter:
         )
         self._write_text(name, text)
         self.file_counts["835"] += 1
+
+    def _check_transaction(
+        self,
+        st_no: int,
+        key: tuple[int, int, int],
+        items: list[tuple[str, Claim, Patient]],
+        payments: _CsvFile | None,
+        deposits: _CsvFile | None,
+    ) -> str:
+        """The ST..SE of one payment: its claim loops, provider adjustments and header; records the truth
+        and the payments/deposits CSV rows on the way."""
+        pay_day, pix, fix = key
+        payer = self.sim.payers[pix]
+        fac = self.sim.facilities[fix]
+        self.trace += 1
+        eft = self.sim.rng.random() >= 0.1
+        trace = f"{payer.payer_id}{self.trace:09d}" if eft else f"{self.trace:08d}"
+        clp_segments = ["LX*1"]
+        total_paid = 0
+        for kind, c, p in items:
+            sink: list[Adjustment] = []
+            status, charge, paid, pr = claim_payment(c, p, self.d8, kind, clp_segments, sink)
+            self.truth.add_clp(status, charge, paid, pr, sink)
+            total_paid += paid
+            if payments:
+                payments.writer.writerow(
+                    _payment_row(c, kind, (status, charge, paid, pr), sink, trace=trace, pay_text=self.mdy[pay_day])
+                )
+        plb = self._provider_adjustments(total_paid, items[0][1].pcn, pay_day)
+        bpr = total_paid - sum(a for _, _, a in plb)
+        if plb:
+            clp_segments.append(plb_segment(fac, date.fromordinal(pay_day).year, plb))
+            for reason, _, amount in plb:
+                self.truth.add_plb(reason, amount)
+        body = remittance_header(payer, fac, bpr, trace, self.d8[pay_day], self.d8[pay_day - 1], eft)
+        body.extend(clp_segments)
+        self.truth.add_check(bpr, deposited=bpr > 0)
+        if deposits and bpr > 0:
+            deposits.writer.writerow(
+                (
+                    self.csv_date[pay_day + (1 if eft else 3)],
+                    x12_amount(bpr),
+                    trace,
+                    f"{payer.name} {'HCCLAIMPMT' if eft else 'CHECK DEPOSIT'}",
+                )
+            )
+        return wrap_transaction(st_no, "835", VERSION_835, body)
 
     def _provider_adjustments(self, total_paid: int, reference: str, pay_day: int) -> list[tuple[str, str, int]]:
         """Occasional PLB adjustments; positive amounts reduce the payment, never below zero."""
@@ -377,56 +423,60 @@ class _CorpusWriter:
         return [("FB", f"FB{pay_day}{int(r() * 1000):03d}", amount)]
 
     # ----------------------------------------------------------------- CSVs
-    def _write_claim_rows(self, batch: list[Claim], pats: list[Patient], csvs) -> None:
+    def _write_claim_rows(self, batch: list[Claim], pats: list[Patient], csvs: dict[str, _CsvFile]) -> None:
+        """Record each claim's truth and write its claims-export and denials-worklist rows."""
         claims_csv = csvs.get("claims_export.csv")
         denials_csv = csvs.get("denials_worklist.csv")
         facilities = self.sim.facilities
-        fmt = self.csv_date
-        for c, p in zip(batch, pats):
+        for c, p in zip(batch, pats, strict=True):
             fac = facilities[c.facility]
             self.truth.add_claim(c, fac.code)
             name = f"{p.last}, {p.first}"
             if claims_csv:
-                status = "overturned" if c.overturn_day else c.status
-                codes = ";".join(
-                    f"{ln.code}-{ln.modifier}" if ln.modifier else (ln.code or ln.revenue) for ln in c.lines
-                )
-                plan = PLAN_LABELS[c.payer.kind]
-                if c.payer.kind == "medicare":
-                    plan += " Part A" if c.ctype == "I" else " Part B"
-                claims_csv[1].writerow(
-                    (
-                        c.pcn,
-                        name,
-                        p.mrn,
-                        c.payer.name,
-                        plan,
-                        fmt[c.first_day],
-                        fmt[c.last_day],
-                        dollars(c.billed),
-                        codes,
-                        c.dx[0],
-                        STATUS_LABELS[status],
-                        fac.name,
-                        "UB-04" if c.ctype == "I" else "CMS-1500",
-                    )
-                )
+                claims_csv.writer.writerow(self._claims_export_row(c, p, fac, name))
             if denials_csv and c.category:
-                info = self.carc_map.get(c.carc)
-                denials_csv[1].writerow(
-                    (
-                        c.pcn,
-                        name,
-                        c.payer.name,
-                        fmt[c.remit_day],
-                        f"{c.group}-{c.carc}",
-                        c.rarc or "",
-                        info.summary if info else "",
-                        dollars(c.denied),
-                        fmt[c.remit_day + c.payer.appeal_days],
-                        "Overturned" if c.overturn_day else "Open",
-                    )
-                )
+                denials_csv.writer.writerow(self._denials_row(c, name))
+
+    def _claims_export_row(self, c: Claim, p: Patient, fac: Facility, name: str) -> tuple[str, ...]:
+        """The billing system's view of a claim (status after appeal)."""
+        status = "overturned" if c.overturn_day else c.status
+        codes = ";".join(f"{ln.code}-{ln.modifier}" if ln.modifier else (ln.code or ln.revenue) for ln in c.lines)
+        plan = PLAN_LABELS[c.payer.kind]
+        if c.payer.kind == "medicare":
+            plan += " Part A" if c.ctype == "I" else " Part B"
+        fmt = self.csv_date
+        return (
+            c.pcn,
+            name,
+            p.mrn,
+            c.payer.name,
+            plan,
+            fmt[c.first_day],
+            fmt[c.last_day],
+            dollars(c.billed),
+            codes,
+            c.dx[0],
+            STATUS_LABELS[status],
+            fac.name,
+            "UB-04" if c.ctype == "I" else "CMS-1500",
+        )
+
+    def _denials_row(self, c: Claim, name: str) -> tuple[str, ...]:
+        """A denied claim on the denials worklist, with its appeal deadline."""
+        info = self.carc_map.get(c.carc)
+        fmt = self.csv_date
+        return (
+            c.pcn,
+            name,
+            c.payer.name,
+            fmt[c.remit_day],
+            f"{c.group}-{c.carc}",
+            c.rarc or "",
+            info.summary if info else "",
+            dollars(c.denied),
+            fmt[c.remit_day + c.payer.appeal_days],
+            "Overturned" if c.overturn_day else "Open",
+        )
 
     # --------------------------------------------------------------- output
     def _write_text(self, name: str, text: str) -> None:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
+from dataclasses import dataclass
 from datetime import date
 from itertools import accumulate
+from typing import Final
 
 from .catalog import (
     CARC_PREFERENCES,
@@ -37,11 +39,15 @@ from .catalog import (
 )
 from .money import x12_amount
 from .reference import CarcInfo
-from .spec import CarcSpike, CorpusSpec, Intervention, SlowPayer, SystematicUnderpayment
+from .spec import CarcSpike, CorpusSpec, Intervention, Scenario, SlowPayer, SystematicUnderpayment
 
 # Line result tuple layout (kept as tuples: millions of them are built).
 # (paid, patient_resp, allowed, cas: tuple[(group, carc, cents), ...], rarc | None)
-PAID, PR, ALLOWED, CAS, RARC = range(5)
+PAID: Final = 0
+PR: Final = 1
+ALLOWED: Final = 2
+CAS: Final = 3
+RARC: Final = 4
 
 
 _CHARGE_TEXT: dict[int, str] = {}  # chargemaster price x units: a small, bounded set of values
@@ -50,7 +56,7 @@ _CHARGE_TEXT: dict[int, str] = {}  # chargemaster price x units: a small, bounde
 class Line:
     """One service line of a claim (837 side)."""
 
-    __slots__ = ("code", "modifier", "revenue", "units", "charge", "charge_text", "day", "service", "procedure")
+    __slots__ = ("charge", "charge_text", "code", "day", "modifier", "procedure", "revenue", "service", "units")
 
     def __init__(self, service: Service, units: int, day: int) -> None:
         self.service = service
@@ -73,51 +79,93 @@ class Line:
         self.procedure = f"HC:{self.code}:{modifier}"
 
 
-class Claim:
-    """A claim with everything the writers and the ground truth need."""
+#: One adjustment as written to a CAS segment: (group, CARC, cents).
+Adjustment = tuple[str, str, int]
+#: One adjudicated line: (paid, patient_resp, allowed, adjustments, rarc | None); see PAID .. RARC.
+LineResult = tuple[int, int, int, tuple[Adjustment, ...], str | None]
 
-    __slots__ = (
-        "idx",
-        "pcn",
-        "ctype",
-        "inpatient",
-        "facility",
-        "payer_ix",
-        "payer",
-        "pid",
-        "month",
-        "first_day",
-        "last_day",
-        "submit_day",
-        "lines",
-        "dx",
-        "auth",
-        "place",
-        "clp02",
-        "claim_cas",
-        "line_results",
-        "billed",
-        "paid",
-        "patient_resp",
-        "remit_day",
-        "status",
-        "category",
-        "carc",
-        "group",
-        "rarc",
-        "denied",
-        "cause",
-        "expected_paid",
-        "underpaid",
-        "overturn_day",
-        "repay_results",
-        "repay_paid",
-        "repay_pr",
-        "payer_ccn",
-        "claim_level_denial",
-        "denied_line",
-        "expected_results",
-    )
+
+@dataclass(slots=True)
+class Claim:
+    """A claim with everything the writers and the ground truth need (money in cents, days as ordinals)."""
+
+    idx: int
+    pcn: str  # patient control number (CLM01 / CLP01)
+    ctype: str  # "P" (837P) or "I" (837I)
+    inpatient: bool
+    facility: int  # index into Simulator.facilities
+    payer_ix: int  # index into Simulator.payers
+    payer: Payer
+    pid: int  # patient number
+    month: int  # 1-based corpus month of the first service day
+    first_day: int
+    last_day: int
+    submit_day: int
+    lines: list[Line]
+    dx: tuple[str, str]
+    auth: str | None
+    place: str  # place of service / facility type code
+    payer_ccn: str  # payer claim control number (CLP07)
+    billed: int
+    # first adjudication
+    clp02: str
+    status: str  # paid | partial | denied
+    category: str | None  # denial category; None when paid in full
+    carc: str
+    group: str
+    rarc: str | None
+    cause: str  # "base" | "carc_spike" | "" (not denied)
+    denied_line: int  # index of the one denied line of a partial denial, else -1
+    claim_level_denial: bool  # the denial is a claim-level CAS (no service lines)
+    claim_cas: tuple[Adjustment, ...]
+    line_results: list[LineResult] | None  # None for a claim-level denial
+    expected_results: list[LineResult]  # the contract adjudication of every line
+    expected_paid: int
+    paid: int
+    patient_resp: int
+    denied: int
+    underpaid: int
+    remit_day: int
+    # appeal (0 / None when not overturned)
+    overturn_day: int
+    repay_results: list[LineResult] | None
+    repay_paid: int
+    repay_pr: int
+
+
+@dataclass(slots=True)
+class _Denial:
+    """The first-adjudication denial decision of one claim (category None = no denial)."""
+
+    category: str | None = None
+    carc: str = ""
+    cause: str = ""
+    denied_line: int = -1
+
+
+@dataclass(slots=True)
+class _Adjudication:
+    """Contract (expected) and actual payment of every line of one claim."""
+
+    expected: list[LineResult]
+    actual: list[LineResult]
+    expected_paid: int
+    expected_pr: int
+    underpaid: int
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What the first remittance says about the claim as a whole."""
+
+    status: str
+    line_results: list[LineResult] | None
+    claim_cas: tuple[Adjustment, ...]
+    claim_level_denial: bool
+    paid: int
+    patient_resp: int
+    denied: int
+    underpaid: int
 
 
 def _month_index(start: date, day: date) -> int:
@@ -138,28 +186,27 @@ def _mix(a: int, b: int) -> int:
     return x
 
 
+@dataclass(slots=True)
 class Patient:
-    """Demographics of one (fictional) patient."""
+    """Demographics of one (fictional) patient (``dob`` as a day ordinal)."""
 
-    __slots__ = ("last", "first", "sub_last", "sub_first", "dob", "sex", "member_id", "mrn", "street", "dependent")
-
-    def __init__(self, last, first, sub_last, sub_first, dob, sex, member_id, mrn, street, dependent) -> None:
-        self.last, self.first, self.sub_last, self.sub_first = last, first, sub_last, sub_first
-        self.dob, self.sex, self.member_id, self.mrn, self.street, self.dependent = (
-            dob,
-            sex,
-            member_id,
-            mrn,
-            street,
-            dependent,
-        )
+    last: str
+    first: str
+    sub_last: str  # subscriber (the patient unless a dependent)
+    sub_first: str
+    dob: int
+    sex: str
+    member_id: str
+    mrn: str
+    street: str
+    dependent: bool
 
 
-def _line_result(charge: int, pay: int, pr: int, seq: int, ded: int, cop: int, coins: int) -> tuple:
+def _line_result(charge: int, pay: int, pr: int, seq: int, ded: int, cop: int, coins: int) -> LineResult:
     """A paid line: CO-45 takes what payment, patient share and sequestration leave of the charge,
     so the line balances by construction."""
     co45 = charge - pay - pr - seq
-    cas: list[tuple[str, str, int]] = []
+    cas: list[Adjustment] = []
     if co45:
         cas.append(("CO", "45", co45))
     if seq:
@@ -193,44 +240,17 @@ class Simulator:
         self.outp_cum = list(accumulate(OUTPATIENT_WEIGHTS))
         self.patients = max(50, spec.claims // 3)
 
-        # categories present in the reference map, with their denial CARCs
-        by_cat: dict[str, list[str]] = {}
-        for info in carc_map.values():
-            if info.is_denial:
-                by_cat.setdefault(info.category, []).append(info.carc)
-        self.categories = [c for c in CATEGORY_SHARES if c in by_cat]
-        if not self.categories:
-            raise ValueError("the CARC reference map defines none of the generator's denial categories")
-        share_total = sum(CATEGORY_SHARES[c] for c in self.categories)
-        self.shares = [CATEGORY_SHARES[c] / share_total for c in self.categories]
-        self.carc_choices: dict[str, tuple[list[str], list[int]]] = {}
-        for cat in self.categories:
-            prefs = {
-                k: w
-                for k, w in CARC_PREFERENCES.get(cat, {}).items()
-                if k in carc_map and carc_map[k].is_denial and carc_map[k].category == cat
-            }
-            if not prefs:
-                prefs = {k: 1 for k in sorted(by_cat[cat])}
-            codes = list(prefs)
-            self.carc_choices[cat] = (codes, list(accumulate(prefs[c] for c in codes)))
-        self.rarcs = {
-            carc: tuple(r for r in rs if not rarc_ids or r in rarc_ids) for carc, rs in RARCS_FOR_CARC.items()
-        }
+        by_cat = _denial_carcs_by_category(carc_map)
+        self.categories, self.shares = _category_shares(by_cat)
+        self.carc_choices = {cat: _carc_choice(cat, carc_map, by_cat[cat]) for cat in self.categories}
+        self.rarcs = _known_rarcs(rarc_ids)
+        self.payer_denial = _payer_denial_rates(self.payers, spec.denial_rate)
 
-        weights = [p.volume_weight for p in self.payers]
-        mean_factor = sum(p.denial_factor * w for p, w in zip(self.payers, weights)) / sum(weights)
-        self.payer_denial = [spec.denial_rate * p.denial_factor / mean_factor for p in self.payers]
-
-        self.interventions = [s for s in spec.scenarios if isinstance(s, Intervention)]
-        self.spikes = [s for s in spec.scenarios if isinstance(s, CarcSpike)]
-        self.slow = {s.payer: s.extra_days for s in spec.scenarios if isinstance(s, SlowPayer)}
-        # percent of contract as integer basis points so that every money computation stays in integer cents
-        self.underpay = {
-            (s.payer, s.cpt): round(s.pct_of_contract * 100)
-            for s in spec.scenarios
-            if isinstance(s, SystematicUnderpayment)
-        }
+        scenarios = spec.scenarios
+        self.interventions = [s for s in scenarios if isinstance(s, Intervention)]
+        self.spikes = [s for s in scenarios if isinstance(s, CarcSpike)]
+        self.slow = {s.payer: s.extra_days for s in scenarios if isinstance(s, SlowPayer)}
+        self.underpay = _planted_underpayments(scenarios)
         self._tables: dict[tuple[int, int], list[float]] = {}
 
     # ----------------------------------------------------------------- helpers
@@ -249,7 +269,7 @@ class Simulator:
         if table is None:
             base = self.payer_denial[payer_ix]
             probs = []
-            for cat, share in zip(self.categories, self.shares):
+            for cat, share in zip(self.categories, self.shares, strict=True):
                 mult = 1.0
                 for iv in self.interventions:
                     if iv.category == cat and month >= iv.from_month:
@@ -297,108 +317,175 @@ class Simulator:
 
     # ------------------------------------------------------------ simulation
     def simulate(self, idx: int) -> Claim:
-        """Claim number ``idx`` (call in increasing order: the random stream is sequential)."""
-        rng = self.rng
-        r = rng.random
+        """Claim number ``idx`` (call in increasing order: the random stream is sequential).
+
+        Each step below draws its random numbers in turn; the order of the steps is the draw order.
+        """
+        r = self.rng.random
         spec = self.spec
-        c = Claim()
-        c.idx = idx
-        c.pid = pid = int(r() * self.patients)
-        c.payer_ix = pix = self.payer_of(pid)
-        c.payer = payer = self.payers[pix]
-        c.facility = fix = bisect_right(self.fac_cum, int(r() * self.fac_cum[-1]))
-        fac = self.facilities[fix]
-        c.pcn = f"{fac.code}{idx + 1:08d}"
+        pid = int(r() * self.patients)
+        pix = self.payer_of(pid)
+        payer = self.payers[pix]
+        fix = bisect_right(self.fac_cum, int(r() * self.fac_cum[-1]))
         first_day = self.start_day + (idx * self.span) // spec.claims
         institutional = r() < spec.institutional_share
-        c.ctype = "I" if institutional else "P"
-        lines: list[Line] = []
-        if institutional:
-            inpatient = r() < 0.2
-            c.inpatient = inpatient
-            if inpatient:
-                stay = 1 + int(r() * 5)
-                last_day = first_day + stay
-                lines.append(Line(SERVICES["0120"], stay, first_day))
-                for _ in range(1 + int(r() * 4)):
-                    svc = SERVICES[INPATIENT_EXTRA[int(r() * len(INPATIENT_EXTRA))]]
-                    lines.append(Line(svc, 1 + int(r() * svc.max_units), first_day + int(r() * stay)))
-                c.place = "11"
-            else:
-                last_day = first_day
-                for _ in range(1 + int(r() * 4)):
-                    svc = SERVICES[OUTPATIENT_MENU[bisect_right(self.outp_cum, r() * self.outp_cum[-1])]]
-                    lines.append(Line(svc, 1 + int(r() * svc.max_units), first_day))
-                c.place = "13"
-        else:
-            c.inpatient = False
-            last_day = first_day
-            n = 1 + int(r() * r() * 4)
-            for _ in range(n):
-                svc = SERVICES[PROFESSIONAL_MENU[bisect_right(self.prof_cum, r() * self.prof_cum[-1])]]
-                lines.append(Line(svc, 1 + int(r() * svc.max_units), first_day))
-            if n > 1 and lines[0].service.kind == "em" and any(ln.service.kind == "proc" for ln in lines[1:]):
-                lines[0].add_modifier("25")
-            c.place = "23" if lines[0].code in ("99284", "99285") else "11"
-        c.lines = lines
-        c.first_day = first_day
-        c.last_day = last_day
-        c.month = self.month(first_day)
-        c.submit_day = last_day + 1 + int(r() * 6)
-        c.dx = (DIAGNOSES[int(r() * len(DIAGNOSES))], DIAGNOSES[int(r() * len(DIAGNOSES))])
-        billed = 0
-        needs_auth = False
-        for ln in lines:
-            billed += ln.charge
-            needs_auth = needs_auth or ln.service.needs_auth
-        c.billed = billed
-        c.payer_ccn = f"{payer.payer_id}{idx * 7 + 1000003:011d}"
+        lines, last_day, place, inpatient = self._service_lines(institutional, first_day)
+        month = self.month(first_day)
+        submit_day = last_day + 1 + int(r() * 6)
+        dx = (DIAGNOSES[int(r() * len(DIAGNOSES))], DIAGNOSES[int(r() * len(DIAGNOSES))])
+        billed = sum(ln.charge for ln in lines)
 
-        # ---- denial decision: planted spike first (so its effect is visible), then the base mix
-        category = None
-        carc = ""
-        cause = ""
-        denied_line = -1
+        denial = self._denial(payer, pix, month, lines)
+        category = denial.category
+        group = self._adjustment_group(category)
+        rarc = self._rarc(denial.carc)
+        adjudication = self._adjudicate(payer, lines, institutional, inpatient)
+        outcome = self._outcome(denial, adjudication, lines, billed=billed, group=group, rarc=rarc)
+        clp02 = self._clp02(payer, outcome.status)
+        if category == "timely_filing":  # the claim really did go out after the payer's filing limit
+            submit_day = last_day + TIMELY_FILING_DAYS[payer.kind] + 1 + int(r() * 30)
+        remit_day = self._remit_day(payer, submit_day)
+        overturn_day = self._overturn_day(payer, outcome.status, category, remit_day)
+        overturned = overturn_day != 0
+        return Claim(
+            idx=idx,
+            pcn=f"{self.facilities[fix].code}{idx + 1:08d}",
+            ctype="I" if institutional else "P",
+            inpatient=inpatient,
+            facility=fix,
+            payer_ix=pix,
+            payer=payer,
+            pid=pid,
+            month=month,
+            first_day=first_day,
+            last_day=last_day,
+            submit_day=submit_day,
+            lines=lines,
+            dx=dx,
+            auth=_prior_authorization(idx, category, lines),
+            place=place,
+            payer_ccn=f"{payer.payer_id}{idx * 7 + 1000003:011d}",
+            billed=billed,
+            clp02=clp02,
+            status=outcome.status,
+            category=category,
+            carc=denial.carc,
+            group=group if category else "",
+            rarc=rarc,
+            cause=denial.cause,
+            denied_line=denial.denied_line,
+            claim_level_denial=outcome.claim_level_denial,
+            claim_cas=outcome.claim_cas,
+            line_results=outcome.line_results,
+            expected_results=adjudication.expected,
+            expected_paid=adjudication.expected_paid,
+            paid=outcome.paid,
+            patient_resp=outcome.patient_resp,
+            denied=outcome.denied,
+            underpaid=outcome.underpaid,
+            remit_day=remit_day,
+            overturn_day=overturn_day,
+            # an overturned denial is repaid at the contract rate
+            repay_results=adjudication.expected if overturned else None,
+            repay_paid=adjudication.expected_paid if overturned else 0,
+            repay_pr=adjudication.expected_pr if overturned else 0,
+        )
+
+    # -------------------------------------------------------- service lines
+    def _service_lines(self, institutional: bool, first_day: int) -> tuple[list[Line], int, str, bool]:
+        """The claim's lines, last service day, place of service (or facility type) and whether inpatient."""
+        if not institutional:
+            lines = self._professional_lines(first_day)
+            return lines, first_day, "23" if lines[0].code in ("99284", "99285") else "11", False
+        if self.rng.random() < 0.2:
+            lines, last_day = self._inpatient_lines(first_day)
+            return lines, last_day, "11", True
+        return self._outpatient_lines(first_day), first_day, "13", False
+
+    def _inpatient_lines(self, first_day: int) -> tuple[list[Line], int]:
+        """Room and board for the stay plus 1-4 ancillary services; returns the lines and the last day."""
+        r = self.rng.random
+        stay = 1 + int(r() * 5)
+        lines = [Line(SERVICES["0120"], stay, first_day)]
+        for _ in range(1 + int(r() * 4)):
+            svc = SERVICES[INPATIENT_EXTRA[int(r() * len(INPATIENT_EXTRA))]]
+            lines.append(Line(svc, 1 + int(r() * svc.max_units), first_day + int(r() * stay)))
+        return lines, first_day + stay
+
+    def _outpatient_lines(self, day: int) -> list[Line]:
+        """1-4 outpatient services on one day."""
+        r = self.rng.random
+        lines = []
+        for _ in range(1 + int(r() * 4)):
+            svc = SERVICES[OUTPATIENT_MENU[bisect_right(self.outp_cum, r() * self.outp_cum[-1])]]
+            lines.append(Line(svc, 1 + int(r() * svc.max_units), day))
+        return lines
+
+    def _professional_lines(self, day: int) -> list[Line]:
+        """1-4 professional services on one day (fewer is likelier); E/M with a procedure gets modifier 25."""
+        r = self.rng.random
+        n = 1 + int(r() * r() * 4)
+        lines = []
+        for _ in range(n):
+            svc = SERVICES[PROFESSIONAL_MENU[bisect_right(self.prof_cum, r() * self.prof_cum[-1])]]
+            lines.append(Line(svc, 1 + int(r() * svc.max_units), day))
+        if n > 1 and lines[0].service.kind == "em" and any(ln.service.kind == "proc" for ln in lines[1:]):
+            lines[0].add_modifier("25")
+        return lines
+
+    # ---------------------------------------------------------------- denial
+    def _denial(self, payer: Payer, payer_ix: int, month: int, lines: list[Line]) -> _Denial:
+        """Planted spike first (so its effect is visible), then the base mix."""
+        return self._spike_denial(payer, month, lines) or self._base_denial(payer_ix, month, lines)
+
+    def _spike_denial(self, payer: Payer, month: int, lines: list[Line]) -> _Denial | None:
+        """The first active CARC spike that hits one of the claim's lines, if any."""
+        r = self.rng.random
         for spike in self.spikes:
-            if spike.payer == payer.key and c.month >= spike.from_month:
-                for li, ln in enumerate(lines):
-                    if ln.code == spike.cpt and r() < spike.rate:
-                        carc = spike.carc
-                        category = self.carc_map[carc].category
-                        cause = "carc_spike"
-                        denied_line = li if len(lines) > 1 else -1
-                        break
-                if category:
-                    break
-        if category is None:
-            table = self.denial_thresholds(pix, c.month)
-            u = r()
-            if u < table[-1]:
-                category = self.categories[bisect_right(table, u)]
-                codes, cum = self.carc_choices[category]
-                carc = codes[bisect_right(cum, r() * cum[-1])]
-                cause = "base"
-                if category in LINE_LEVEL_CATEGORIES and len(lines) > 1 and r() < 0.6:
-                    denied_line = int(r() * len(lines))
-        if category == "authorization" or not needs_auth:
-            c.auth = None
-        else:
-            c.auth = f"AUTH{_mix(idx, 99) % 10**8:08d}"
-        group = "CO"
-        if category == "non_covered" and r() < 0.4:
-            group = "PR"
-        rarc_options = self.rarcs.get(carc, ())
-        rarc = rarc_options[int(r() * len(rarc_options))] if rarc_options else None
+            if spike.payer != payer.key or month < spike.from_month:
+                continue
+            for li, ln in enumerate(lines):
+                if ln.code == spike.cpt and r() < spike.rate:
+                    category = self.carc_map[spike.carc].category
+                    return _Denial(category, spike.carc, "carc_spike", li if len(lines) > 1 else -1)
+        return None
 
-        # ---- contract (expected) adjudication of every line
+    def _base_denial(self, payer_ix: int, month: int, lines: list[Line]) -> _Denial:
+        """The payer's monthly denial mix: no denial, or a category, a CARC and maybe one denied line."""
+        r = self.rng.random
+        table = self.denial_thresholds(payer_ix, month)
+        u = r()
+        if u >= table[-1]:
+            return _Denial()
+        category = self.categories[bisect_right(table, u)]
+        codes, cum = self.carc_choices[category]
+        carc = codes[bisect_right(cum, r() * cum[-1])]
+        denied_line = -1
+        if category in LINE_LEVEL_CATEGORIES and len(lines) > 1 and r() < 0.6:
+            denied_line = int(r() * len(lines))
+        return _Denial(category, carc, "base", denied_line)
+
+    def _adjustment_group(self, category: str | None) -> str:
+        """CAS group of the denial: CO, or sometimes PR (patient liable) for non-covered services."""
+        return "PR" if category == "non_covered" and self.rng.random() < 0.4 else "CO"
+
+    def _rarc(self, carc: str) -> str | None:
+        """One of the remark codes that go with ``carc``, if it has any."""
+        options = self.rarcs.get(carc, ())
+        return options[int(self.rng.random() * len(options))] if options else None
+
+    # ----------------------------------------------------------- adjudication
+    def _adjudicate(self, payer: Payer, lines: list[Line], institutional: bool, inpatient: bool) -> _Adjudication:
+        """Contract payment of every line, and what the payer actually pays (planted or random underpayment)."""
+        r = self.rng.random
         underpay_bp = 0  # random underpayment: paid at 80-95 % of contract (basis points)
-        if r() < spec.underpayment_rate:
+        if r() < self.spec.underpayment_rate:
             underpay_bp = 8000 + int(r() * 1500)
-        ded_left, coins_pct, copay = self._benefits(payer, institutional, c.inpatient)
+        ded_left, coins_pct, copay = self._benefits(payer, institutional, inpatient)
         medicare = payer.kind == "medicare"
         underpay = self.underpay
-        expected: list[tuple] = []
-        actual: list[tuple] = []
+        expected: list[LineResult] = []
+        actual: list[LineResult] = []
         underpaid = 0
         expected_paid = expected_pr = 0
         line_result = _line_result
@@ -433,72 +520,48 @@ class Simulator:
                 underpaid += pay - actual_pay
                 result = line_result(charge, actual_pay, pr, seq, ded, cop, coins)
             actual.append(result)
+        return _Adjudication(expected, actual, expected_paid, expected_pr, underpaid)
 
-        c.expected_results = expected
-        c.expected_paid = expected_paid
-        c.claim_cas = ()
-        c.claim_level_denial = False
-        c.denied_line = denied_line
-        c.category = category
-        c.carc = carc
-        c.group = group if category else ""
-        c.rarc = rarc
-        c.cause = cause
-        c.overturn_day = 0
-        c.repay_results = None
-        c.repay_paid = c.repay_pr = 0
-        if category is None:
-            c.status = "paid"
-            c.denied = 0
-            c.line_results = actual
-            c.paid = expected_paid - underpaid
-            c.patient_resp = expected_pr
-        elif denied_line >= 0:
-            c.status = "partial"
-            ln = lines[denied_line]
-            actual[denied_line] = self._denied_line(ln.charge, group, carc, rarc)
-            c.denied = ln.charge
-            # a denied line is a denial, not an underpayment
-            underpaid = sum(e[PAID] - a[PAID] for i, (e, a) in enumerate(zip(expected, actual)) if i != denied_line)
-            c.line_results = actual
-        else:
-            c.status = "denied"
-            c.denied = c.billed
-            underpaid = 0
-            c.claim_level_denial = category not in LINE_LEVEL_CATEGORIES and r() < 0.4
-            if c.claim_level_denial:
-                c.claim_cas = ((group, carc, c.billed),)
-                c.line_results = None
-            else:
-                c.line_results = [self._denied_line(ln.charge, group, carc, rarc) for ln in lines]
-        c.underpaid = underpaid
+    def _outcome(
+        self, denial: _Denial, adj: _Adjudication, lines: list[Line], *, billed: int, group: str, rarc: str | None
+    ) -> _Outcome:
+        """The first remittance of the claim: paid (maybe underpaid), partially denied or denied."""
+        if denial.category is None:
+            return _Outcome(
+                "paid", adj.actual, (), False, adj.expected_paid - adj.underpaid, adj.expected_pr, 0, adj.underpaid
+            )
+        if denial.denied_line >= 0:
+            return _partial_denial(denial, adj, lines, group, rarc)
+        return self._full_denial(denial, lines, billed, group, rarc)
 
-        results = c.line_results
-        if category is None:
-            pass  # totals already summed in the line loop
-        elif results is None:
-            c.paid = 0
-            c.patient_resp = c.billed if group == "PR" else 0
-        else:
-            c.paid = sum(x[PAID] for x in results)
-            c.patient_resp = sum(x[PR] for x in results)
-        if c.status == "denied":
-            c.clp02 = "4"
-        elif payer.kind == "medicaid" and r() < 0.1:
-            c.clp02 = "2"
-        else:
-            c.clp02 = "1"
+    def _full_denial(self, denial: _Denial, lines: list[Line], billed: int, group: str, rarc: str | None) -> _Outcome:
+        """Every line denied, sometimes as one claim-level adjustment (never for line-level categories)."""
+        claim_level = denial.category not in LINE_LEVEL_CATEGORIES and self.rng.random() < 0.4
+        if claim_level:
+            patient_resp = billed if group == "PR" else 0
+            return _Outcome("denied", None, ((group, denial.carc, billed),), True, 0, patient_resp, billed, 0)
+        results = [_denied_line(ln.charge, group, denial.carc, rarc) for ln in lines]
+        return _Outcome("denied", results, (), False, _paid(results), _patient_resp(results), billed, 0)
 
-        if category == "timely_filing":  # the claim really did go out after the payer's filing limit
-            c.submit_day = last_day + TIMELY_FILING_DAYS[payer.kind] + 1 + int(r() * 30)
-        days = payer.days_to_pay + int(r() * 16) - 5 + self.slow.get(payer.key, 0)
-        c.remit_day = self.pay_day(payer, c.submit_day + max(3, days))
-        if c.status == "denied" and category not in NOT_OVERTURNABLE and r() < spec.overturn_rate:
-            c.overturn_day = self.pay_day(payer, c.remit_day + 30 + int(r() * 60))
-            c.repay_results = expected
-            c.repay_paid = c.expected_paid
-            c.repay_pr = expected_pr
-        return c
+    def _remit_day(self, payer: Payer, submit_day: int) -> int:
+        """The payment run that remits the claim: the payer's usual delay (plus a planted slowdown)."""
+        days = payer.days_to_pay + int(self.rng.random() * 16) - 5 + self.slow.get(payer.key, 0)
+        return self.pay_day(payer, submit_day + max(3, days))
+
+    def _overturn_day(self, payer: Payer, status: str, category: str | None, remit_day: int) -> int:
+        """The payment run that repays a denial overturned on appeal, or 0 when it stays denied."""
+        r = self.rng.random
+        if status == "denied" and category not in NOT_OVERTURNABLE and r() < self.spec.overturn_rate:
+            return self.pay_day(payer, remit_day + 30 + int(r() * 60))
+        return 0
+
+    def _clp02(self, payer: Payer, status: str) -> str:
+        """CLP02 claim status: 4 denied, 1 processed as primary, sometimes 2 (secondary) at Medicaid."""
+        if status == "denied":
+            return "4"
+        if payer.kind == "medicaid" and self.rng.random() < 0.1:
+            return "2"
+        return "1"
 
     def _benefits(self, payer: Payer, institutional: bool, inpatient: bool) -> tuple[int, int, int]:
         """(deductible left, coinsurance %, copay) drawn for one claim."""
@@ -515,6 +578,89 @@ class Simulator:
         copay = (2500, 4000, 7500)[int(r() * 3)] if r() < 0.6 else 0
         return ded, coins, copay
 
-    @staticmethod
-    def _denied_line(charge: int, group: str, carc: str, rarc: str | None) -> tuple:
-        return (0, charge if group == "PR" else 0, 0, ((group, carc, charge),), rarc)
+
+def _prior_authorization(idx: int, category: str | None, lines: list[Line]) -> str | None:
+    """The authorization number sent with a claim that needs one (missing when denied for lack of it)."""
+    if category == "authorization" or not any(ln.service.needs_auth for ln in lines):
+        return None
+    return f"AUTH{_mix(idx, 99) % 10**8:08d}"
+
+
+def _denied_line(charge: int, group: str, carc: str, rarc: str | None) -> LineResult:
+    """A denied line: nothing paid, the whole charge adjusted (to the patient when the group is PR)."""
+    return (0, charge if group == "PR" else 0, 0, ((group, carc, charge),), rarc)
+
+
+def _paid(results: list[LineResult]) -> int:
+    """Total paid over the line results."""
+    return sum(x[PAID] for x in results)
+
+
+def _patient_resp(results: list[LineResult]) -> int:
+    """Total patient responsibility over the line results."""
+    return sum(x[PR] for x in results)
+
+
+def _partial_denial(denial: _Denial, adj: _Adjudication, lines: list[Line], group: str, rarc: str | None) -> _Outcome:
+    """One line denied, the others paid as adjudicated."""
+    denied_line = denial.denied_line
+    charge = lines[denied_line].charge
+    results = list(adj.actual)
+    results[denied_line] = _denied_line(charge, group, denial.carc, rarc)
+    # a denied line is a denial, not an underpayment
+    underpaid = sum(
+        e[PAID] - a[PAID] for i, (e, a) in enumerate(zip(adj.expected, results, strict=True)) if i != denied_line
+    )
+    return _Outcome("partial", results, (), False, _paid(results), _patient_resp(results), charge, underpaid)
+
+
+def _denial_carcs_by_category(carc_map: dict[str, CarcInfo]) -> dict[str, list[str]]:
+    """The denial CARCs of the reference map, by denial category."""
+    by_cat: dict[str, list[str]] = {}
+    for info in carc_map.values():
+        if info.is_denial:
+            by_cat.setdefault(info.category, []).append(info.carc)
+    return by_cat
+
+
+def _category_shares(by_cat: dict[str, list[str]]) -> tuple[list[str], list[float]]:
+    """The generator's denial categories the reference map defines, and their normalised volume shares."""
+    categories = [c for c in CATEGORY_SHARES if c in by_cat]
+    if not categories:
+        raise ValueError("the CARC reference map defines none of the generator's denial categories")
+    share_total = sum(CATEGORY_SHARES[c] for c in categories)
+    return categories, [CATEGORY_SHARES[c] / share_total for c in categories]
+
+
+def _known_rarcs(rarc_ids: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The catalog's RARCs per CARC, restricted to the reference list when there is one."""
+    return {carc: tuple(r for r in rs if not rarc_ids or r in rarc_ids) for carc, rs in RARCS_FOR_CARC.items()}
+
+
+def _planted_underpayments(scenarios: tuple[Scenario, ...]) -> dict[tuple[str, str], int]:
+    """(payer, procedure) -> share of contract paid, in basis points."""
+    # integer basis points, so that every money computation stays in integer cents
+    return {
+        (s.payer, s.cpt): round(s.pct_of_contract * 100) for s in scenarios if isinstance(s, SystematicUnderpayment)
+    }
+
+
+def _carc_choice(category: str, carc_map: dict[str, CarcInfo], carcs: list[str]) -> tuple[list[str], list[int]]:
+    """CARCs of ``category`` with cumulative weights: the catalog's preferences where the map agrees,
+    else every denial CARC of the category with equal weight."""
+    prefs = {
+        k: w
+        for k, w in CARC_PREFERENCES.get(category, {}).items()
+        if k in carc_map and carc_map[k].is_denial and carc_map[k].category == category
+    }
+    if not prefs:
+        prefs = dict.fromkeys(sorted(carcs), 1)
+    codes = list(prefs)
+    return codes, list(accumulate(prefs[c] for c in codes))
+
+
+def _payer_denial_rates(payers: tuple[Payer, ...], denial_rate: float) -> list[float]:
+    """Each payer's denial rate, scaled so that the volume-weighted mean is ``denial_rate``."""
+    weights = [p.volume_weight for p in payers]
+    mean_factor = sum(p.denial_factor * w for p, w in zip(payers, weights, strict=True)) / sum(weights)
+    return [denial_rate * p.denial_factor / mean_factor for p in payers]

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from pipelines.ingest.money import MONEY_SCALE
+
 
 def x12_amount(cents: int) -> str:
     """``12345`` -> ``"123.45"``, ``-5`` -> ``"-0.05"`` (X12 R-type element)."""
     if cents < 0:
         return "-" + x12_amount(-cents)
-    return "%d.%02d" % divmod(cents, 100)
+    whole, cents_part = divmod(cents, 100)
+    return f"{whole}.{cents_part:02d}"
 
 
 def dollars(cents: int) -> str:
@@ -28,4 +31,4 @@ def accounting(cents: int) -> str:
 
 def to_decimal(cents: int) -> Decimal:
     """Integer cents as an exact ``Decimal`` with two places."""
-    return Decimal(cents).scaleb(-2)
+    return Decimal(cents).scaleb(-MONEY_SCALE)

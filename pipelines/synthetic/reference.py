@@ -44,21 +44,32 @@ def parse_carc_map(text: str, *, source: str) -> dict[str, CarcInfo]:
         raise ReferenceError(f"{source}: missing column(s) {', '.join(missing)}")
     out: dict[str, CarcInfo] = {}
     for line_no, row in enumerate(reader, start=2):
-        carc = (row.get("carc") or "").strip()
-        flag = (row.get("is_denial") or "").strip().upper()
-        if not carc or flag not in ("Y", "N"):
-            raise ReferenceError(f"{source}: line {line_no}: needs a carc and is_denial Y or N")
-        out[carc] = CarcInfo(
-            carc=carc,
-            summary=(row.get("summary") or "").strip(),
-            category=(row.get("category") or "other").strip() or "other",
-            is_denial=flag == "Y",
-            hard_or_soft=(row.get("hard_or_soft") or "").strip(),
-            preventable=(row.get("preventable") or "").strip(),
-        )
+        info = _carc_info(row, f"{source}: line {line_no}")
+        out[info.carc] = info
     if not any(info.is_denial for info in out.values()):
         raise ReferenceError(f"{source}: no denial CARCs (is_denial=Y)")
     return out
+
+
+def _field(row: dict[str, str | None], name: str) -> str:
+    """A cell, trimmed; empty when the column or the value is missing."""
+    return (row.get(name) or "").strip()
+
+
+def _carc_info(row: dict[str, str | None], where: str) -> CarcInfo:
+    """One map row; the category defaults to ``other``."""
+    carc = _field(row, "carc")
+    flag = _field(row, "is_denial").upper()
+    if not carc or flag not in ("Y", "N"):
+        raise ReferenceError(f"{where}: needs a carc and is_denial Y or N")
+    return CarcInfo(
+        carc=carc,
+        summary=_field(row, "summary"),
+        category=_field(row, "category") or "other",
+        is_denial=flag == "Y",
+        hard_or_soft=_field(row, "hard_or_soft"),
+        preventable=_field(row, "preventable"),
+    )
 
 
 def load_carc_map(reference_dir: Path | None = None) -> dict[str, CarcInfo]:

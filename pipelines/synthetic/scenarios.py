@@ -6,6 +6,7 @@ Pure: text in, ``Scenario`` objects out, ``SpecError`` naming the problem otherw
 from __future__ import annotations
 
 from dataclasses import fields, replace
+from typing import Any
 
 from .spec import CarcSpike, Intervention, Scenario, SlowPayer, SpecError, SystematicUnderpayment
 
@@ -48,7 +49,8 @@ def parse_scenario(text: str) -> tuple[Scenario, ...]:
         raise SpecError(f"scenario {name!r}: takes no parameters")
     base = scenarios[0]
     types = {f.name: f.type for f in fields(base) if f.init}
-    changes: dict[str, object] = {}
+    # values are typed per field by _convert; replace() on the scenario union cannot check them statically
+    changes: dict[str, Any] = {}
     for item in params.split(","):
         key, sep, value = item.partition("=")
         key = key.strip()

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from datetime import date
-from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from pipelines.ingest.money import CENT, MONEY_PRECISION, MONEY_SCALE
 
 from .model import PAID, Claim
 from .money import x12_amount
@@ -24,13 +25,14 @@ def _rate(num: int, den: int) -> float:
     return round(num / den, 6) if den else 0.0
 
 
-_ONE_CENT = pa.scalar(Decimal("0.01"), pa.decimal128(3, 2))
+_ONE_CENT = pa.scalar(CENT, pa.decimal128(MONEY_SCALE + 1, MONEY_SCALE))
+MONEY_ARROW = pa.decimal128(MONEY_PRECISION, MONEY_SCALE)
 
 
 def decimal_array(cents: list[int]) -> pa.Array:
     """Exact ``decimal128(18, 2)`` array from integer cents: decimal multiply by 0.01, no float on the way."""
     scaled = pc.multiply(pa.array(cents, pa.int64()).cast(pa.decimal128(19, 0)), _ONE_CENT)
-    return scaled.cast(pa.decimal128(18, 2))
+    return scaled.cast(MONEY_ARROW)
 
 
 TRUTH_SCHEMA = pa.schema(
@@ -43,13 +45,13 @@ TRUTH_SCHEMA = pa.schema(
         ("service_date", pa.date32()),
         ("submit_date", pa.date32()),
         ("remit_date", pa.date32()),
-        ("billed", pa.decimal128(18, 2)),
-        ("expected_paid", pa.decimal128(18, 2)),
-        ("initial_paid", pa.decimal128(18, 2)),
-        ("final_paid", pa.decimal128(18, 2)),
-        ("patient_responsibility", pa.decimal128(18, 2)),
-        ("denied_amount", pa.decimal128(18, 2)),
-        ("underpaid_amount", pa.decimal128(18, 2)),
+        ("billed", MONEY_ARROW),
+        ("expected_paid", MONEY_ARROW),
+        ("initial_paid", MONEY_ARROW),
+        ("final_paid", MONEY_ARROW),
+        ("patient_responsibility", MONEY_ARROW),
+        ("denied_amount", MONEY_ARROW),
+        ("underpaid_amount", MONEY_ARROW),
         ("initial_status", pa.string()),
         ("final_status", pa.string()),
         ("clp02", pa.string()),
@@ -68,6 +70,39 @@ TRUTH_SCHEMA = pa.schema(
 INITIAL_STATUS = {"paid": "paid", "partial": "partially_denied", "denied": "denied"}
 
 
+def _truth_row(c: Claim, facility_code: str, month: str, final_paid: int, final_pr: int) -> tuple[Any, ...]:
+    """One claim's row of ``truth_claims.parquet``, in TRUTH_SCHEMA order (days as epoch offsets)."""
+    initial_status = INITIAL_STATUS[c.status]
+    return (
+        c.pcn,
+        "837" + c.ctype,
+        facility_code,
+        c.payer.key,
+        month,
+        c.first_day - EPOCH,
+        c.submit_day - EPOCH,
+        c.remit_day - EPOCH,
+        c.billed,
+        c.expected_paid,
+        c.paid,
+        final_paid,
+        final_pr,
+        c.denied,
+        c.underpaid,
+        initial_status,
+        "overturned" if c.overturn_day else initial_status,
+        c.clp02,
+        c.category,
+        c.carc or None,
+        c.group or None,
+        c.rarc if c.category else None,
+        c.cause or None,
+        bool(c.overturn_day),
+        c.overturn_day - EPOCH if c.overturn_day else None,
+        c.remit_day - c.submit_day,
+    )
+
+
 class TruthAccumulator:
     """Collects totals while claims stream past; ``rows_table`` drains per-claim rows per batch."""
 
@@ -76,26 +111,46 @@ class TruthAccumulator:
         self.payer_keys = payer_keys
         self.month_labels = month_labels
         self.labels = [month_labels[i] for i in sorted(month_labels)]
-        self.n = Counter()
-        self.cents = Counter()
-        self.clp_by_status = Counter()
-        self.cas_by_group = Counter()
-        self.plb_by_reason = Counter()
-        self.cat_count = Counter()
-        self.cat_amount = Counter()
-        self.carc_count = Counter()
-        self.carc_amount = Counter()
-        self.cause_count = Counter()
-        self.payer = defaultdict(Counter)
-        self.month = defaultdict(Counter)
-        self.month_cat = defaultdict(Counter)
-        self.spike = defaultdict(Counter)  # (scenario no, month) -> counts
-        self.underpay = defaultdict(Counter)
-        self._rows: list[tuple] = []  # one tuple per claim in TRUTH_SCHEMA order; transposed per batch
+        self.n: Counter[str] = Counter()
+        self.cents: Counter[str] = Counter()
+        self.clp_by_status: Counter[str] = Counter()
+        self.cas_by_group: Counter[str] = Counter()
+        self.plb_by_reason: Counter[str] = Counter()
+        self.cat_count: Counter[str] = Counter()
+        self.cat_amount: Counter[str] = Counter()
+        self.carc_count: Counter[str] = Counter()
+        self.carc_amount: Counter[str] = Counter()
+        self.cause_count: Counter[str] = Counter()
+        self.payer: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        self.month: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        self.month_cat: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        self.spike: defaultdict[tuple[int, str], Counter[str]] = defaultdict(Counter)  # (scenario no, month) -> counts
+        self.underpay: defaultdict[int, Counter[str]] = defaultdict(Counter)  # scenario no -> counts
+        self._rows: list[tuple[Any, ...]] = []  # one tuple per claim in TRUTH_SCHEMA order; transposed per batch
 
     # ------------------------------------------------------------ recording
     def add_claim(self, c: Claim, facility_code: str) -> None:
         """Record one claim's generated facts (837 side, first adjudication, appeal)."""
+        month = self.month_labels[c.month]
+        final_paid = c.paid + c.repay_paid
+        final_pr = c.repay_pr if c.overturn_day else c.patient_resp
+        self._count_claim(c, month, final_paid, final_pr)
+        if c.category:
+            self._count_denial(c, c.category, month)
+        if c.overturn_day:
+            self.n["overturned_claims"] += 1
+            self.cents["overturn_recovered"] += c.repay_paid
+        if c.underpaid:
+            self._count_underpayment(c)
+        for no, s in enumerate(self.spec.scenarios):
+            if isinstance(s, CarcSpike):
+                self._count_spike(no, s, c, month)
+            elif isinstance(s, SystematicUnderpayment):
+                self._count_planted_underpayment(no, s, c)
+        self._rows.append(_truth_row(c, facility_code, month, final_paid, final_pr))
+
+    def _count_claim(self, c: Claim, month: str, final_paid: int, final_pr: int) -> None:
+        """Claim counts and money: overall, per payer and per month."""
         n, cents = self.n, self.cents
         n["claims"] += 1
         n["claims_837" + c.ctype] += 1
@@ -103,94 +158,70 @@ class TruthAccumulator:
         cents["billed"] += c.billed
         cents["initial_paid"] += c.paid
         cents["expected_paid"] += c.expected_paid
-        final_paid = c.paid + c.repay_paid
-        final_pr = c.repay_pr if c.overturn_day else c.patient_resp
         cents["final_paid"] += final_paid
         cents["final_patient_responsibility"] += final_pr
         cents["initial_patient_responsibility"] += c.patient_resp
-        month = self.month_labels[c.month]
         payer = self.payer[c.payer.key]
-        mon = self.month[month]
         payer["claims"] += 1
         payer["billed"] += c.billed
         payer["paid"] += final_paid
         payer["days_to_pay"] += c.remit_day - c.submit_day
+        mon = self.month[month]
         mon["claims"] += 1
         mon["billed"] += c.billed
         mon["paid"] += final_paid
-        if c.category:
-            n["denied_claims"] += 1
-            n["status_" + c.status] += 1
-            cents["denied"] += c.denied
-            self.cat_count[c.category] += 1
-            self.cat_amount[c.category] += c.denied
-            key = f"{c.group}-{c.carc}"
-            self.carc_count[key] += 1
-            self.carc_amount[key] += c.denied
-            self.cause_count[c.cause] += 1
-            payer["denied_claims"] += 1
-            payer["denied_amount"] += c.denied
-            mon["denied_claims"] += 1
-            mon["denied_amount"] += c.denied
-            self.month_cat[month][c.category] += 1
-        if c.overturn_day:
-            n["overturned_claims"] += 1
-            cents["overturn_recovered"] += c.repay_paid
-        if c.underpaid:
-            n["underpaid_claims"] += 1
-            cents["underpaid_expected"] += (
-                c.expected_paid
-                if c.status == "paid"
-                else sum(e[PAID] for i, e in enumerate(c.expected_results) if i != c.denied_line)
-            )
-            cents["underpaid_paid"] += c.paid
-            cents["underpaid_shortfall"] += c.underpaid
-        for no, s in enumerate(self.spec.scenarios):
-            if isinstance(s, CarcSpike) and c.payer.key == s.payer and any(ln.code == s.cpt for ln in c.lines):
-                k = self.spike[(no, month)]
-                k["claims_with_service"] += 1
-                if c.carc == s.carc and c.category:
-                    k["denied_with_carc"] += 1
-                    if c.cause == "carc_spike":
-                        k["denied_by_spike"] += 1
-            elif isinstance(s, SystematicUnderpayment) and c.payer.key == s.payer and c.status != "denied":
-                k = self.underpay[no]
-                for i, ln in enumerate(c.lines):
-                    if ln.code == s.cpt and i != c.denied_line:
-                        k["lines"] += 1
-                        k["expected"] += c.expected_results[i][PAID]
-                        k["paid"] += c.line_results[i][PAID]
-        initial_status = INITIAL_STATUS[c.status]
-        self._rows.append(
-            (
-                c.pcn,
-                "837" + c.ctype,
-                facility_code,
-                c.payer.key,
-                month,
-                c.first_day - EPOCH,
-                c.submit_day - EPOCH,
-                c.remit_day - EPOCH,
-                c.billed,
-                c.expected_paid,
-                c.paid,
-                final_paid,
-                final_pr,
-                c.denied,
-                c.underpaid,
-                initial_status,
-                "overturned" if c.overturn_day else initial_status,
-                c.clp02,
-                c.category,
-                c.carc or None,
-                c.group or None,
-                c.rarc if c.category else None,
-                c.cause or None,
-                bool(c.overturn_day),
-                c.overturn_day - EPOCH if c.overturn_day else None,
-                c.remit_day - c.submit_day,
-            )
+
+    def _count_denial(self, c: Claim, category: str, month: str) -> None:
+        """A first-adjudication denial: by status, category, CARC, cause, payer and month."""
+        self.n["denied_claims"] += 1
+        self.n["status_" + c.status] += 1
+        self.cents["denied"] += c.denied
+        self.cat_count[category] += 1
+        self.cat_amount[category] += c.denied
+        key = f"{c.group}-{c.carc}"
+        self.carc_count[key] += 1
+        self.carc_amount[key] += c.denied
+        self.cause_count[c.cause] += 1
+        payer = self.payer[c.payer.key]
+        payer["denied_claims"] += 1
+        payer["denied_amount"] += c.denied
+        mon = self.month[month]
+        mon["denied_claims"] += 1
+        mon["denied_amount"] += c.denied
+        self.month_cat[month][category] += 1
+
+    def _count_underpayment(self, c: Claim) -> None:
+        """An underpaid claim: what the contract says for the paid lines, what was paid, the shortfall."""
+        self.n["underpaid_claims"] += 1
+        self.cents["underpaid_expected"] += (
+            c.expected_paid
+            if c.status == "paid"
+            else sum(e[PAID] for i, e in enumerate(c.expected_results) if i != c.denied_line)
         )
+        self.cents["underpaid_paid"] += c.paid
+        self.cents["underpaid_shortfall"] += c.underpaid
+
+    def _count_spike(self, no: int, s: CarcSpike, c: Claim, month: str) -> None:
+        """Claims of the spike's payer with its procedure, and how many were denied with its CARC."""
+        if c.payer.key != s.payer or not any(ln.code == s.cpt for ln in c.lines):
+            return
+        k = self.spike[(no, month)]
+        k["claims_with_service"] += 1
+        if c.carc == s.carc and c.category:
+            k["denied_with_carc"] += 1
+            if c.cause == "carc_spike":
+                k["denied_by_spike"] += 1
+
+    def _count_planted_underpayment(self, no: int, s: SystematicUnderpayment, c: Claim) -> None:
+        """Expected and actual payment of the paid lines with the scenario's payer and procedure."""
+        if c.payer.key != s.payer or c.status == "denied" or c.line_results is None:
+            return
+        k = self.underpay[no]
+        for i, ln in enumerate(c.lines):
+            if ln.code == s.cpt and i != c.denied_line:
+                k["lines"] += 1
+                k["expected"] += c.expected_results[i][PAID]
+                k["paid"] += c.line_results[i][PAID]
 
     def add_clp(self, status: str, charge: int, paid: int, pr: int, cas: list[tuple[str, str, int]]) -> None:
         """Record one CLP loop exactly as written to an 835."""
@@ -215,9 +246,9 @@ class TruthAccumulator:
 
     def rows_table(self) -> pa.Table:
         """The per-claim rows collected since the last call, as an Arrow table."""
-        columns = list(zip(*self._rows)) if self._rows else [()] * len(TRUTH_SCHEMA)
+        columns = list(zip(*self._rows, strict=True)) if self._rows else [()] * len(TRUTH_SCHEMA)
         arrays = []
-        for field, values in zip(TRUTH_SCHEMA, columns):
+        for field, values in zip(TRUTH_SCHEMA, columns, strict=True):
             if pa.types.is_decimal(field.type):
                 arrays.append(decimal_array(list(values)))
             else:

@@ -7,15 +7,17 @@ sum of PR adjustments = CLP05; BPR02 = sum CLP04 - sum PLB.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .catalog import Facility, Payer
-from .model import ALLOWED, CAS, PAID, RARC, Claim, Patient
+from .model import ALLOWED, CAS, PAID, RARC, Adjustment, Claim, LineResult, Patient
 from .money import x12_amount
 from .x12_837 import DateText
 
 VERSION_835 = "005010X221A1"
 
 
-def cas_segments(adjustments, sign: int, out: list[str], sink: list[tuple[str, str, int]]) -> None:
+def cas_segments(adjustments: Sequence[Adjustment], sign: int, out: list[str], sink: list[Adjustment]) -> None:
     """Group (group, carc, cents) triplets into CAS segments (at most 6 triplets each);
     the signed adjustments written are appended to ``sink``."""
     if len(adjustments) == 1:  # the common case: one triplet, one segment
@@ -33,58 +35,65 @@ def cas_segments(adjustments, sign: int, out: list[str], sink: list[tuple[str, s
 
 
 def claim_payment(
-    c: Claim, pat: Patient, d8: DateText, kind: str, out: list[str], sink: list[tuple[str, str, int]]
+    c: Claim, pat: Patient, d8: DateText, kind: str, out: list[str], sink: list[Adjustment]
 ) -> tuple[str, int, int, int]:
     """Append one CLP loop; ``kind`` is ``initial``, ``reversal`` or ``repayment``.
 
     Returns (CLP02, CLP03, CLP04, CLP05) in cents for the caller's totals.
     """
     payer = c.payer
-    if kind == "initial":
-        status, results, claim_cas, sign = c.clp02, c.line_results, c.claim_cas, 1
-        paid, pr = c.paid, c.patient_resp
-        ccn = c.payer_ccn
-    elif kind == "reversal":
-        status, results, claim_cas, sign = "22", c.line_results, c.claim_cas, -1
-        paid, pr = -c.paid, -c.patient_resp
-        ccn = c.payer_ccn
-    else:
-        status, results, claim_cas, sign = "1", c.repay_results, (), 1
-        paid, pr = c.repay_paid, c.repay_pr
-        ccn = c.payer_ccn[:-1] + "R"
+    status, sign, paid, pr = _clp_amounts(c, kind)
+    ccn = c.payer_ccn[:-1] + "R" if kind == "repayment" else c.payer_ccn
     charge = sign * c.billed
     filing = payer.filing_i if c.ctype == "I" else payer.filing_p
     out.append(
         f"CLP*{c.pcn}*{status}*{x12_amount(charge)}*{x12_amount(paid)}*{x12_amount(pr)}*{filing}*{ccn}*{c.place}*1"
     )
-    if claim_cas:
-        cas_segments(claim_cas, sign, out, sink)
+    if kind != "repayment" and c.claim_cas:
+        cas_segments(c.claim_cas, sign, out, sink)
     moa = f"MOA***{c.rarc}~\n" if kind == "initial" and c.claim_level_denial and c.rarc else ""
     out.append(
         f"NM1*QC*1*{pat.last}*{pat.first}****MI*{pat.member_id}~\n{moa}"
         f"DTM*232*{d8[c.first_day]}~\nDTM*233*{d8[c.last_day]}"
     )
+    results = c.repay_results if kind == "repayment" else c.line_results
     if results is not None:
-        institutional = c.ctype == "I"
-        for ln, res in zip(c.lines, results):
-            rev = ln.revenue if institutional and ln.code else ""
-            charge_text = ln.charge_text if sign == 1 else x12_amount(-ln.charge)
-            out.append(
-                f"SVC*{ln.procedure}*{charge_text}*{x12_amount(sign * res[PAID])}*{rev}*{ln.units}~\n"
-                f"DTM*472*{d8[ln.day]}"
-            )
-            adjustments = res[CAS]
-            if len(adjustments) == 1:  # the common case, without the grouping work
-                group, carc, cents = adjustments[0]
-                out.append(f"CAS*{group}*{carc}*{x12_amount(sign * cents)}")
-                sink.append((group, carc, sign * cents))
-            else:
-                cas_segments(adjustments, sign, out, sink)
-            if res[ALLOWED]:
-                out.append(f"AMT*B6*{x12_amount(sign * res[ALLOWED])}")
-            if res[RARC]:
-                out.append(f"LQ*HE*{res[RARC]}")
+        _service_payments(c, results, sign, d8=d8, out=out, sink=sink)
     return status, charge, paid, pr
+
+
+def _clp_amounts(c: Claim, kind: str) -> tuple[str, int, int, int]:
+    """(CLP02, sign, CLP04, CLP05) of the loop: a reversal negates the first remittance, a repayment
+    pays the contract amounts after an appeal."""
+    if kind == "initial":
+        return c.clp02, 1, c.paid, c.patient_resp
+    if kind == "reversal":
+        return "22", -1, -c.paid, -c.patient_resp
+    return "1", 1, c.repay_paid, c.repay_pr
+
+
+def _service_payments(
+    c: Claim, results: list[LineResult], sign: int, *, d8: DateText, out: list[str], sink: list[Adjustment]
+) -> None:
+    """Append the SVC loops (service payment, date, adjustments, allowed amount, remark) of ``c``."""
+    institutional = c.ctype == "I"
+    for ln, res in zip(c.lines, results, strict=True):
+        rev = ln.revenue if institutional and ln.code else ""
+        charge_text = ln.charge_text if sign == 1 else x12_amount(-ln.charge)
+        out.append(
+            f"SVC*{ln.procedure}*{charge_text}*{x12_amount(sign * res[PAID])}*{rev}*{ln.units}~\nDTM*472*{d8[ln.day]}"
+        )
+        adjustments = res[CAS]
+        if len(adjustments) == 1:  # the common case, without the grouping work
+            group, carc, cents = adjustments[0]
+            out.append(f"CAS*{group}*{carc}*{x12_amount(sign * cents)}")
+            sink.append((group, carc, sign * cents))
+        else:
+            cas_segments(adjustments, sign, out, sink)
+        if res[ALLOWED]:
+            out.append(f"AMT*B6*{x12_amount(sign * res[ALLOWED])}")
+        if res[RARC]:
+            out.append(f"LQ*HE*{res[RARC]}")
 
 
 def remittance_header(

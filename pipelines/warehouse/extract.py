@@ -10,25 +10,25 @@ database: it reads these Parquet files.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
+from typing import Any
 
 import polars as pl
 from sqlalchemy import Column as SAColumn
 from sqlalchemy import Engine, MetaData, Table, inspect, select, text
-from sqlalchemy.types import JSON, BigInteger, Boolean, Date, DateTime, Numeric, String
+from sqlalchemy.types import JSON, BigInteger, Boolean, Date, DateTime, String, TypeEngine
 
+from pipelines.ingest.money import POLARS_MONEY, SQLALCHEMY_MONEY, quantize
 from pipelines.warehouse.layout import WarehouseLayout, temp_path_for
 
-MONEY = pl.Decimal(18, 2)
 # Column type name -> (SQLAlchemy type used to read it, Polars type written)
-_TYPES = {
+_TYPES: dict[str, tuple[TypeEngine[Any], pl.DataType]] = {
     "id": (BigInteger(), pl.Int64()),
     "int": (BigInteger(), pl.Int64()),
     "text": (String(), pl.String()),
-    "money": (Numeric(18, 2), MONEY),
+    "money": (SQLALCHEMY_MONEY, POLARS_MONEY),
     "date": (Date(), pl.Date()),
     "ts": (DateTime(timezone=True), pl.Datetime("us", "UTC")),
     "bool": (Boolean(), pl.Boolean()),
@@ -41,12 +41,22 @@ class ExtractTable:
     """One operational table: its name and the columns the warehouse takes (name -> type name).
 
     ``reader`` makes a derived extract: it returns the rows (tuples in column
-    order) from the database, or None when the tables it reads do not exist yet.
+    order) from the database, or None when the tables it reads do not exist yet;
+    ``reads`` then declares the operational columns it reads (table -> column ->
+    type name), so they can be checked against the operational models like the
+    columns of a plain table.
     """
 
     name: str
     columns: dict[str, str]
-    reader: Callable[[Engine], list[tuple] | None] | None = None
+    reader: Callable[[Engine], list[tuple[Any, ...]] | None] | None = None
+    reads: dict[str, dict[str, str]] | None = None
+
+    def operational_columns(self) -> dict[str, dict[str, str]]:
+        """The operational tables and columns this extract reads (table -> column -> type name)."""
+        if self.reader is None:
+            return {self.name: self.columns}
+        return self.reads or {}
 
     def polars_schema(self) -> dict[str, pl.DataType]:
         return {c: _TYPES[t][1] for c, t in self.columns.items()}
@@ -61,7 +71,22 @@ _TENANT = {"id": "id", "organization_id": "int", "client_id": "int"}
 EXCLUSION_KEYS = ("transaction_index", "claim_index", "line_index", "segment_number", "part_index")
 
 
-def read_row_exclusions(engine: Engine) -> list[tuple] | None:
+#: The operational columns ``read_row_exclusions`` reads.
+EXCLUSION_READS: dict[str, dict[str, str]] = {
+    "import_rows": {
+        **_TENANT,
+        "batch_id": "int",
+        "row_number": "int",
+        "entity": "text",
+        "parent_row_number": "int",
+        "data": "json",
+        "decision": "text",
+    },
+    "import_batches": {"id": "id", "status": "text"},
+}
+
+
+def read_row_exclusions(engine: Engine) -> list[tuple[Any, ...]] | None:
     """Rows excluded (decision = exclude) from confirmed import batches, with the keys that locate them.
 
     ``row_number`` is the import row number (for CSV rows, the file's row number);
@@ -78,8 +103,8 @@ def read_row_exclusions(engine: Engine) -> list[tuple] | None:
     )
     out = []
     with engine.connect() as conn:
-        for row_id, org, client, batch_id, number, entity, parent, data in conn.execute(query):
-            data = json.loads(data) if isinstance(data, str) else (data or {})
+        for row_id, org, client, batch_id, number, entity, parent, raw in conn.execute(query):
+            data = json.loads(raw) if isinstance(raw, str) else (raw or {})
             part = data.get("triplet_index") if entity == "adjustment" else data.get("pair_index")
             keys = {**{k: data.get(k) for k in EXCLUSION_KEYS[:-1]}, "part_index": part}
             out.append(
@@ -91,7 +116,7 @@ def read_row_exclusions(engine: Engine) -> list[tuple] | None:
                     number,
                     entity,
                     parent,
-                    *[int(keys[k]) if keys[k] is not None else None for k in EXCLUSION_KEYS],
+                    *[None if (key := keys[k]) is None else int(key) for k in EXCLUSION_KEYS],
                 )
             )
     return out
@@ -184,9 +209,10 @@ EXTRACT_TABLES: dict[str, ExtractTable] = {
                 "row_number": "int",
                 "entity": "text",
                 "parent_row_number": "int",
-                **{key: "int" for key in EXCLUSION_KEYS},
+                **dict.fromkeys(EXCLUSION_KEYS, "int"),
             },
             reader=read_row_exclusions,
+            reads=EXCLUSION_READS,
         ),
     )
 }
@@ -206,7 +232,7 @@ def _cell(value, kind: str):
     if kind == "json":
         return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
     if kind == "money":
-        return Decimal(value).quantize(Decimal("0.01"))
+        return quantize(value)
     if kind == "ts" and isinstance(value, datetime):
         return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
     if kind == "date" and isinstance(value, datetime):
@@ -218,6 +244,7 @@ def read_table(engine: Engine, spec: ExtractTable) -> tuple[pl.DataFrame, bool]:
     """The table's declared columns as a typed frame; ``(empty frame, False)`` when the table does not exist."""
     schema = spec.polars_schema()
     kinds = list(spec.columns.values())
+    rows: Sequence[Sequence[Any]] | None
     if spec.reader is not None:
         rows = spec.reader(engine)
         if rows is None:

@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from multiprocessing import get_context
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
+from pipelines.ingest.money import quantize
 from pipelines.ingest.tabular import TabularFileError, read_tabular
 from pipelines.ingest.x12 import X12ParseError, parse_x12_file
 from pipelines.warehouse.layout import EMPTY_FILE, WarehouseLayout, atomic_write_bytes, temp_path_for
@@ -113,17 +115,17 @@ def _parse_by_kind(src: SourceFile) -> dict[str, pl.DataFrame]:
         return result.tables
     if src.kind == "csv":
         try:
-            result = read_tabular(src.path.read_bytes(), filename=src.name)
+            tabular = read_tabular(src.path.read_bytes(), filename=src.name)
         except TabularFileError as exc:
             raise NotLoadable(str(exc)) from None
         # One export is one entity; the kind's other tables get nothing from this file.
-        return {CSV_TABLE_FOR_ENTITY[result.entity]: result.rows.drop("row_errors", strict=False)}
+        return {CSV_TABLE_FOR_ENTITY[tabular.entity]: tabular.rows.drop("row_errors", strict=False)}
     raise ValueError(f"unknown raw file kind {src.kind!r}")
 
 
 def _keys(exclusions: Iterable[RowExclusion], entities: tuple[str, ...], *names: str) -> pl.DataFrame:
     rows = [tuple(getattr(x, n) for n in names) for x in exclusions if x.entity in entities]
-    return pl.DataFrame(rows, schema={n: pl.Int64 for n in names}, orient="row")
+    return pl.DataFrame(rows, schema=dict.fromkeys(names, pl.Int64), orient="row")
 
 
 def _without(frame: pl.DataFrame, keys: pl.DataFrame, on: dict[str, str]) -> pl.DataFrame:
@@ -193,7 +195,7 @@ def _totals(frame: pl.DataFrame, table: str) -> dict[str, str]:
     out = {}
     for column in MONEY_TOTALS.get(table, ()):
         value = frame[column].sum() if frame.height else None
-        out[column] = str(Decimal(value if value is not None else 0).quantize(Decimal("0.01")))
+        out[column] = str(quantize(value if value is not None else 0))
     return out
 
 
@@ -207,7 +209,7 @@ def _write_parquet_atomic(frame: pl.DataFrame, path: Path) -> None:
         raise
 
 
-def load_one(src: SourceFile, data_dir: str) -> dict:
+def load_one(src: SourceFile, data_dir: str) -> dict[str, Any]:
     """Parse one file and write its raw tables and state record; returns the state record.
 
     Top-level and picklable so a process pool can run it.
@@ -217,7 +219,8 @@ def load_one(src: SourceFile, data_dir: str) -> dict:
         tables = parse_source(src)
     except NotLoadable as exc:
         return {"key": src.key, "skipped": str(exc), "name": src.name}
-    record = {
+    table_records: dict[str, dict[str, Any]] = {}
+    record: dict[str, Any] = {
         "key": src.key,
         "name": src.name,
         "kind": src.kind,
@@ -227,18 +230,18 @@ def load_one(src: SourceFile, data_dir: str) -> dict:
         "batch_id": src.batch_id,
         "parser_version": RAW_PARSER_VERSION,
         "exclusions_digest": src.exclusions_digest,
-        "tables": {},
+        "tables": table_records,
     }
     for table in tables_of_kind(src.kind):
         frame = tables.get(table)
         target = layout.raw_file(table, src.key)
         if frame is None or frame.height == 0:
             target.unlink(missing_ok=True)
-            record["tables"][table] = {"rows": 0, "totals": _totals(empty_raw(table), table)}
+            table_records[table] = {"rows": 0, "totals": _totals(empty_raw(table), table)}
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         _write_parquet_atomic(frame, target)
-        record["tables"][table] = {"rows": frame.height, "totals": _totals(frame, table)}
+        table_records[table] = {"rows": frame.height, "totals": _totals(frame, table)}
     # The state record is written last: it is what says "this file is done".
     atomic_write_bytes(layout.raw_state_dir / f"{src.key}.json", json.dumps(record, sort_keys=True).encode())
     return record
@@ -304,15 +307,22 @@ def sync_raw_kind(
             continue
         result.parsed.append(record["name"])
         records.append(record)
+    result.tables = _table_stats(kind, records)
+    return result
+
+
+def _table_stats(kind: str, records: list[dict[str, Any]]) -> dict[str, TableStats]:
+    """Rows and money totals per raw table of ``kind`` over the loaded files (zero totals when none)."""
+    out: dict[str, TableStats] = {}
     for table in tables_of_kind(kind):
-        stats = result.tables.setdefault(table, TableStats())
+        stats = out.setdefault(table, TableStats())
         for record in records:
             info = record["tables"].get(table)
             if info:
                 stats.add(info["rows"], info["totals"])
         if not stats.totals:
             stats.add(0, _totals(empty_raw(table), table))
-    return result
+    return out
 
 
 def _run_loads(todo: list[SourceFile], layout: WarehouseLayout, workers: int | None, progress) -> Iterable[dict]:
@@ -333,7 +343,7 @@ def _run_loads(todo: list[SourceFile], layout: WarehouseLayout, workers: int | N
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
             futures = [pool.submit(load_one, src, data_dir) for src in ordered]
-            for future, src in zip(futures, ordered):
+            for future, src in zip(futures, ordered, strict=True):
                 yield future.result()
                 if progress:
                     progress(src.name)

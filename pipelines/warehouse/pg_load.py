@@ -8,6 +8,7 @@ List columns become comma-separated text (the models do not use them).
 
 from __future__ import annotations
 
+import subprocess
 import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -76,7 +77,9 @@ def _load_table(
         for block in iter(lambda: fh.read(1 << 20), b""):
             copy.write(block)
     cur.execute(f'select count(*) from "{schema_name}"."{table}"')
-    return int(cur.fetchone()[0])
+    row = cur.fetchone()
+    assert row is not None  # count(*) always returns one row
+    return int(row[0])
 
 
 def load_into_postgres(layout: WarehouseLayout, url: str) -> dict[str, int]:
@@ -125,13 +128,12 @@ def dbt_postgres_env(url: str, *, schema: str = "analytics") -> dict[str, str]:
     }
 
 
-def dbt_build_postgres(url: str, *, target_path: Path, schema: str = "analytics") -> "subprocess.CompletedProcess[str]":
+def dbt_build_postgres(url: str, *, target_path: Path, schema: str = "analytics") -> subprocess.CompletedProcess[str]:
     """Run ``dbt build --target postgres`` against ``url`` (after ``load_into_postgres``).
 
     ``target_path`` keeps dbt's artefacts away from the manifest the Dagster code location uses.
     """
     import os
-    import subprocess
     import sys
 
     project_dir = Path(__file__).resolve().parents[2] / "dbt_project"
@@ -149,4 +151,4 @@ def dbt_build_postgres(url: str, *, target_path: Path, schema: str = "analytics"
         str(target_path),
     ]
     env = {**os.environ, **dbt_postgres_env(url, schema=schema)}
-    return subprocess.run(command, env=env, cwd=project_dir, capture_output=True, text=True)
+    return subprocess.run(command, check=False, env=env, cwd=project_dir, capture_output=True, text=True)

@@ -82,7 +82,9 @@ def publish_snapshot(
         try:
             _keep_only(con, mart_schema, {name for _, name in tables})
             for _, name in tables:
-                counts[name] = con.execute(f"select count(*) from {_quote(mart_schema)}.{_quote(name)}").fetchone()[0]
+                row = con.execute(f"select count(*) from {_quote(mart_schema)}.{_quote(name)}").fetchone()
+                assert row is not None  # count(*) always returns one row
+                counts[name] = row[0]
             con.execute("checkpoint")
         finally:
             con.close()

@@ -156,7 +156,7 @@ def confirmed_batch_files(engine: Engine, layout: WarehouseLayout) -> list[Sourc
 
 
 def drop_files(
-    layout: WarehouseLayout, organizations: dict[int, int], *, known: dict[tuple[str, int], str] | None = None
+    layout: WarehouseLayout, organizations: dict[int, int], *, known: dict[tuple[str, str], str] | None = None
 ) -> list[SourceFile]:
     """Every loadable file under ``drop/client_<id>/`` (recursively), hashed.
 

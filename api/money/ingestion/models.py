@@ -6,12 +6,13 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Date, ForeignKey, Index, Integer, Numeric, String, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Date, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, TenantScoped, UtcDateTime
+from pipelines.ingest.money import SQLALCHEMY_MONEY
 
-Money = Numeric(18, 2)
+Money = SQLALCHEMY_MONEY
 
 
 class LandingFile(IdMixin, CreatedAtMixin, TenantScoped, Base):

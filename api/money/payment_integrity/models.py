@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sqlalchemy import ForeignKey, Numeric, String, UniqueConstraint
+from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, TenantScoped
+from pipelines.ingest.money import SQLALCHEMY_MONEY
 
 
 class VarianceFlag(IdMixin, CreatedAtMixin, TenantScoped, Base):
@@ -18,7 +19,7 @@ class VarianceFlag(IdMixin, CreatedAtMixin, TenantScoped, Base):
 
     claim_key: Mapped[str] = mapped_column(String(80))
     direction: Mapped[str] = mapped_column(String(20))  # underpayment | overpayment
-    variance_amount: Mapped[Decimal] = mapped_column(Numeric(18, 2))
+    variance_amount: Mapped[Decimal] = mapped_column(SQLALCHEMY_MONEY)
     reason: Mapped[str] = mapped_column(String(40))
     note: Mapped[str | None] = mapped_column(String(1000), default=None)
     status: Mapped[str] = mapped_column(String(20), default="open")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sqlalchemy import ForeignKey, Numeric, String, UniqueConstraint
+from sqlalchemy import ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, TenantScoped
+from pipelines.ingest.money import SQLALCHEMY_MONEY
 
 
 class VarianceResolution(IdMixin, CreatedAtMixin, TenantScoped, Base):
@@ -17,7 +18,7 @@ class VarianceResolution(IdMixin, CreatedAtMixin, TenantScoped, Base):
     __table_args__ = (UniqueConstraint("client_id", "remittance_key"),)
 
     remittance_key: Mapped[str] = mapped_column(String(200))
-    variance_amount: Mapped[Decimal] = mapped_column(Numeric(18, 2))
+    variance_amount: Mapped[Decimal] = mapped_column(SQLALCHEMY_MONEY)
     resolution: Mapped[str] = mapped_column(String(40))
     note: Mapped[str | None] = mapped_column(String(1000), default=None)
     resolved_by: Mapped[int] = mapped_column(BigId, ForeignKey("users.id", ondelete="RESTRICT"))

@@ -15,7 +15,7 @@ def remittances_balance(warehouse: WarehouseResource) -> dg.AssetCheckResult:
     layout = warehouse.layout
     con = duckdb.connect()
     try:
-        unbalanced, checks = con.execute(
+        row = con.execute(
             f"""
             with r as (select * from read_parquet('{layout.raw_glob("remittances")}', union_by_name = true)),
                  c as (select client_id, source_file_sha256, transaction_index, sum(paid_amount) as paid
@@ -30,6 +30,8 @@ def remittances_balance(warehouse: WarehouseResource) -> dg.AssetCheckResult:
         ).fetchone()
     finally:
         con.close()
+    assert row is not None  # an aggregate without group by always returns one row
+    unbalanced, checks = row
     return dg.AssetCheckResult(
         passed=unbalanced == 0,
         severity=dg.AssetCheckSeverity.WARN,

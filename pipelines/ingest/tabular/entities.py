@@ -14,10 +14,12 @@ from typing import Literal
 
 import polars as pl
 
+from pipelines.ingest.money import POLARS_MONEY
+
 FieldKind = Literal["text", "code", "code_list", "date", "money"]
 EntityName = Literal["claim", "payment", "denial", "deposit"]
 
-MONEY_DTYPE = pl.Decimal(18, 2)
+MONEY_DTYPE = POLARS_MONEY
 _DTYPES: dict[str, pl.DataType] = {
     "text": pl.String(),
     "code": pl.String(),

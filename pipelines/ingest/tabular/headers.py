@@ -13,7 +13,7 @@ import csv
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from pipelines.ingest.tabular.entities import ALL_FIELDS, ENTITIES, EntitySpec, entity_spec
@@ -68,7 +68,7 @@ def synonym_map() -> dict[str, str]:
     return mapping
 
 
-@lru_cache(maxsize=None)
+@cache
 def entity_synonym_map(entity: str) -> dict[str, str]:
     """``synonym_map`` for one entity: its rows scoped to ``entity`` override the unscoped ones.
 
@@ -133,31 +133,44 @@ def detect_header(
     count and ``entity`` must be given. Raises ``TabularFileError`` when no
     row looks like a header, or when required columns are absent.
     """
-    if column_map is not None:
-        if entity is None:
-            raise ValueError("detect_header: a column_map needs its entity")
-        profile_lookup = {normalise_header(source): field for source, field in column_map.items()}
-    candidates = [entity_spec(entity)] if entity is not None else list(ENTITIES.values())
-
+    lookups = _candidate_lookups(entity, column_map)
     best: tuple[int, int, int, EntitySpec, dict[int, str]] | None = None
     for index, cells in enumerate(rows[:MAX_HEADER_SCAN_ROWS]):
-        for spec in candidates:
-            lookup = profile_lookup if column_map is not None else entity_synonym_map(spec.name)
+        for spec, lookup in lookups:
             columns = match_columns(cells, lookup, frozenset(spec.field_names))
             score = _entity_score(spec, set(columns.values()))
             if score and len(columns) >= 2 and (best is None or (score, len(columns)) > (best[0], best[1])):
                 best = (score, len(columns), index, spec, columns)
     if best is None:
-        scanned = min(len(rows), MAX_HEADER_SCAN_ROWS)
-        wanted = (
-            "the profile's columns"
-            if column_map is not None
-            else "e.g. 'Account Number', 'Billed Amount', 'Paid Amount', 'Denial Date', 'Deposit Amount'"
-        )
-        raise TabularFileError(f"no header row found in the first {scanned} rows: expected column names ({wanted})")
+        raise _no_header_error(len(rows), profile=column_map is not None)
     _, _, index, spec, columns = best
     _check_required(spec, set(columns.values()), index)
     return HeaderMatch(index, spec.name, columns, tuple(str(cell or "") for cell in rows[index]))
+
+
+def _candidate_lookups(
+    entity: str | None, column_map: Mapping[str, str] | None
+) -> list[tuple[EntitySpec, Mapping[str, str]]]:
+    """The entities a header may describe, each with its normalised header name -> field lookup:
+    the profile's own names when there is a ``column_map``, else the entity's synonyms."""
+    if column_map is not None:
+        if entity is None:
+            raise ValueError("detect_header: a column_map needs its entity")
+        profile_lookup = {normalise_header(source): field for source, field in column_map.items()}
+        return [(entity_spec(entity), profile_lookup)]
+    candidates = [entity_spec(entity)] if entity is not None else list(ENTITIES.values())
+    return [(spec, entity_synonym_map(spec.name)) for spec in candidates]
+
+
+def _no_header_error(row_count: int, *, profile: bool) -> TabularFileError:
+    """The error for a file none of whose first rows looks like a header."""
+    scanned = min(row_count, MAX_HEADER_SCAN_ROWS)
+    wanted = (
+        "the profile's columns"
+        if profile
+        else "e.g. 'Account Number', 'Billed Amount', 'Paid Amount', 'Denial Date', 'Deposit Amount'"
+    )
+    return TabularFileError(f"no header row found in the first {scanned} rows: expected column names ({wanted})")
 
 
 def _check_required(spec: EntitySpec, present: set[str], index: int) -> None:

@@ -103,9 +103,25 @@ def canonicalise(
 ) -> pl.DataFrame:
     """Canonical columns (schema order) + row_number, row_status, row_errors."""
     present = [f for f in spec.fields if f.name in frame.columns]
+    identifiers = [n for n in spec.identifiers if n in frame.columns]
     cleaned = frame.select(
         *[clean_text(pl.col(f.name)).alias(f.name) for f in present], pl.col("row_number").cast(pl.Int64)
     )
+    typed = _typed_frame(cleaned, spec, present, identifiers, date_format=date_format, money_format=money_format)
+    typed = _with_row_errors(typed, _row_checks(spec, present, identifiers))
+    return _canonical_columns(typed, spec, {f.name for f in present})
+
+
+def _typed_frame(
+    cleaned: pl.DataFrame,
+    spec: EntitySpec,
+    present: list[FieldSpec],
+    identifiers: list[str],
+    *,
+    date_format: str | None,
+    money_format: MoneyFormat,
+) -> pl.DataFrame:
+    """Typed values of the present fields, the raw text the checks need, and identifier-missing flags."""
     formats = _date_formats(cleaned, spec, date_format)
     comma_only = {
         f.name: not cleaned.select(pl.col(f.name).str.contains(r"[;|\s]").any()).item()
@@ -118,21 +134,29 @@ def canonicalise(
             for f in present
         ],
         *[pl.col(f.name).alias(_raw_name(f.name)) for f in present if f.kind in ("money", "date") or f.required],
-        *[pl.col(n).is_null().alias(_raw_name(n) + "_missing") for n in spec.identifiers if n in frame.columns],
+        *[pl.col(n).is_null().alias(_raw_name(n) + "_missing") for n in identifiers],
         pl.col("row_number"),
     )
     if date_format is None:
         for f in present:
             if f.kind == "date" and formats.get(f.name) is not None:
                 typed = _repair_dates(typed, f.name)
+    return typed
 
+
+def _row_checks(spec: EntitySpec, present: list[FieldSpec], identifiers: list[str]) -> list[tuple[pl.Expr, pl.Expr]]:
+    """(failing condition, reason) pairs for the whole row: per field, then "no identifier at all"."""
     checks = [check for f in present for check in _errors(f)]
-    identifier_flags = [pl.col(_raw_name(n) + "_missing") for n in spec.identifiers if n in frame.columns]
+    identifier_flags = [pl.col(_raw_name(n) + "_missing") for n in identifiers]
     if identifier_flags:
         checks.append(
             (pl.all_horizontal(identifier_flags), pl.lit(f"{'/'.join(spec.identifiers)}: required value missing"))
         )
-    present_names = {f.name for f in present}
+    return checks
+
+
+def _with_row_errors(typed: pl.DataFrame, checks: list[tuple[pl.Expr, pl.Expr]]) -> pl.DataFrame:
+    """Add ``row_errors``: the failing checks' reasons, null for a valid row."""
     typed = typed.with_row_index("__row")
     # Reasons are only built for the (usually few) failing rows; valid rows get an empty list.
     failing = typed.filter(pl.any_horizontal([cond for cond, _ in checks])) if checks else typed.clear()
@@ -143,9 +167,12 @@ def canonicalise(
         else pl.lit([], dtype=pl.List(pl.String)).alias("row_errors"),
     )
     if reasons.height:
-        typed = typed.join(reasons, on="__row", how="left", maintain_order="left")
-    else:
-        typed = typed.with_columns(pl.lit(None, dtype=pl.List(pl.String)).alias("row_errors"))
+        return typed.join(reasons, on="__row", how="left", maintain_order="left")
+    return typed.with_columns(pl.lit(None, dtype=pl.List(pl.String)).alias("row_errors"))
+
+
+def _canonical_columns(typed: pl.DataFrame, spec: EntitySpec, present_names: set[str]) -> pl.DataFrame:
+    """Every field of the schema in order (absent ones as typed nulls), then the row metadata."""
     return typed.select(
         *[
             pl.col(f.name) if f.name in present_names else pl.lit(None, dtype=f.dtype).alias(f.name)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # only for the annotation: raising an error needs no Polars
+    import polars as pl
+
 
 class X12ParseError(ValueError):
     """Input that is not a well-formed X12 interchange.
@@ -33,7 +38,7 @@ class X12ParseError(ValueError):
         super().__init__(message)
 
 
-def reject_first(bad, source: str, detail: str, *, expected: str, segment_id: str | None = None) -> None:
+def reject_first(bad: pl.DataFrame, source: str, detail: str, *, expected: str, segment_id: str | None = None) -> None:
     """Raise for the first offending segment of ``bad`` (a frame with ``seg_no`` and ``sid``), if any.
 
     The vectorised extractors find every bad segment at once; the error names the first one,

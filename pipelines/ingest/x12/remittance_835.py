@@ -10,6 +10,7 @@ those whose opener is CLP, line-level ones those whose opener is SVC.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -17,6 +18,9 @@ from pipelines.ingest.x12.delimiters import Delimiters
 from pipelines.ingest.x12.errors import X12ParseError, reject_first
 from pipelines.ingest.x12.segments import with_elements
 from pipelines.ingest.x12.values import MONEY, blank_to_null, convert
+
+if TYPE_CHECKING:  # the when/then builder types are not exported at the top of polars
+    from polars.expr.whenthen import ChainedThen, Then
 
 # Segments that open a loop, as small integer codes (cheaper to forward-fill than strings).
 _OPENERS = {"ST": 1, "N1": 2, "LX": 3, "CLP": 4, "SVC": 5, "PLB": 6, "SE": 7}
@@ -88,7 +92,7 @@ _SORTED_KEYS = ("seg_no", "transaction_index", "claim_index", "_svc_n")
 def _opener_code() -> pl.Expr:
     sid = pl.col("sid")
     items = list(_OPENERS.items())
-    expr = pl.when(sid == items[0][0]).then(items[0][1])
+    expr: Then | ChainedThen = pl.when(sid == items[0][0]).then(items[0][1])
     for name, code in items[1:]:
         expr = expr.when(sid == name).then(code)
     return expr.otherwise(None).cast(pl.UInt8).forward_fill()

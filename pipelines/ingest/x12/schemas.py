@@ -10,10 +10,13 @@ import polars as pl
 
 from pipelines.ingest.x12.values import MONEY, QUANTITY
 
-S, I, D, DT, B = pl.String, pl.Int64, MONEY, pl.Date, pl.Boolean
+# dtype instances (not classes), so every schema is a ``Schema``: one static type for all of them
+S, I, D, DT, B = pl.String(), pl.Int64(), MONEY, pl.Date(), pl.Boolean()  # noqa: E741 - one-letter aliases keep the tables scannable
 L = pl.List(pl.String)
 
-REMITTANCES = {
+Schema = dict[str, pl.DataType]
+
+REMITTANCES: Schema = {
     "transaction_index": I,
     "interchange_control_number": S,
     "group_control_number": S,
@@ -40,7 +43,7 @@ REMITTANCES = {
     "st_segment_number": I,
 }
 
-REMITTANCE_CLAIMS = {
+REMITTANCE_CLAIMS: Schema = {
     "transaction_index": I,
     "claim_index": I,
     "patient_control_number": S,
@@ -74,7 +77,7 @@ REMITTANCE_CLAIMS = {
     "segment_number": I,
 }
 
-REMITTANCE_ADJUSTMENTS = {
+REMITTANCE_ADJUSTMENTS: Schema = {
     "transaction_index": I,
     "claim_index": I,
     "line_index": I,
@@ -88,7 +91,7 @@ REMITTANCE_ADJUSTMENTS = {
     "segment_number": I,
 }
 
-REMITTANCE_SERVICE_LINES = {
+REMITTANCE_SERVICE_LINES: Schema = {
     "transaction_index": I,
     "claim_index": I,
     "line_index": I,
@@ -112,7 +115,7 @@ REMITTANCE_SERVICE_LINES = {
     "segment_number": I,
 }
 
-REMITTANCE_REMARKS = {
+REMITTANCE_REMARKS: Schema = {
     "transaction_index": I,
     "claim_index": I,
     "line_index": I,
@@ -120,7 +123,7 @@ REMITTANCE_REMARKS = {
     "code": S,
 }
 
-PROVIDER_ADJUSTMENTS = {
+PROVIDER_ADJUSTMENTS: Schema = {
     "transaction_index": I,
     "plb_index": I,
     "pair_index": I,
@@ -132,7 +135,7 @@ PROVIDER_ADJUSTMENTS = {
     "segment_number": I,
 }
 
-CLAIMS = {
+CLAIMS: Schema = {
     "transaction_index": I,
     "claim_index": I,
     "claim_type": S,
@@ -159,7 +162,7 @@ CLAIMS = {
     "segment_number": I,
 }
 
-CLAIM_LINES = {
+CLAIM_LINES: Schema = {
     "transaction_index": I,
     "claim_index": I,
     "line_index": I,
@@ -178,7 +181,7 @@ CLAIM_LINES = {
     "segment_number": I,
 }
 
-QUALITY = {
+QUALITY: Schema = {
     "transaction_index": I,
     "claim_index": I,
     "line_index": I,
@@ -189,7 +192,7 @@ QUALITY = {
     "ok": B,
 }
 
-TABLES_835 = {
+TABLES_835: dict[str, Schema] = {
     "remittances": REMITTANCES,
     "remittance_claims": REMITTANCE_CLAIMS,
     "remittance_adjustments": REMITTANCE_ADJUSTMENTS,
@@ -197,10 +200,10 @@ TABLES_835 = {
     "remittance_remarks": REMITTANCE_REMARKS,
     "provider_adjustments": PROVIDER_ADJUSTMENTS,
 }
-TABLES_837 = {"claims": CLAIMS, "claim_lines": CLAIM_LINES}
+TABLES_837: dict[str, Schema] = {"claims": CLAIMS, "claim_lines": CLAIM_LINES}
 
 
-def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+def conform(frame: pl.DataFrame, schema: Schema) -> pl.DataFrame:
     """Select exactly the schema's columns, in order, with its types (missing ones as null)."""
     cols = set(frame.columns)
     return frame.select(
@@ -208,6 +211,6 @@ def conform(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame
     )
 
 
-def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+def empty(schema: Schema) -> pl.DataFrame:
     """An empty frame with the schema."""
     return pl.DataFrame(schema=schema)

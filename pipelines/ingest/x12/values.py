@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import polars as pl
 
+from pipelines.ingest.money import POLARS_MONEY
 from pipelines.ingest.x12.errors import X12ParseError
 
-MONEY = pl.Decimal(18, 2)
+MONEY = POLARS_MONEY
 QUANTITY = pl.Decimal(18, 4)
 
 # X12 "R" values: optional sign, digits, optional point. Money allows at most two
@@ -78,4 +79,4 @@ _EXPECTED = {
     "money": "a decimal amount with at most 2 decimals",
     "quantity": "a decimal quantity with at most 4 decimals",
 }
-_DTYPES = {"money": MONEY, "quantity": QUANTITY, "date": pl.Date}
+_DTYPES: dict[str, pl.DataType] = {"money": MONEY, "quantity": QUANTITY, "date": pl.Date()}
