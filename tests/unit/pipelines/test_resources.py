@@ -23,16 +23,6 @@ def _imported_modules(path: Path) -> set[str]:
     return out
 
 
-def test_no_pipelines_module_imports_the_api():
-    offenders = {
-        str(path.relative_to(PIPELINES_DIR.parent)): sorted(
-            m for m in _imported_modules(path) if m.split(".")[0] == "api"
-        )
-        for path in PIPELINES_DIR.rglob("*.py")
-    }
-    assert {k: v for k, v in offenders.items() if v} == {}
-
-
 def test_default_warehouse_reads_data_dir_and_database_url(tmp_path):
     resource = default_warehouse({"DATA_DIR": str(tmp_path), "DATABASE_URL": "postgresql://u@h/db"})
     assert resource.data_dir == str(tmp_path.resolve())
