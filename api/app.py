@@ -4,6 +4,7 @@ resolvers and audit sink, and mounts the four public entry points."""
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -76,7 +77,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     registry = load_procedures()
 
     @asynccontextmanager
-    async def lifespan(_app: FastAPI):
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         if services.signing_keys is not None:
             try:
                 services.signing_keys.ensure()  # generates the embedded default key set on first start

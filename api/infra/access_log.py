@@ -11,21 +11,23 @@ from __future__ import annotations
 import logging
 import time
 
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 log = logging.getLogger("api.access")
 
 
 class AccessLogMiddleware:
-    def __init__(self, app):
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
         status = {"code": 500}
 
-        async def send_wrapper(message):
+        async def send_wrapper(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
             await send(message)

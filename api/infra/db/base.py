@@ -8,8 +8,10 @@ procedure cannot read another tenant's rows even if it forgets a `where`.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import BigInteger, DateTime, ForeignKey, Integer, MetaData
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
 from sqlalchemy.types import TypeDecorator
 
@@ -29,20 +31,20 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class UtcDateTime(TypeDecorator):
+class UtcDateTime(TypeDecorator[datetime]):
     """Timezone-aware UTC datetimes on both SQLite (which drops tzinfo) and PostgreSQL."""
 
     impl = DateTime(timezone=True)
     cache_ok = True
 
-    def process_bind_param(self, value, dialect):
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
         if value.tzinfo is None:
             raise ValueError("naive datetime given to a UTC column")
         return value.astimezone(UTC)
 
-    def process_result_value(self, value, dialect):
+    def process_result_value(self, value: Any | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
         if value.tzinfo is None:

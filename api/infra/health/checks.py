@@ -11,15 +11,16 @@ load balancer for a problem it cannot fix.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar, TypeVarTuple, Unpack
 
 from sqlalchemy import text
 
 from api.infra.db.session import Database
-from api.infra.jobs.queue import queue_stats
+from api.infra.jobs.queue import QueueStats, queue_stats
 
 STUCK_AFTER = timedelta(minutes=15)
 CHECK_TIMEOUT_SECONDS = 3.0
@@ -28,7 +29,11 @@ CHECK_TIMEOUT_SECONDS = 3.0
 _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="health")
 
 
-def _bounded(fn, *args) -> Any:
+T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
+
+
+def _bounded(fn: Callable[[Unpack[Ts]], T], *args: *Ts) -> T:
     return _pool.submit(fn, *args).result(timeout=CHECK_TIMEOUT_SECONDS)
 
 
@@ -56,7 +61,7 @@ def check_database(database: Database) -> dict[str, Any]:
     return {"status": "ok", "latencyMs": round((time.perf_counter() - started) * 1000, 1)}
 
 
-def _stats(database: Database):
+def _stats(database: Database) -> QueueStats:
     with database.session() as db:
         return queue_stats(db)
 

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 
 from api.infra.health.checks import health
 
+if TYPE_CHECKING:  # types only: api.core.services itself refers to infrastructure types
+    from api.core.services import Services
 
-def install(app: FastAPI, services) -> None:
+
+def install(app: FastAPI, services: Services) -> None:
     """Mount the health endpoint on `app`."""
 
     @app.get("/api/health", include_in_schema=False)

@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, CursorResult, Update, func, select, update
 from sqlalchemy.orm import Session
 
 from api.infra.db.base import utcnow
@@ -119,8 +119,17 @@ def claim_next(
         return job
 
 
-def _owned(job: Job):
+def _owned(job: Job) -> tuple[ColumnElement[bool], ...]:
     return (Job.id == job.id, Job.status == "running", Job.locked_by == job.locked_by)
+
+
+def _rowcount(db: Session, statement: Update) -> int:
+    """How many rows a bulk UPDATE changed.
+
+    `Session.execute` is typed as returning a plain `Result`; for DML it is a
+    `CursorResult`, the type that carries `rowcount`.
+    """
+    return cast("CursorResult[Any]", db.execute(statement)).rowcount
 
 
 def complete(
@@ -128,7 +137,8 @@ def complete(
 ) -> bool:
     """Mark a claimed job succeeded; False when this worker no longer owns it."""
     with database.transaction(write=True) as db:
-        done = db.execute(
+        done = _rowcount(
+            db,
             update(Job)
             .where(*_owned(job))
             .values(
@@ -139,9 +149,9 @@ def complete(
                 locked_by=None,
                 locked_at=None,
             )
-            .execution_options(synchronize_session=False)
+            .execution_options(synchronize_session=False),
         )
-        return done.rowcount == 1
+        return done == 1
 
 
 def describe_error(error: BaseException) -> str:
@@ -178,10 +188,10 @@ def fail(
         delay = backoff_seconds(job.attempts, retry_base_seconds)
         values.update(status="queued", run_after=now + timedelta(seconds=delay))
     with database.transaction(write=True) as db:
-        changed = db.execute(
-            update(Job).where(*_owned(job)).values(**values).execution_options(synchronize_session=False)
+        changed = _rowcount(
+            db, update(Job).where(*_owned(job)).values(**values).execution_options(synchronize_session=False)
         )
-        return values["status"] if changed.rowcount == 1 else None
+        return values["status"] if changed == 1 else None
 
 
 def requeue_stale(database: Database, *, older_than: timedelta, now: datetime | None = None) -> int:
@@ -194,7 +204,8 @@ def requeue_stale(database: Database, *, older_than: timedelta, now: datetime | 
     cutoff = now - older_than
     stale = (Job.status == "running", Job.locked_at < cutoff)
     with database.transaction(write=True) as db:
-        dead = db.execute(
+        dead = _rowcount(
+            db,
             update(Job)
             .where(*stale, Job.attempts >= Job.max_attempts)
             .values(
@@ -204,9 +215,10 @@ def requeue_stale(database: Database, *, older_than: timedelta, now: datetime | 
                 locked_by=None,
                 locked_at=None,
             )
-            .execution_options(synchronize_session=False)
-        ).rowcount
-        requeued = db.execute(
+            .execution_options(synchronize_session=False),
+        )
+        requeued = _rowcount(
+            db,
             update(Job)
             .where(*stale)
             .values(
@@ -216,8 +228,8 @@ def requeue_stale(database: Database, *, older_than: timedelta, now: datetime | 
                 locked_by=None,
                 locked_at=None,
             )
-            .execution_options(synchronize_session=False)
-        ).rowcount
+            .execution_options(synchronize_session=False),
+        )
         return dead + requeued
 
 

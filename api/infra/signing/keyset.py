@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from joserfc.jwk import ECKey, JWKRegistry, RSAKey
+from joserfc.jwk import ECKey, JWKRegistry, Key, RSAKey
 
 ALGORITHMS: dict[str, tuple[str, str | None]] = {"ES384": ("EC", "P-384"), "RS384": ("RSA", None)}
 RSA_BITS = 3072
@@ -27,6 +27,7 @@ class KeySetError(ValueError):
 
 def generate_key(alg: str, now: datetime) -> dict[str, Any]:
     """A new private key entry for `alg` (ES384 on P-384, RS384 on RSA 3072)."""
+    key: ECKey | RSAKey
     if alg == "ES384":
         key = ECKey.generate_key("P-384", private=True)
     elif alg == "RS384":
@@ -126,10 +127,10 @@ def rotate(
     for entry in entries:
         if not is_published(entry, now):
             continue
-        entry = dict(entry)
-        if entry.get("retire_at") is None:
-            entry["retire_at"] = _iso(now + retire_after)
-        kept.append(entry)
+        copy = dict(entry)
+        if copy.get("retire_at") is None:
+            copy["retire_at"] = _iso(now + retire_after)
+        kept.append(copy)
     return kept + [dict(k) for k in new_keys]
 
 
@@ -143,7 +144,7 @@ def signing_entry(entries: list[dict[str, Any]], alg: str, now: datetime) -> dic
     return max(active, key=lambda e: parse_time(e["created_at"]))
 
 
-def import_private(entry: dict[str, Any]):
+def import_private(entry: dict[str, Any]) -> Key:
     """The joserfc key object for an entry (carries kid and alg)."""
     return JWKRegistry.import_key(_jwk_only(entry))
 

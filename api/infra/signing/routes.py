@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from starlette.requests import Request
@@ -10,11 +11,14 @@ from starlette.responses import JSONResponse, Response
 
 from api.infra.signing.service import SigningKeysUnavailable
 
+if TYPE_CHECKING:  # types only: api.core.services itself refers to infrastructure types
+    from api.core.services import Services
+
 log = logging.getLogger("api.infra.signing")
 CACHE_CONTROL = "public, max-age=300"
 
 
-def install(app: FastAPI, services) -> None:
+def install(app: FastAPI, services: Services) -> None:
     """Mount the JWKS endpoint on `app`."""
 
     @app.get("/.well-known/jwks.json", include_in_schema=False)

@@ -9,12 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from joserfc import jwt
 
 from api.infra.db.base import utcnow
 from api.infra.signing import keyset, store
+
+if TYPE_CHECKING:  # types only: api.core.services refers to SigningKeys
+    from api.core.settings import Settings
 
 
 class SigningKeysUnavailable(RuntimeError):
@@ -43,12 +46,12 @@ class SigningKeys:
         self._cache: tuple[tuple[int, int, int], list[dict[str, Any]]] | None = None
 
     @classmethod
-    def from_settings(cls, settings, clock: Callable[[], datetime] = utcnow) -> SigningKeys:
-        explicit = settings.smart_keys_path is not None
-        path = Path(settings.smart_keys_path) if explicit else settings.default_smart_keys_path
+    def from_settings(cls, settings: Settings, clock: Callable[[], datetime] = utcnow) -> SigningKeys:
+        explicit = settings.smart_keys_path
+        path = Path(explicit) if explicit is not None else settings.default_smart_keys_path
         return cls(
             path,
-            generate_if_missing=not explicit,
+            generate_if_missing=explicit is None,
             retire_after=timedelta(days=settings.smart_key_retire_after_days),
             clock=clock,
         )

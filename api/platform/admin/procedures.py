@@ -83,8 +83,13 @@ def suspend_organization(ctx: UserContext, input: SuspendIn) -> OrganizationSumm
     before = org.status
     org.status = "suspended" if input.suspended else "active"
     ctx.note("organization", org.id, before={"status": before}, after={"status": org.status, "reason": input.reason})
-    clients = ctx.db.scalar(select(func.count()).select_from(Client).where(Client.organization_id == org.id))
-    members = ctx.db.scalar(select(func.count()).select_from(Membership).where(Membership.organization_id == org.id))
+    # A count always returns one row, so scalar_one() types it as int rather than int | None.
+    clients = ctx.db.execute(
+        select(func.count()).select_from(Client).where(Client.organization_id == org.id)
+    ).scalar_one()
+    members = ctx.db.execute(
+        select(func.count()).select_from(Membership).where(Membership.organization_id == org.id)
+    ).scalar_one()
     return OrganizationSummary(
         id=org.id,
         name=org.name,

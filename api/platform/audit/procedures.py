@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 
 from api.core.errors import NotFound
 from api.platform.audit.models import AuditEvent
@@ -51,7 +51,7 @@ class VerifyOut(Output):
     problem: str | None
 
 
-def _org_events(ctx: Context):
+def _org_events(ctx: Context) -> Select[AuditEvent]:
     return select(AuditEvent).where(AuditEvent.scope == scope_for(ctx.org_id))
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from api.core.services import AuditRecord
@@ -37,11 +37,15 @@ def append(
     scope = scope_for(organization_id)
     # Bump the head first: the UPDATE takes the row lock (PostgreSQL) or the write
     # lock (SQLite), so concurrent appends to one chain queue here instead of forking it.
-    bumped = db.execute(
-        update(AuditHead)
-        .where(AuditHead.scope == scope)
-        .values(seq=AuditHead.seq + 1)
-        .execution_options(synchronize_session=False)
+    # Session.execute is typed as a plain Result; a bulk UPDATE returns the CursorResult that has rowcount.
+    bumped = cast(
+        "CursorResult[Any]",
+        db.execute(
+            update(AuditHead)
+            .where(AuditHead.scope == scope)
+            .values(seq=AuditHead.seq + 1)
+            .execution_options(synchronize_session=False)
+        ),
     ).rowcount
     if not bumped:
         db.add(AuditHead(scope=scope, seq=1, last_hash=GENESIS))

@@ -42,6 +42,8 @@ def logout(ctx: UserContext) -> Ok:
     if ctx.principal.session_id is None:
         raise InvalidInput("Only a session token can be signed out; revoke API keys instead")
     session = ctx.db.get(AuthSession, ctx.principal.session_id)
+    # The principal was resolved from this very session row on this call, and sessions are never deleted.
+    assert session is not None
     session.revoked_at = utcnow()
     ctx.note("auth_session", session.id)
     return Ok()
@@ -51,6 +53,8 @@ def logout(ctx: UserContext) -> Ok:
 def current_session(ctx: UserContext) -> SessionOut:
     """Who the bearer token belongs to, how it was verified, and the caller's organizations."""
     user = ctx.db.get(User, ctx.user_id)
+    # The signed-in caller: the principal was resolved from this user's row on this call.
+    assert user is not None
     memberships = ctx.services.memberships_of(ctx.db, user.id)
     return SessionOut(
         user_id=user.id,

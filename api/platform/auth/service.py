@@ -94,6 +94,8 @@ def accept_invitation(db: Session, token: str, password: str, display_name: str 
     if invite.expires_at <= utcnow():
         raise PreconditionFailed("This invitation has expired; ask for a new one")
     user = db.get(User, invite.user_id)
+    if user is None:
+        raise NotFound("The account this invitation was for no longer exists; ask for a new invitation")
     user.password_hash = hash_password(password)
     if display_name:
         user.display_name = display_name

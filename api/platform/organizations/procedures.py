@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from api.core.errors import NotFound
 from api.platform.auth.models import User
 from api.platform.organizations import service
 from api.platform.organizations.models import Client, Membership, Organization
@@ -18,6 +19,7 @@ from api.platform.organizations.schemas import (
     MemberRef,
     OrganizationOut,
     SetRoleIn,
+    as_role,
 )
 from api.rpc.context import Context, UserContext
 from api.rpc.procedure import rpc
@@ -77,7 +79,7 @@ def list_members(ctx: Context) -> list[MemberOut]:
         .join(Membership, Membership.user_id == User.id)
         .order_by(User.email)
     )
-    return [MemberOut(user_id=i, email=e, display_name=d, role=r) for i, e, d, r in rows]
+    return [MemberOut(user_id=i, email=e, display_name=d, role=as_role(r)) for i, e, d, r in rows]
 
 
 @rpc.mutation("organizations.inviteMember", permission="manage")
@@ -97,6 +99,8 @@ def set_role(ctx: Context, input: SetRoleIn) -> MemberOut:
         service.ensure_another_admin(ctx.db, ctx.org_id, input.user_id)
     member.role = input.role
     user = ctx.db.get(User, input.user_id)
+    if user is None:
+        raise NotFound(f"User {input.user_id} is not a member of this organization")
     ctx.note("membership", input.user_id, before={"role": before}, after={"role": input.role})
     return MemberOut(user_id=user.id, email=user.email, display_name=user.display_name, role=member.role)
 

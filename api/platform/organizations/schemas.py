@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, TypeGuard, get_args
 
 from pydantic import Field
 
 from api.rpc.schema import Output, Schema
 
 Role = Literal["admin", "manager", "specialist", "analyst", "auditor"]
+ROLE_NAMES: frozenset[str] = frozenset(get_args(Role))
+
+
+def is_role(value: str) -> TypeGuard[Role]:
+    return value in ROLE_NAMES
+
+
+def as_role(value: str) -> Role:
+    """A role read from the database (a plain string column), checked against the roles the API knows."""
+    if not is_role(value):
+        raise ValueError(f"unknown membership role {value!r} in the database")
+    return value
 
 
 class CreateOrganizationIn(Schema):

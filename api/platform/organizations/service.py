@@ -17,7 +17,8 @@ def slugify(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:80] or "org"
 
 
-def create_organization(
+# Positional on purpose for now: launcher.bootstrap calls it with six positional arguments.
+def create_organization(  # noqa: PLR0917
     db: Session, name: str, slug: str | None, owner_id: int, client_name: str, client_npi: str | None
 ) -> tuple[Organization, Client]:
     slug = slug or slugify(name)

@@ -40,6 +40,8 @@ def current(ctx: Context) -> SecurityContextOut:
     """The caller, the organization and client this call acts in, the role and its permissions."""
     org = ctx.db.get(Organization, ctx.org_id)
     client = ctx.db.get(Client, ctx.client_id)
+    # The tenant resolver loaded both rows to authorise this call; they cannot be missing here.
+    assert org is not None and client is not None
     return SecurityContextOut(
         user_id=ctx.user_id,
         email=ctx.principal.email,

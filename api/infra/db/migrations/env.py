@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from alembic import context
+from alembic.autogenerate.api import AutogenContext
+from sqlalchemy.engine import Connection
 
 from api.infra.db.registry import load_all_models
 from api.infra.db.session import build_engine
@@ -11,7 +15,7 @@ config = context.config
 target_metadata = load_all_models().metadata
 
 
-def render_item(type_, obj, autogen_context):
+def render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | Literal[False]:
     # Migrations must not import application types: UtcDateTime is stored as a
     # plain timezone-aware timestamp.
     if type_ == "type" and type(obj).__name__ == "UtcDateTime":
@@ -24,7 +28,10 @@ def run_migrations_online() -> None:
     if connectable is not None:
         _run(connectable)
         return
-    engine = build_engine(config.get_main_option("sqlalchemy.url"))
+    url = config.get_main_option("sqlalchemy.url")
+    if url is None:
+        raise RuntimeError("no sqlalchemy.url in the Alembic config; run migrations through api.infra.db.migrate")
+    engine = build_engine(url)
     try:
         with engine.connect() as connection:
             _run(connection)
@@ -32,7 +39,7 @@ def run_migrations_online() -> None:
         engine.dispose()
 
 
-def _run(connection) -> None:
+def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
