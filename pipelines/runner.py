@@ -214,7 +214,7 @@ def _watch(instance: dg.DagsterInstance, run_id: str, on_event: StepListener, st
         finished = stop.is_set()  # one more pass after the run ends, for its last events
         try:
             records = instance.all_logs(run_id)
-        except Exception:  # the run may not be registered yet
+        except Exception:  # noqa: BLE001 - the run may not be registered yet
             records = []
         for record in records[seen:]:
             event = record.dagster_event

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from hypothesis import HealthCheck, settings
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, settings
 
 from api.app import build_services, create_app
 from api.core.services import Services

@@ -221,12 +221,9 @@ def npi_with_check_digit(base9: str) -> str:
     """Append the Luhn check digit (with the 80840 prefix rule) to a 9-digit NPI base."""
     digits = [int(d) for d in "80840" + base9]
     total = 0
-    for i, d in enumerate(reversed(digits)):
-        if i % 2 == 0:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
+    for i, digit in enumerate(reversed(digits)):
+        doubled = digit * 2 if i % 2 == 0 else digit  # Luhn: double every second digit from the right
+        total += doubled - 9 if doubled > 9 else doubled
     return base9 + str((10 - total % 10) % 10)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import date, datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -46,7 +46,7 @@ def generate(
     institutional_share: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of 837I claims.")] = 0.35,
     claims_per_file: Annotated[int, typer.Option(min=1, help="Claims per 837/835 file.")] = 5000,
     scenario: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option(
             help="Planted scenario: carc-spike, slow-payer, underpayment, intervention, intervention-null, demo; parameters as name:key=value,..."
         ),

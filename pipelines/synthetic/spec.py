@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from typing import Any, Union
+from typing import Any
 
 
 class SpecError(ValueError):
@@ -61,7 +61,7 @@ class Intervention:
     kind: str = field(default="intervention", init=False)
 
 
-Scenario = Union[CarcSpike, SlowPayer, SystematicUnderpayment, Intervention]
+Scenario = CarcSpike | SlowPayer | SystematicUnderpayment | Intervention
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def validate_spec(
     )
     _require(isinstance(spec.start, date), "start", "must be a date")
     _require(isinstance(spec.months, int) and 1 <= spec.months <= 60, "months", "must be between 1 and 60")
-    _require(isinstance(spec.payers, int) and 2 <= spec.payers, "payers", "must be at least 2")
+    _require(isinstance(spec.payers, int) and spec.payers >= 2, "payers", "must be at least 2")
     _require(
         isinstance(spec.facilities, int) and 1 <= spec.facilities <= max_facilities,
         "facilities",

@@ -35,7 +35,7 @@ class WarehouseLayout:
     data_dir: Path
 
     @classmethod
-    def at(cls, data_dir: str | os.PathLike[str]) -> "WarehouseLayout":
+    def at(cls, data_dir: str | os.PathLike[str]) -> WarehouseLayout:
         return cls(Path(data_dir).resolve())
 
     @property

@@ -47,7 +47,7 @@ class PublishedSnapshot:
     def close(self) -> None:
         self.connection.close()
 
-    def __enter__(self) -> "PublishedSnapshot":
+    def __enter__(self) -> PublishedSnapshot:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -30,9 +30,7 @@ def assert_matches_snapshot(value: Any, path: Path, *, test_id: str) -> None:
         raise AssertionError(f"No snapshot at {path}; create it with: {UPDATE_ENV}=1 python -m pytest {test_id}")
     expected = path.read_text()
     if text != expected:
-        diff = "".join(
-            difflib.unified_diff(expected.splitlines(True), text.splitlines(True), "snapshot", "now", n=2)
-        )
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), "snapshot", "now", n=2))
         raise AssertionError(
             f"{path.name} changed. If the change is deliberate, rewrite it with "
             f"`{UPDATE_ENV}=1 python -m pytest {test_id}` and say so in the change.\n{diff[:6000]}"

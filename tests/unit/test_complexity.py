@@ -7,7 +7,6 @@ split the function into named steps.
 
 from __future__ import annotations
 
-
 import pytest
 from radon.complexity import cc_visit
 

@@ -57,7 +57,7 @@ def run_pipeline_job(ctx: JobContext) -> dict[str, Any]:
     selection = _mark_running(ctx, run_id, started)
     try:
         summary = run_pipeline(data_dir, ctx.database.url, selection=selection or None)
-    except Exception as exc:  # whatever failed is recorded on the run, then the job is dead
+    except Exception as exc:  # noqa: BLE001 - whatever failed is recorded on the run, then the job is dead
         finished = utcnow()
         _update(
             ctx,

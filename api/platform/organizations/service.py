@@ -18,7 +18,7 @@ def slugify(name: str) -> str:
 
 
 # Positional on purpose for now: launcher.bootstrap calls it with six positional arguments.
-def create_organization(  # noqa: PLR0917
+def create_organization(
     db: Session, name: str, slug: str | None, owner_id: int, client_name: str, client_npi: str | None
 ) -> tuple[Organization, Client]:
     slug = slug or slugify(name)

@@ -116,7 +116,7 @@ def _read_body(utf8: bytes, delimiter: str, width: int, header_line: int) -> pl.
         _strict_check(utf8, delimiter, width, header_line)
         raise TabularFileError("malformed delimited data (broken quoting or ragged rows)") from None
     if frame.height == 0:  # header only
-        return pl.DataFrame(schema={name: pl.String for name in names})
+        return pl.DataFrame(schema=dict.fromkeys(names, pl.String))
     if frame.width != width:
         _strict_check(utf8, delimiter, width, header_line)
         raise TabularFileError(f"expected {width} fields (as in the header), found {frame.width}")
@@ -230,7 +230,7 @@ def _row_numbers(utf8: bytes, delimiter: str, header_line: int, records: int) ->
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     numbers: list[int] = []
     start = 1
-    for row in reader:
+    for _row in reader:
         if reader.line_num > header_line:  # blank lines too: Polars returns them as empty records
             numbers.append(start)
         start = reader.line_num + 1

@@ -50,7 +50,7 @@ def read_json_rows(data: bytes, *, entity: str | None = None, column_map: Mappin
         field: [_scalar_text(item.get(names[pos]), index, names[pos]) for index, item in enumerate(document, start=1)]
         for pos, field in header.columns.items()
     }
-    frame = pl.DataFrame(columns, schema={field: pl.String for field in columns}).with_columns(
+    frame = pl.DataFrame(columns, schema=dict.fromkeys(columns, pl.String)).with_columns(
         pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("row_number")
     )
     return RawTable(frame=frame, header=header, header_line=0, encoding=encoding)

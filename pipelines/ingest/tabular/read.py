@@ -77,7 +77,7 @@ def read_tabular(data: bytes, *, filename: str, profile: ConnectorProfile | None
     )
 
 
-def _read_raw(data: bytes, detected: "DetectedFormat", profile: ConnectorProfile | None) -> RawTable:
+def _read_raw(data: bytes, detected: DetectedFormat, profile: ConnectorProfile | None) -> RawTable:
     entity = profile.entity if profile else None
     column_map = profile.column_map if profile else None
     if detected.kind in _DELIMITED:

@@ -28,13 +28,13 @@ def read_xlsx(data: bytes, *, entity: str | None = None, column_map: Mapping[str
             drop_empty_cols=False,
             raise_if_empty=False,
         )
-    except Exception as exc:  # calamine raises several types; none carry cell values
+    except Exception as exc:  # noqa: BLE001 - calamine raises several types; none carry cell values
         raise TabularFileError(f"cannot read the XLSX workbook ({type(exc).__name__})") from None
     problems: list[str] = []
-    for name, sheet in sheets.items():
-        if sheet.height == 0:
+    for name, raw_sheet in sheets.items():
+        if raw_sheet.height == 0:
             continue
-        sheet = sheet.select(pl.all().cast(pl.String))
+        sheet = raw_sheet.select(pl.all().cast(pl.String))
         preview = [[cell or "" for cell in row] for row in sheet.head(MAX_HEADER_SCAN_ROWS).iter_rows()]
         try:
             header = detect_header(preview, entity=entity, column_map=column_map)

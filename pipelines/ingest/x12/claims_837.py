@@ -375,7 +375,7 @@ def _lines(segs: _Segments, comp: str) -> pl.DataFrame:
         blank_to_null(parts.list.get(0, null_on_oob=True)).alias("procedure_qualifier"),
         *[
             blank_to_null(parts.list.get(k, null_on_oob=True)).alias(
-                ("procedure_code" if k == 1 else f"modifier_{k - 1}")
+                "procedure_code" if k == 1 else f"modifier_{k - 1}"
             )
             for k in range(1, 6)
         ],

@@ -103,7 +103,7 @@ def _covered_segments(env: pl.DataFrame, first: int, last: int, was_open: bool) 
     """Segments of the chunk accounted for by ST..SE spans plus envelope segments between them."""
     covered = 0
     open_at = first if was_open else None
-    for seg_no, sid in zip(env["seg_no"].to_list(), env["sid"].to_list()):
+    for seg_no, sid in zip(env["seg_no"].to_list(), env["sid"].to_list(), strict=False):
         if sid == "ST":
             open_at = seg_no
         elif sid == "SE":
@@ -162,7 +162,7 @@ def _parse(chunks: Iterator[ChunkView], delims: Delimiters, *, source: str, stri
         _check_same_delimiters(env, delims, source)
         was_open = validator.in_transaction
         txn_offset = len(validator.transactions)
-        for seg_no, sid, el in zip(env["seg_no"].to_list(), env["sid"].to_list(), env["el"].to_list()):
+        for seg_no, sid, el in zip(env["seg_no"].to_list(), env["sid"].to_list(), env["el"].to_list(), strict=False):
             validator.feed(seg_no, sid, el)
         _check_content_inside_transactions(seg, env, was_open, source)
         if validator.kind == "835":

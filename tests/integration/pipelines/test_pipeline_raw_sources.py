@@ -103,7 +103,7 @@ def test_files_of_batches_no_longer_confirmed_are_removed(world):
 
 
 def test_a_drop_folder_of_an_unknown_client_is_an_error(world):
-    data_dir, corpus, engine = world
+    data_dir, _corpus, engine = world
     layout = WarehouseLayout.at(data_dir)
     (layout.drop_dir / "client_999").mkdir(parents=True)
     with pytest.raises(SourceError, match="client_999: client 999 does not exist"):

@@ -14,7 +14,7 @@ MONEY = re.compile(r"^\(?-?\$?[\d,]+\.\d{2}\)?$")
 def parse_money(text: str) -> Decimal:
     """'$1,234.56' -> 1234.56; '($12.00)' -> -12.00."""
     assert MONEY.match(text), text
-    negative = text.startswith("(") or text.startswith("-")
+    negative = text.startswith(("(", "-"))
     value = Decimal(text.strip("()-").replace("$", "").replace(",", ""))
     return -value if negative else value
 

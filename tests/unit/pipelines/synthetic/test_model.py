@@ -30,7 +30,7 @@ def test_every_line_and_claim_balances(seed, denial_rate, share):
         assert 0 <= c.paid <= c.billed
         cas_total = sum(a for _, _, a in c.claim_cas)
         pr_total = sum(a for g, _, a in c.claim_cas if g == "PR")
-        for ln, res in zip(c.lines, c.line_results or ()):
+        for ln, res in zip(c.lines, c.line_results or (), strict=False):
             line_cas = sum(a for _, _, a in res[CAS])
             assert ln.charge - res[PAID] == line_cas
             assert all(a > 0 for _, _, a in res[CAS])
@@ -59,7 +59,7 @@ def test_patients_keep_their_demographics_and_payer():
 
 
 def test_payments_land_on_the_payers_payment_day():
-    sim, claims = _claims(CorpusSpec(seed=9, claims=500))
+    _sim, claims = _claims(CorpusSpec(seed=9, claims=500))
     for c in claims:
         assert date.fromordinal(c.remit_day).weekday() == c.payer.pay_weekday
 
@@ -72,7 +72,7 @@ def test_intervention_lowers_only_its_category_from_its_month():
 
     def probs(s, month):
         table = s.denial_thresholds(0, month)
-        return dict(zip(cats, [b - a for a, b in zip([0.0, *table], table)]))
+        return dict(zip(cats, [b - a for a, b in zip([0.0, *table], table, strict=False)], strict=False))
 
     assert probs(sim, 2) == probs(base, 2)
     after, before = probs(sim, 3), probs(base, 3)

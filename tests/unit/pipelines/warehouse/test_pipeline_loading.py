@@ -80,7 +80,7 @@ def test_a_broken_x12_file_fails_naming_the_file_and_segment_without_phi(layout,
     segments = [seg.strip() for seg in text.split("~")]
     clp = next(seg for seg in segments if seg.startswith("CLP*"))
     fields = clp.split("*")
-    broken = "*".join(fields[:4] + ["12.3X"] + fields[5:])
+    broken = "*".join([*fields[:4], "12.3X", *fields[5:]])
     nm1 = next(seg for seg in segments[segments.index(clp) :] if seg.startswith("NM1*QC"))
     patient_last_name = nm1.split("*")[3]
     remit.write_text(text.replace(clp, broken, 1))

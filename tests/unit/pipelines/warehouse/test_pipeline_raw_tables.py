@@ -19,7 +19,7 @@ def test_every_raw_table_is_the_parser_schema_plus_lineage():
 
 
 def test_unknown_kind_names_the_choices():
-    with pytest.raises(ValueError, match="unknown raw file kind 'xml'.*'835'"):
+    with pytest.raises(ValueError, match=r"unknown raw file kind 'xml'.*'835'"):
         tables_of_kind("xml")
 
 

@@ -126,10 +126,9 @@ def test_permanent_errors_and_unknown_kinds_go_straight_to_dead(database):
 
 def test_rolled_back_enqueue_leaves_no_job(database):
     kind = unique_kind("rollback")
-    with pytest.raises(RuntimeError):
-        with database.transaction() as db:
-            queue.enqueue(db, kind, {"id": 1})
-            raise RuntimeError("the enqueuing work failed")
+    with pytest.raises(RuntimeError), database.transaction() as db:
+        queue.enqueue(db, kind, {"id": 1})
+        raise RuntimeError("the enqueuing work failed")
     with database.transaction() as db:
         queue.enqueue(db, kind, {"id": 2})
     with database.session() as db:

@@ -27,7 +27,7 @@ class Issuer:
         issuer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802 - http.server API
+            def do_GET(self):
                 if self.path == "/.well-known/openid-configuration":
                     body = {"issuer": issuer.url, "jwks_uri": f"{issuer.url}/jwks"}
                 elif self.path == "/jwks":

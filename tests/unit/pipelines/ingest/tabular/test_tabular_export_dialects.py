@@ -87,12 +87,12 @@ def test_generated_files_of_each_seed_read_without_a_bad_row(corpus):
 
 def test_deposit_rows_are_validated_with_reasons_naming_the_field():
     data = (
-        "Deposit Date,Amount,Trace Number,Description\n"
-        '01/05/2026,"1,234.56",1512345678000000001,MEDICARE HCCLAIMPMT\n'
-        "02/30/2026,10.00,TRACE2,X\n"
-        "01/06/2026,12x.00,TRACE3,X\n"
-        "01/07/2026,5.00,,X\n"
-    ).encode()
+        b"Deposit Date,Amount,Trace Number,Description\n"
+        b'01/05/2026,"1,234.56",1512345678000000001,MEDICARE HCCLAIMPMT\n'
+        b"02/30/2026,10.00,TRACE2,X\n"
+        b"01/06/2026,12x.00,TRACE3,X\n"
+        b"01/07/2026,5.00,,X\n"
+    )
     result = read_tabular(data, filename="bank.csv")
     assert result.entity == "deposit"
     rows = result.rows.to_dicts()

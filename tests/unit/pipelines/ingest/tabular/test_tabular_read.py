@@ -57,9 +57,9 @@ def test_title_rows_synonyms_and_entity():
 
 def test_no_phi_values_in_reasons():
     data = (
-        "Account Number,Patient Name,DOB,Member ID,Dx,Service Date,Billed Amount\n"
-        "A1,Zebediah Quux,99/99/1950,MEMBERSECRET,E11.9,01/01/2024,1.00\n"
-    ).encode()
+        b"Account Number,Patient Name,DOB,Member ID,Dx,Service Date,Billed Amount\n"
+        b"A1,Zebediah Quux,99/99/1950,MEMBERSECRET,E11.9,01/01/2024,1.00\n"
+    )
     result = read_tabular(data, filename="c.csv")
     reasons = " ".join(result.rows["row_errors"].explode().drop_nulls().to_list())
     assert "patient_birth_date: not a date" in reasons
@@ -205,7 +205,7 @@ def test_x12_is_refused_with_pointer():
 
 def test_builtin_profiles_and_epic_export():
     assert {p.name for p in list_builtin_profiles()} >= {"epic_claims_export", "generic_payments", "generic_denials"}
-    data = ('HAR,Payor,Service From,Total Charges,Principal Dx\nH1,Medicare,01/31/2024,"$2,000.00",I10\n').encode()
+    data = b'HAR,Payor,Service From,Total Charges,Principal Dx\nH1,Medicare,01/31/2024,"$2,000.00",I10\n'
     result = read_tabular(data, filename="epic.csv", profile=builtin_profile("epic_claims_export"))
     assert result.profile_used == "epic_claims_export"
     assert result.rows.row(0, named=True)["billed_amount"] == Decimal("2000.00")

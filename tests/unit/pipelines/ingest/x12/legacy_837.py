@@ -94,7 +94,7 @@ def extract_837(
         claims.append(claim)
         st.claim = None
 
-    for seg_no, sid, el in zip(seg["seg_no"].to_list(), seg["sid"].to_list(), seg["el"].to_list()):
+    for seg_no, sid, el in zip(seg["seg_no"].to_list(), seg["sid"].to_list(), seg["el"].to_list(), strict=False):
         if sid == "ST":
             txn += 1
             st = _State()

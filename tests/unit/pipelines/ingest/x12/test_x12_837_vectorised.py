@@ -31,7 +31,7 @@ def oracle(data: bytes, source: str = "<input>") -> dict[str, pl.DataFrame]:
     seg = tokenise(decode(data[start:]), delims, seg_offset=0, source=source)
     validator = EnvelopeValidator(source=source, strict=False)
     env = with_elements(seg.filter(pl.col("sid").is_in(ENVELOPE_IDS)), delims)
-    for seg_no, sid, el in zip(env["seg_no"].to_list(), env["sid"].to_list(), env["el"].to_list()):
+    for seg_no, sid, el in zip(env["seg_no"].to_list(), env["sid"].to_list(), env["el"].to_list(), strict=False):
         validator.feed(seg_no, sid, el)
     tables = legacy_837.extract_837(
         with_elements(seg, delims),

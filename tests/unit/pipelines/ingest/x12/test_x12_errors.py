@@ -116,7 +116,7 @@ def test_zero_bytes_and_missing_isa(tmp_path: Path) -> None:
     assert "0 bytes" in str(raises(b""))
     empty = tmp_path / "empty.835"
     empty.write_bytes(b"")
-    with pytest.raises(X12ParseError, match="empty.835: empty input"):
+    with pytest.raises(X12ParseError, match=r"empty\.835: empty input"):
         parse_x12_file(empty)
     err = raises(envelope(body(*CLAIM)).replace("ISA*", "XSA*", 1))
     assert "no ISA" in str(err) and err.segment_number is None

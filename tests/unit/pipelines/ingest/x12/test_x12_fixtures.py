@@ -121,7 +121,7 @@ def test_pyx12_denial_with_line_cas_and_lq() -> None:
     assert claims["patient_responsibility"][0] is None
     assert claims["line_adjustment_total"][0] == Decimal("915.39")
     adj = result.tables["remittance_adjustments"]
-    assert list(zip(adj["group_code"], adj["carc"], adj["amount"], adj["line_index"])) == [
+    assert list(zip(adj["group_code"], adj["carc"], adj["amount"], adj["line_index"], strict=False)) == [
         ("CO", "16", Decimal("500.04"), 0),
         ("OA", "A7", Decimal("127.80"), 1),
         ("OA", "A7", Decimal("287.55"), 2),
@@ -167,7 +167,7 @@ def test_dental_single_check_counts() -> None:
     assert lines.height == 33
     assert set(lines["procedure_qualifier"]) == {"AD"}
     adj = result.tables["remittance_adjustments"]
-    assert Counter(zip(adj["group_code"], adj["carc"])) == {("CO", "131"): 33, ("PR", "3"): 6}
+    assert Counter(zip(adj["group_code"], adj["carc"], strict=False)) == {("CO", "131"): 33, ("PR", "3"): 6}
     remit = result.tables["remittances"].row(0, named=True)
     assert remit["total_paid"] == Decimal("810.80")
     assert remit["payment_method"] == "CHK"

@@ -29,7 +29,7 @@ from tests.support.paths import X12_FIXTURES
 FIXTURES = X12_FIXTURES
 DELIMS = Delimiters(element="*", component=":", repetition="^", segment="~")
 # Every ASCII control and whitespace byte, plus what segments are made of.
-ASCII_ALPHABET = [chr(c) for c in range(0, 33)] + list("ABCLPS0123*:~") + ["\x7f"]
+ASCII_ALPHABET = [chr(c) for c in range(33)] + list("ABCLPS0123*:~") + ["\x7f"]
 
 
 def _tokens(text: str, ascii_: bool | None) -> pl.DataFrame | str:
