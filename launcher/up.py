@@ -182,6 +182,11 @@ class Platform:
 
     def _load_demo(self) -> None:
         """Upload and confirm the demo files, then run the pipeline as a queued job; never takes the API down."""
+        # Corpus generation is CPU-bound Python: let the API finish starting before it competes for the GIL.
+        while not self.server.started and not self.stop_requested.wait(0.1):
+            pass
+        if self.stop_requested.is_set():
+            return
         started = time.monotonic()
         try:
             demo = load_demo(
