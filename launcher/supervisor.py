@@ -16,9 +16,10 @@ import signal
 import subprocess
 import sys
 import sysconfig
+import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -57,6 +58,8 @@ class DagsterUi:
     log_path: Path
     host: str
     port: int
+    _interrupted: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def url(self) -> str:
@@ -65,8 +68,12 @@ class DagsterUi:
     def interrupt(self) -> None:
         """Start Dagster's own shutdown: SIGINT to `dagster dev`, which tells its webserver and
         daemon through their shutdown pipes and closes its code servers."""
-        if self.process.poll() is None:
-            _signal_quietly(self.process.pid, signal.SIGINT)
+        # Once only: a second SIGINT would cut `dagster dev`'s own shutdown short and orphan its children.
+        with self._lock:
+            if self._interrupted or self.process.poll() is not None:
+                return
+            self._interrupted = True
+        _signal_quietly(self.process.pid, signal.SIGINT)
 
     def stop(self, grace: float = DAGSTER_GRACE_S) -> None:
         """Interrupt, wait up to `grace` seconds, then SIGKILL whatever is left of the group."""

@@ -116,7 +116,8 @@ class Platform:
             if self.options.demo:
                 threading.Thread(target=self._load_demo, name="demo-loader", daemon=True).start()
             self.server.run()
-            code = 0 if self.server.started else 1  # uvicorn could not bind; it said why above
+            # Not started without a stop request: uvicorn could not bind, and said why above.
+            code = 0 if self.server.started or self.stop_requested.is_set() else 1
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
         finally:
