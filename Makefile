@@ -9,6 +9,7 @@ PIP := $(VENV)/bin/pip
 DATA_DIR ?= data/local
 PORT ?= 8000
 DAGSTER_PORT ?= 3000
+DAGSTER_HOST ?= 127.0.0.1
 export DATA_DIR PORT
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DAGSTER_DISABLE_TELEMETRY := true
@@ -35,9 +36,10 @@ bootstrap: migrate
 	$(PY) -m launcher.cli bootstrap
 
 ## up: set up and run the platform on embedded defaults (SQLite + DuckDB under DATA_DIR):
-## migrate, bootstrap, load generated demo data, build the marts, Dagster UI + API
+## migrate, bootstrap, serve the API and the Dagster UI, then load generated demo data and
+## build the marts in the background. Ctrl-C stops everything.
 up: install
-	$(PY) -m launcher.cli up --port $(PORT) --dagster-port $(DAGSTER_PORT)
+	$(PY) -m launcher.cli up --port $(PORT) --dagster-host $(DAGSTER_HOST) --dagster-port $(DAGSTER_PORT)
 
 ## test: set up and run the whole suite (SQLite and PostgreSQL)
 test: install install-node

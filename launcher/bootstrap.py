@@ -56,7 +56,13 @@ def bootstrap(settings: Settings, database: Database) -> BootstrapResult:
                 db, "Demo Health System", DEMO_ORG_SLUG, user.id, "Demo General Hospital", "1234567893"
             )
         else:
-            client = db.scalar(select(Client).where(Client.organization_id == org.id).order_by(Client.id))
+            existing = db.scalar(select(Client).where(Client.organization_id == org.id).order_by(Client.id))
+            if existing is None:
+                # Someone removed every facility of the demo organization; bootstrap does not guess which to recreate.
+                raise RuntimeError(
+                    f"organization {DEMO_ORG_SLUG!r} has no client; add one with organizations.addClient"
+                )
+            client = existing
         shown = password if created or auth_service.verify_password(user.password_hash, password) else None
         return BootstrapResult(
             email=email, user_id=user.id, password=shown, organization_id=org.id, client_id=client.id, created=created

@@ -1,12 +1,9 @@
-"""`denial-platform` command line: migrate, bootstrap and serve the API."""
+"""`denial-platform` command line: migrate, bootstrap, load the demo, serve the API, run everything (`up`)."""
 
 from __future__ import annotations
 
 import logging
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import typer
 import uvicorn
@@ -17,11 +14,12 @@ from api.app import build_services
 from api.core.settings import get_settings
 from api.infra.db import migrate as migrations
 from api.infra.db.session import Database
+from api.infra.jobs.worker import Worker
 from launcher.bootstrap import BootstrapResult, bootstrap
-from launcher.demo import DEMO_CLAIMS, DemoError
+from launcher.demo import DEMO_CLAIMS, DemoError, request_pipeline_run, wait_for_run
 from launcher.demo import load as load_demo
+from launcher.up import Platform, UpOptions
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 app = typer.Typer(help="Denial-management platform operations", no_args_is_help=True)
 console = Console()
 
@@ -58,31 +56,37 @@ def demo(
     """Load generated demo data through the real upload procedures, confirm it and build the marts."""
     settings = get_settings()
     admin = bootstrap(settings, Database(settings.resolved_database_url))
-    services = build_services(settings.model_copy(update={"job_worker_enabled": False}))
+    services = build_services(settings)
     try:
         with console.status("Loading demo data...") as status:
             result = load_demo(
-                services,
-                admin,
-                claims=claims,
-                run_pipeline=pipeline,
-                progress=lambda msg: status.update(f"Loading demo data: {msg}"),
+                services, admin, claims=claims, progress=lambda msg: status.update(f"Loading demo data: {msg}")
             )
+            console.print(f"[green]Demo data loaded[/green]: {len(result.batches)} files from {result.corpus_dir}")
+            if pipeline:
+                # The API's path: a queued `pipeline.run` job, executed here by this process's own worker.
+                worker = services.job_worker or Worker(services.database, poll_seconds=settings.job_poll_seconds)
+                services.job_worker = worker
+                worker.start()
+                status.update("Running the analytics pipeline...")
+                run = wait_for_run(services, result, request_pipeline_run(services, result))
     except DemoError as exc:
         console.print(f"[red]Demo data could not be loaded:[/red] {exc}")
         raise typer.Exit(1) from None
     finally:
         services.close()
-    console.print(f"[green]Demo data loaded[/green]: {len(result.batches)} files from {result.corpus_dir}")
-    if result.pipeline_status:
-        console.print(f"Pipeline {result.pipeline_status} in {result.pipeline_seconds:.1f}s; marts published")
+    if pipeline:
+        if run.status != "succeeded":
+            console.print(f"[red]Pipeline run {run.id} {run.status}[/red]: {run.error}")
+            raise typer.Exit(1)
+        console.print(f"Pipeline run {run.id} succeeded in {run.seconds or 0:.1f}s; marts published")
 
 
 @app.command()
 def serve(host: str = "127.0.0.1", port: int | None = None, reload: bool = False) -> None:
     """Serve the API with uvicorn on PORT (default 8000)."""
     settings = get_settings()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    _configure_logging()
     # access_log=False: uvicorn would log query strings (tRPC inputs); api.infra.access_log logs paths only.
     uvicorn.run(
         "api.main:app", host=host, port=port or settings.port, reload=reload, log_level="info", access_log=False
@@ -91,62 +95,35 @@ def serve(host: str = "127.0.0.1", port: int | None = None, reload: bool = False
 
 @app.command()
 def up(
-    host: str = "127.0.0.1",
-    port: int | None = None,
-    dagster_port: int = 3000,
+    *,
+    host: str = typer.Option("127.0.0.1", help="Interface the API listens on"),
+    port: int | None = typer.Option(None, help="API port (default: PORT, 8000)"),
+    dagster_host: str = typer.Option("127.0.0.1", envvar="DAGSTER_HOST", help="Interface the Dagster UI listens on"),
+    dagster_port: int = typer.Option(3000, envvar="DAGSTER_PORT", help="Dagster UI port"),
     with_demo: bool = typer.Option(True, "--demo/--no-demo", help="Load demo data and build the marts"),
+    demo_claims: int = typer.Option(DEMO_CLAIMS, min=10, max=50_000, help="Size of the generated demo corpus"),
 ) -> None:
-    """Migrate, bootstrap, load demo data, start the Dagster UI and serve the API: one command."""
+    """Migrate, bootstrap, then serve the API and the Dagster UI; demo data and the first build follow
+    in the background. Ctrl-C (or SIGTERM) stops everything."""
     settings = get_settings()
+    _configure_logging()
     migrate()
-    bootstrap_cmd()
-    if with_demo:
-        try:
-            demo(claims=DEMO_CLAIMS, pipeline=True)
-        except typer.Exit:
-            # The platform is still useful without demo marts: say so and keep going.
-            console.print("[yellow]Continuing without demo analytics; see the message above.[/yellow]")
-    dagster = _start_dagster_ui(settings, host, dagster_port)
-    console.print(
-        Panel.fit(
-            f"API:       http://{host}:{port or settings.port}/api/rpc/system.ping\n"
-            f"Health:    http://{host}:{port or settings.port}/api/health\n"
-            f"Dagster:   http://{host}:{dagster_port} (assets, runs, sensors, schedules)",
-            title="Denial-management platform",
-        )
+    admin = bootstrap_cmd()
+    options = UpOptions(
+        host=host,
+        port=port or settings.port,
+        dagster_host=dagster_host,
+        dagster_port=dagster_port,
+        demo=with_demo,
+        demo_claims=demo_claims,
     )
-    try:
-        serve(host=host, port=port)
-    finally:
-        dagster.terminate()
-        try:
-            dagster.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            dagster.kill()
+    code = Platform(settings, admin, options, console).run()
+    # Everything `up` started is stopped: leave without the interpreter's exit hooks (see Platform.run).
+    os._exit(code)
 
 
-def _start_dagster_ui(settings, host: str, port: int) -> subprocess.Popen:
-    """`dagster dev` (webserver + daemon for sensors and schedules) on this DATA_DIR's instance."""
-    from pipelines.runner import ensure_dagster_home
-
-    home = ensure_dagster_home(settings.resolved_data_dir)
-    env = {
-        **os.environ,
-        "DAGSTER_HOME": str(home),
-        "DATA_DIR": str(settings.resolved_data_dir),
-        "DAGSTER_DISABLE_TELEMETRY": "true",
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-    }
-    if settings.database_url:
-        env["DATABASE_URL"] = settings.database_url
-    log = open(settings.resolved_data_dir / "dagster.log", "ab")  # noqa: SIM115 - lives as long as the child
-    return subprocess.Popen(
-        [sys.executable, "-m", "dagster", "dev", "-w", str(REPO_ROOT / "workspace.yaml"), "-h", host, "-p", str(port)],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+def _configure_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
 
 
 if __name__ == "__main__":

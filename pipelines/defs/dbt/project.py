@@ -3,14 +3,22 @@
 The manifest is built by ``dbt parse`` (``ensure_manifest``), which re-parses only
 when a project file is newer than the manifest. The dbt assets call it the first
 time they are asked for (``pipelines.defs.dbt.assets``); the runner calls it too.
+
+dbt is always the one installed in this project's own environment
+(``dbt_executable``), never whatever ``dbt`` happens to be on ``PATH``: the code
+server ``dagster dev`` starts inherits the caller's ``PATH``, which need not
+hold the virtualenv's ``bin`` (``make up`` runs ``.venv/bin/python`` without
+activating the venv).
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 from dagster_dbt import DbtProject
@@ -18,13 +26,45 @@ from dagster_dbt import DbtProject
 DBT_PROJECT_DIR = Path(__file__).resolve().parents[3] / "dbt_project"
 _WATCHED = ("models", "macros", "seeds", "tests", "dbt_project.yml", "profiles.yml")
 
-dbt_project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR)
+
+def _environment_script_dirs() -> list[Path]:
+    """Where this interpreter's environment installs console scripts, most specific first.
+
+    ``sysconfig``'s scripts path and ``sys.prefix/bin`` both name the virtualenv
+    whatever path the interpreter was started by (``dagster dev`` starts its
+    code server with its own ``sys.executable``); the interpreter's own folder
+    comes last because a venv's ``python`` may be a symlink into a base install.
+    """
+    candidates = [
+        Path(sysconfig.get_path("scripts")),
+        Path(sys.prefix) / ("Scripts" if os.name == "nt" else "bin"),
+        Path(sys.executable).parent,
+    ]
+    unique: list[Path] = []
+    for folder in candidates:
+        if folder not in unique:
+            unique.append(folder)
+    return unique
 
 
 def dbt_executable() -> str:
-    """The ``dbt`` next to the running interpreter (the virtualenv's), else the one on PATH."""
-    local = Path(sys.executable).with_name("dbt")
-    return str(local) if local.exists() else "dbt"
+    """The absolute path of the ``dbt`` installed with this project (its environment's scripts).
+
+    Falls back to ``dbt`` on ``PATH`` only when the environment has none (dbt
+    installed system-wide); ``"dbt"`` when there is no dbt at all, so the
+    caller's error names the missing command.
+    """
+    for folder in _environment_script_dirs():
+        for name in ("dbt", "dbt.exe"):
+            candidate = folder / name
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+    return shutil.which("dbt") or "dbt"
+
+
+# `prepare_if_dev()` is deliberately never called (see pipelines.defs.dbt.assets): its default preparer
+# would run `dbt` from PATH. The manifest comes from `ensure_manifest`, with this environment's dbt.
+dbt_project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR)
 
 
 def _newest_project_file() -> float:
@@ -70,7 +110,7 @@ def ensure_manifest() -> Path:
             str(manifest.parent),
             "--quiet",
         ]
-        completed = subprocess.run(command, env=env, cwd=DBT_PROJECT_DIR, capture_output=True, text=True)
+        completed = subprocess.run(command, check=False, env=env, cwd=DBT_PROJECT_DIR, capture_output=True, text=True)
         if completed.returncode != 0:
             raise RuntimeError(f"dbt parse failed:\n{completed.stdout[-4000:]}\n{completed.stderr[-4000:]}")
         manifest.touch()
