@@ -56,7 +56,8 @@ def run_pipeline_job(ctx: JobContext) -> dict[str, Any]:
     started = utcnow()
     selection = _mark_running(ctx, run_id, started)
     try:
-        summary = run_pipeline(data_dir, ctx.database.url, selection=selection or None)
+        # Persisted in DATA_DIR/dagster: analysts see API-triggered runs in the Dagster UI too.
+        summary = run_pipeline(data_dir, ctx.database.url, selection=selection or None, persist_runs=True)
     except Exception as exc:  # noqa: BLE001 - whatever failed is recorded on the run, then the job is dead
         finished = utcnow()
         _update(
