@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
 import api
+from api.core.settings import Settings
 from api.rpc.procedure import Registry
 
 
@@ -32,7 +33,7 @@ class ContractOut(BaseModel):
     namespaces: list[str]
 
 
-def _schema_for(model: Any, mode: str) -> dict[str, Any]:
+def _schema_for(model: Any, mode: Literal["validation", "serialization"]) -> dict[str, Any]:
     return TypeAdapter(model).json_schema(mode=mode, by_alias=True)
 
 
@@ -45,10 +46,10 @@ def _cached(registry: Registry, count: int, rpc_limit: int, upload_limit: int) -
             auth=p.auth,
             permission=p.permission,
             description=p.description,
-            inputSchema=_schema_for(p.input_model, "validation") if p.input_model else None,
-            outputSchema=_schema_for(p.output_type, "serialization"),
-            maxBodyBytes=p.max_body_bytes or (upload_limit if p.accepts_files else rpc_limit),
-            acceptsFiles=p.accepts_files,
+            input_schema=_schema_for(p.input_model, "validation") if p.input_model else None,
+            output_schema=_schema_for(p.output_type, "serialization"),
+            max_body_bytes=p.max_body_bytes or (upload_limit if p.accepts_files else rpc_limit),
+            accepts_files=p.accepts_files,
         )
         for p in sorted(registry.procedures.values(), key=lambda p: p.name)
     ]
@@ -60,6 +61,6 @@ def _cached(registry: Registry, count: int, rpc_limit: int, upload_limit: int) -
     )
 
 
-def build_contract(registry: Registry, settings) -> ContractOut:
+def build_contract(registry: Registry, settings: Settings) -> ContractOut:
     """The contract with each procedure's effective body limit under these settings."""
     return _cached(registry, len(registry.procedures), settings.rpc_max_body_bytes, settings.upload_max_bytes)

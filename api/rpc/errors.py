@@ -76,7 +76,7 @@ DOMAIN_ERROR_CODES: dict[type[domain.DomainError], str] = {
 def to_rpc_error(exc: domain.DomainError) -> RpcError:
     """The wire form of a domain error: its code from DOMAIN_ERROR_CODES, its message and details."""
     for cls in type(exc).__mro__:
-        code = DOMAIN_ERROR_CODES.get(cls)  # type: ignore[call-overload]
+        code = DOMAIN_ERROR_CODES.get(cls)
         if code is not None:
             return RpcError(code, exc.message, data=dict(exc.details))
     raise TypeError(f"{type(exc).__name__} derives from no mapped domain error")

@@ -7,12 +7,15 @@ clients of tRPC expect; inputs accept either spelling.
 from __future__ import annotations
 
 import base64
-from typing import Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+from sqlalchemy import Select
+from sqlalchemy.orm import Session
 
-from api.rpc.errors import RpcError
+from api.core.errors import InvalidInput
 
 T = TypeVar("T")
 
@@ -63,10 +66,12 @@ def decode_cursor(cursor: str | None) -> int | None:
             raise ValueError
         return int(value)
     except (ValueError, UnicodeDecodeError):
-        raise RpcError("BAD_REQUEST", "Invalid input: 'cursor' is not a cursor returned by this list") from None
+        raise InvalidInput("Invalid input: 'cursor' is not a cursor returned by this list") from None
 
 
-def paginate(db, stmt, id_column, page: PageInput, to_item):
+def paginate(
+    db: Session, stmt: Select[tuple[Any]], id_column: Any, page: PageInput, to_item: Callable[[Any], Any]
+) -> dict[str, Any]:
     """Keyset pagination, newest first: stable under inserts, no OFFSET scans."""
     after = decode_cursor(page.cursor)
     if after is not None:

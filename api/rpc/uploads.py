@@ -45,9 +45,11 @@ def parse_multipart(content_type_header: str, body: bytes) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
-        if not name:
-            continue
-        payload = part.get_payload(decode=True) or b""
+        if not isinstance(name, str) or not name:
+            continue  # a part without a plain form-field name is not an input field
+        payload = part.get_payload(decode=True)
+        if not isinstance(payload, bytes):
+            payload = b""  # decode=True yields bytes for leaf parts; a nested multipart carries no field
         filename = part.get_filename()
         if filename is not None:
             fields[name] = UploadedFile(filename=filename, content_type=part.get_content_type(), data=payload)
