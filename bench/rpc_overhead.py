@@ -308,7 +308,9 @@ def _get(client, path: str, headers: dict[str, str] | None = None, params: dict[
         raise SystemExit(f"{path} answered {r.status_code}: {r.text[:300]}")
 
 
-def concurrent_rate(base_url: str, path: str, headers: dict[str, str], params, seconds: float) -> float:
+def concurrent_rate(
+    base_url: str, path: str, headers: dict[str, str], params: dict[str, str], seconds: float, server: Any
+) -> tuple[float, float]:
     """Requests/s in all from CONCURRENCY keep-alive clients (one thread each) hammering `path`."""
     import httpx
 
@@ -328,16 +330,23 @@ def concurrent_rate(base_url: str, path: str, headers: dict[str, str], params, s
     for t in threads:
         t.start()
     start.wait()
-    began = time.perf_counter()
+    began, cpu_before = time.perf_counter(), _cpu_seconds(server)
     time.sleep(seconds)
     stop.set()
     for t in threads:
         t.join()
-    return sum(counts) / (time.perf_counter() - began)
+    done = sum(counts)
+    return done / (time.perf_counter() - began), (_cpu_seconds(server) - cpu_before) / max(1, done)
 
 
-def measure(args) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+def _cpu_seconds(process: Any) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+def measure(args) -> tuple[dict[str, list[float]], dict[str, float], dict[str, list[tuple[float, float]]]]:
     import httpx
+    import psutil
 
     port = _free_port()
     with contextlib.ExitStack() as stack:
@@ -394,20 +403,27 @@ def measure(args) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
                     for _ in range(args.warmup):
                         call()
                 samples: dict[str, list[float]] = {name: [] for name in calls}
+                cpu: dict[str, float] = dict.fromkeys(calls, 0.0)
+                server = psutil.Process(proc.pid)
                 per_round = max(1, args.requests // args.rounds)
                 for _ in range(args.rounds):
                     for name, call in calls.items():
                         bucket = samples[name]
+                        # CPU seconds of the side doing the work: the server process for HTTP
+                        # targets, this process for the direct DuckDB queries.
+                        clock = time.process_time if name == DIRECT_KPIS else lambda: _cpu_seconds(server)
+                        cpu_before = clock()
                         for _ in range(per_round):
                             began = time.perf_counter()
                             call()
                             bucket.append(time.perf_counter() - began)
+                        cpu[name] += clock() - cpu_before
                 base_url = f"http://127.0.0.1:{port}"
-                rates: dict[str, list[float]] = {name: [] for name in TENANT_TARGETS}
+                rates: dict[str, list[tuple[float, float]]] = {name: [] for name in TENANT_TARGETS}
                 for _ in range(args.rounds):
                     for name, path in TENANT_TARGETS.items():
-                        rates[name].append(concurrent_rate(base_url, path, auth, batches_params, args.seconds))
-                return samples, rates
+                        rates[name].append(concurrent_rate(base_url, path, auth, batches_params, args.seconds, server))
+                return samples, {name: cpu[name] / len(samples[name]) for name in cpu}, rates
         finally:
             proc.terminate()
             try:
@@ -416,34 +432,43 @@ def measure(args) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
                 proc.kill()
 
 
-def _ratio_line(label: str, ours: tuple[float, float, float], base: tuple[float, float, float], goal: float) -> float:
+def _ratio_line(label: str, ours: tuple[float, ...], base: tuple[float, ...], goal: float) -> float:
     ratio = ours[0] / base[0]
     print(
-        f"ratio {label}: p50 {ratio:.2f}x, p99 {ours[1] / base[1]:.2f}x, mean {ours[2] / base[2]:.2f}x "
-        f"(goal <= {goal}x at p50: {'met' if ratio <= goal else 'NOT met'})"
+        f"ratio {label}: p50 {ratio:.2f}x, p99 {ours[1] / base[1]:.2f}x, mean {ours[2] / base[2]:.2f}x, "
+        f"CPU/req {ours[3] / base[3]:.2f}x (goal <= {goal}x at p50: {'met' if ratio <= goal else 'NOT met'})"
     )
     return ratio
 
 
-def report(samples: dict[str, list[float]], rates: dict[str, list[float]]) -> None:
-    print(f"{'target':32} {'n':>6} {'p50 µs':>9} {'p99 µs':>9} {'mean µs':>9}")
+def report(samples: dict[str, list[float]], cpu: dict[str, float], rates: dict[str, list[tuple[float, float]]]) -> None:
+    print(f"{'target':32} {'n':>6} {'p50 µs':>9} {'p99 µs':>9} {'mean µs':>9} {'CPU µs/req':>11}")
     stats = {}
     for name, values in samples.items():
         ordered = sorted(values)
         p50, p99, mean = _pct(ordered, 0.50), _pct(ordered, 0.99), statistics.fmean(values)
-        stats[name] = (p50, p99, mean)
-        print(f"{name:32} {len(values):6d} {p50 * 1e6:9.0f} {p99 * 1e6:9.0f} {mean * 1e6:9.0f}")
-    print()
+        stats[name] = (p50, p99, mean, cpu[name])
+        print(f"{name:32} {len(values):6d} {p50 * 1e6:9.0f} {p99 * 1e6:9.0f} {mean * 1e6:9.0f} {cpu[name] * 1e6:11.0f}")
+    print("(CPU µs/req: the server process's CPU time per request; for the direct DuckDB line, this process's)\n")
     ping = stats["system.ping (RPC router)"]
     _ratio_line("system.ping/bare FastAPI", ping, stats["bare FastAPI route"], GOAL_RATIO)
     print(f"ratio system.ping/raw Starlette: p50 {ping[0] / stats['raw Starlette route'][0]:.2f}x")
     _ratio_line("listImportBatches/bare route", *(stats[n] for n in TENANT_TARGETS), GOAL_TENANT)
     _ratio_line("analytics.kpis/DuckDB direct", stats["analytics.kpis (RPC)"], stats[DIRECT_KPIS], GOAL_MART)
     print(f"\n{CONCURRENCY} concurrent clients, tenant query, requests/s in all (per round):")
+    medians = {}
     for name, values in rates.items():
-        print(f"  {name:30} median {statistics.median(values):7.0f}   ({', '.join(f'{v:.0f}' for v in values)})")
-    ours, bare = (statistics.median(v) for v in rates.values())
-    print(f"  ratio bare/ours throughput: {bare / ours:.2f}x")
+        per_s = [r for r, _ in values]
+        cpu_per_req = statistics.median(c for _, c in values)
+        medians[name] = (statistics.median(per_s), cpu_per_req)
+        print(
+            f"  {name:30} median {medians[name][0]:7.0f} req/s, server CPU {cpu_per_req * 1e6:6.0f} µs/req"
+            f"   ({', '.join(f'{v:.0f}' for v in per_s)})"
+        )
+    ours, bare = medians.values()
+    print(
+        f"  ratio bare/ours throughput: {bare[0] / ours[0]:.2f}x, ours/bare CPU per request: {ours[1] / bare[1]:.2f}x"
+    )
 
 
 def profile(target: str, calls: int, database_url: str | None) -> None:
