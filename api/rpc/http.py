@@ -18,8 +18,9 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from api.core.services import Services
 from api.rpc.errors import RpcError, error_envelope
-from api.rpc.executor import UNDEFINED, CallMeta, execute, execute_async, run_public_async_ready
+from api.rpc.executor import UNDEFINED, CallMeta, Envelope, execute, execute_async, run_public_async_ready
 from api.rpc.procedure import Procedure, Registry
 from api.rpc.uploads import parse_file_body
 
@@ -42,7 +43,7 @@ def batch_status(statuses: list[int]) -> int:
 
 
 class RpcEndpoint:
-    def __init__(self, registry: Registry, services):
+    def __init__(self, registry: Registry, services: Services) -> None:
         self.registry = registry
         self.services = services
 
@@ -78,7 +79,9 @@ class RpcEndpoint:
             return response
         return _json_response([r[0] for r in results], batch_status([r[1] for r in results]))
 
-    async def _call(self, path: str, proc: Procedure | None, method: str, raw: Any, meta: CallMeta):
+    async def _call(
+        self, path: str, proc: Procedure | None, method: str, raw: Any, meta: CallMeta
+    ) -> tuple[Envelope, int]:
         if proc is None:
             err = RpcError("NOT_FOUND", f'No procedure found on path "{path}"')
             return error_envelope(err, path), err.http_status
@@ -93,31 +96,35 @@ class RpcEndpoint:
             return await execute_async(self.services, proc, raw, meta)
         return await anyio.to_thread.run_sync(execute, self.services, proc, raw, meta)
 
-    async def _read_inputs(self, request: Request, paths, procs, is_batch: bool) -> list[Any]:
+    async def _read_inputs(
+        self, request: Request, paths: list[str], procs: list[Procedure | None], is_batch: bool
+    ) -> list[Any]:
+        """One raw input per call: from `?input=` (GET) or the body (POST), split by index for a batch."""
         if request.method == "GET":
             text = request.query_params.get("input")
             parsed = UNDEFINED if text is None else _parse_json(text.encode())
         else:
-            # Files only travel in single calls, so a batch keeps the ordinary limit even
-            # when it names an upload procedure.
-            limit = self._body_limit(procs[0] if not is_batch else None)
-            declared = request.headers.get("content-length")
-            if declared is not None and declared.isdigit() and int(declared) > limit:
-                raise _too_large(limit)
-            body = await _read_limited(request, limit)
-            content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            body, content_type = await self._read_body(request, procs[0] if not is_batch else None)
             if content_type in ("multipart/form-data", "application/octet-stream"):
                 if is_batch or not procs[0] or not procs[0].accepts_files:
                     raise RpcError("UNSUPPORTED_MEDIA_TYPE", "Only upload procedures take files; send JSON")
                 return [await parse_file_body(request, body, content_type)]
             parsed = UNDEFINED if not body.strip() else _parse_json(body)
-        if not is_batch:
-            return [parsed]
-        if parsed is UNDEFINED:
-            return [UNDEFINED] * len(paths)
-        if not isinstance(parsed, dict):
-            raise RpcError("BAD_REQUEST", 'A batch input must be an object keyed by call index: {"0": ..., "1": ...}')
-        return [parsed.get(str(i), UNDEFINED) for i in range(len(paths))]
+        return [parsed] if not is_batch else _split_batch(parsed, len(paths))
+
+    async def _read_body(self, request: Request, proc: Procedure | None) -> tuple[bytes, str]:
+        """The body within the procedure's limit (refused early on a declared length), and its media type.
+
+        Files only travel in single calls, so a batch (`proc` None) keeps the ordinary limit even
+        when it names an upload procedure.
+        """
+        limit = self._body_limit(proc)
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise _too_large(limit)
+        body = await _read_limited(request, limit)
+        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        return body, content_type
 
     def _body_limit(self, proc: Procedure | None) -> int:
         settings = self.services.settings
@@ -127,6 +134,15 @@ class RpcEndpoint:
             return proc.max_body_bytes
         # Upload procedures share one configurable cap (UPLOAD_MAX_BYTES), ordinary ones RPC_MAX_BODY_BYTES.
         return settings.upload_max_bytes if proc.accepts_files else settings.rpc_max_body_bytes
+
+
+def _split_batch(parsed: Any, calls: int) -> list[Any]:
+    """A batch input is an object keyed by call index; a missing key is "no input" for that call."""
+    if parsed is UNDEFINED:
+        return [UNDEFINED] * calls
+    if not isinstance(parsed, dict):
+        raise RpcError("BAD_REQUEST", 'A batch input must be an object keyed by call index: {"0": ..., "1": ...}')
+    return [parsed.get(str(i), UNDEFINED) for i in range(calls)]
 
 
 def _parse_json(raw: bytes) -> Any:

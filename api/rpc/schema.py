@@ -69,10 +69,12 @@ def decode_cursor(cursor: str | None) -> int | None:
         raise InvalidInput("Invalid input: 'cursor' is not a cursor returned by this list") from None
 
 
-def paginate(
-    db: Session, stmt: Select[tuple[Any]], id_column: Any, page: PageInput, to_item: Callable[[Any], Any]
-) -> dict[str, Any]:
-    """Keyset pagination, newest first: stable under inserts, no OFFSET scans."""
+def paginate(db: Session, stmt: Select[Any], id_column: Any, page: PageInput, to_item: Callable[[Any], Any]) -> Any:
+    """Keyset pagination, newest first: stable under inserts, no OFFSET scans.
+
+    Returns the page as a plain mapping (`items`, `next_cursor`); typed `Any` because the procedure's
+    declared output model (`Page[...]`) is what validates it, in the executor.
+    """
     after = decode_cursor(page.cursor)
     if after is not None:
         stmt = stmt.where(id_column < after)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -29,7 +30,7 @@ def build_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
-        def _sqlite_pragmas(dbapi_conn, _record):
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
             # WAL lets readers run while a writer commits; foreign keys are off by default in SQLite.
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
@@ -39,12 +40,12 @@ def build_engine(url: str) -> Engine:
             cur.close()
 
         @event.listens_for(engine, "connect")
-        def _sqlite_manual_begin(dbapi_conn, _record):
+        def _sqlite_manual_begin(dbapi_conn: Any, _record: Any) -> None:
             # Let SQLAlchemy emit BEGIN itself (pysqlite's implicit BEGIN is deferred and late).
             dbapi_conn.isolation_level = None
 
         @event.listens_for(engine, "begin")
-        def _sqlite_begin(conn):
+        def _sqlite_begin(conn: Connection) -> None:
             # A deferred BEGIN lets two writers read the same audit head and then fail; write
             # transactions take the lock at BEGIN, like PostgreSQL row locks serialise them.
             immediate = conn.get_execution_options().get("sqlite_write")
