@@ -24,7 +24,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pipelines.ingest.tabular import read_tabular  # noqa: E402
+from pipelines.ingest.tabular import read_tabular
 
 HEADER = (
     "Claim ID,Patient Acct #,Patient Last Name,Patient First Name,DOB,MRN,Member ID,Payer,Plan,"
