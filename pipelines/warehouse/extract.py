@@ -17,7 +17,7 @@ from typing import Any
 
 import polars as pl
 from sqlalchemy import Column as SAColumn
-from sqlalchemy import Engine, MetaData, Table, inspect, select, text
+from sqlalchemy import Engine, MetaData, Result, Table, inspect, select, text
 from sqlalchemy.types import JSON, BigInteger, Boolean, Date, DateTime, String, TypeEngine
 
 from pipelines.ingest.money import POLARS_MONEY, SQLALCHEMY_MONEY, quantize
@@ -103,8 +103,8 @@ def read_row_exclusions(engine: Engine) -> list[tuple[Any, ...]] | None:
     )
     out = []
     with engine.connect() as conn:
-        for row_id, org, client, batch_id, number, entity, parent, raw in conn.execute(query):
-            data = json.loads(raw) if isinstance(raw, str) else (raw or {})
+        for row_id, org, client, batch_id, number, entity, parent, raw in plain_rows(conn.execute(query)):
+            data: dict[str, Any] = json.loads(raw) if isinstance(raw, str) else (raw or {})
             part = data.get("triplet_index") if entity == "adjustment" else data.get("pair_index")
             keys = {**{k: data.get(k) for k in EXCLUSION_KEYS[:-1]}, "part_index": part}
             out.append(
@@ -271,3 +271,8 @@ def extract_table(engine: Engine, layout: WarehouseLayout, spec: ExtractTable) -
         tmp.unlink(missing_ok=True)
         raise
     return ExtractResult(spec.name, frame.height, exists, str(path))
+
+
+def plain_rows(result: Result[Any]) -> list[tuple[Any, ...]]:
+    """The rows of a textual query as plain tuples of untyped values (the SQL decides their types)."""
+    return [tuple(row) for row in result]

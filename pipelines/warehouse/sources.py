@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlalchemy import Engine, text
 
 from pipelines.ingest.x12 import detect_transaction_set
-from pipelines.warehouse.extract import EXTRACT_TABLES, read_table
+from pipelines.warehouse.extract import EXTRACT_TABLES, plain_rows, read_table
 from pipelines.warehouse.layout import WarehouseLayout, atomic_write_bytes, file_key
 
 #: ImportBatch.kind -> raw file kind
@@ -102,7 +102,7 @@ def drop_file_kind(path: Path) -> str | None:
 def client_organizations(engine: Engine) -> dict[int, int]:
     """``{client_id: organization_id}`` of every client."""
     with engine.connect() as conn:
-        return {int(c): int(o) for c, o in conn.execute(text("select id, organization_id from clients"))}
+        return {int(c): int(o) for c, o in plain_rows(conn.execute(text("select id, organization_id from clients")))}
 
 
 def batch_exclusions(engine: Engine) -> dict[int, tuple[RowExclusion, ...]]:
@@ -131,7 +131,7 @@ def confirmed_batch_files(engine: Engine, layout: WarehouseLayout) -> list[Sourc
     out = []
     exclusions = batch_exclusions(engine)
     with engine.connect() as conn:
-        for batch_id, org, client, kind, sha, name in conn.execute(query):
+        for batch_id, org, client, kind, sha, name in plain_rows(conn.execute(query)):
             raw_kind = BATCH_KINDS.get(kind)
             if raw_kind is None:
                 continue

@@ -56,7 +56,7 @@ X12_FIELDS: dict[str, dict[str, str]] = {
 
 def _money(data: dict[str, Any], name: str) -> Decimal:
     value = data.get(name)
-    return Decimal(value) if value not in (None, "") else Decimal("0")
+    return Decimal(str(value)) if value not in (None, "") else Decimal("0")
 
 
 def validate(entity: str, data: dict[str, Any]) -> list[str]:
