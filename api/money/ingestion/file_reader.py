@@ -83,27 +83,24 @@ def _sum(frame: pl.DataFrame, column: str) -> str:
 
 def _parse_x12(data: bytes, filename: str, source_format: str) -> ParsedFile:
     kind = X12_KINDS[source_format]
-    envelope_warnings: list[str] = []
     try:
         result = parse_x12(data, source=filename)
     except X12ParseError as strict_error:
-        # Wrong SE/GE/IEA counts and control numbers are common in real files and do not
-        # change the money: accept them with a warning, but only if everything else parses.
+        # A wrong SE/GE/IEA count or control number means segments may have been lost or added
+        # on the way, so an upload never posts from it: the batch fails with the report. The
+        # report says whether the content parses once the envelope is ignored (the parser's
+        # lenient mode, which the warehouse loader keeps using for dropped files).
         try:
-            result = parse_x12(data, source=filename, strict_envelopes=False)
+            parse_x12(data, source=filename, strict_envelopes=False)
         except X12ParseError as exc:
-            raise ParseFailure(
-                kind,
-                source_format,
-                {
-                    "message": str(exc),
-                    "file": filename,
-                    "segmentNumber": exc.segment_number,
-                    "segmentId": exc.segment_id,
-                    "expected": exc.expected,
-                },
-            ) from None
-        envelope_warnings.append(str(strict_error))
+            raise ParseFailure(kind, source_format, _x12_report(exc, filename)) from None
+        report = {
+            **_x12_report(strict_error, filename),
+            "category": "envelope",
+            "lenientParse": True,
+            "hint": "the envelope control values are wrong; ask the sender for a corrected file",
+        }
+        raise ParseFailure(kind, source_format, report) from None
     tables = result.tables
     if result.kind != source_format.removeprefix("x12_"):
         raise ParseFailure(
@@ -115,7 +112,8 @@ def _parse_x12(data: bytes, filename: str, source_format: str) -> ParsedFile:
         "interchanges": result.interchanges,
         "transactions": result.transactions,
         "segments": result.segments,
-        "envelope_warnings": envelope_warnings,
+        "envelope_warnings": [],
+        "header_warnings": list(result.warnings),
     }
     if result.kind == "835":
         rows = rows_from_835(tables)
@@ -127,7 +125,7 @@ def _parse_x12(data: bytes, filename: str, source_format: str) -> ParsedFile:
             "patient_responsibility": _sum(tables["remittance_claims"], "patient_responsibility"),
             "cas_total": _sum(tables["remittance_adjustments"], "amount"),
             "plb_total": _sum(tables["provider_adjustments"], "amount"),
-            "bpr_total": _sum(tables["remittances"], "total_paid"),
+            "bpr_total": _sum(tables["remittances"].with_columns(_signed_bpr02()), "total_paid"),
         }
         checks_failed = dict(zip(failed["check"].to_list(), failed["len"].to_list(), strict=True))
         quality_summary = {
@@ -137,6 +135,7 @@ def _parse_x12(data: bytes, filename: str, source_format: str) -> ParsedFile:
             "balancing_failed": int(sum(checks_failed.values())),
             "claims": tables["remittance_claims"].height,
         }
+        extra = {"imbalance": imbalance(quality, tables), "remittances": remittance_identities(tables["remittances"])}
     else:
         rows = rows_from_837(tables)
         totals = {"total_charge": _sum(tables["claims"], "total_charge")}
@@ -147,7 +146,78 @@ def _parse_x12(data: bytes, filename: str, source_format: str) -> ParsedFile:
             "balancing_failed": 0,
             "claims": tables["claims"].height,
         }
-    return ParsedFile(kind, source_format, rows, totals, quality_summary)
+        extra = {}
+    return ParsedFile(kind, source_format, rows, totals, quality_summary, extra=extra)
+
+
+def _x12_report(exc: X12ParseError, filename: str) -> dict[str, Any]:
+    return {
+        "message": str(exc),
+        "file": filename,
+        "segmentNumber": exc.segment_number,
+        "segmentId": exc.segment_id,
+        "expected": exc.expected,
+    }
+
+
+def _signed_bpr02() -> pl.Expr:
+    """BPR02 with the sign of BPR03: a debit (D) is money the payer takes back."""
+    paid = pl.col("total_paid")
+    return pl.when(pl.col("credit_debit") == "D").then(-paid).otherwise(paid).alias("total_paid")
+
+
+def _money_text(value: Any) -> str:
+    return f"{Decimal(value if value is not None else 0):.2f}"
+
+
+def imbalance(quality: pl.DataFrame, tables: dict[str, pl.DataFrame]) -> dict[str, Any] | None:
+    """The transactions (BPR02 vs sum CLP04 - sum PLB) and claims (CLP03 - CLP04 vs CAS) that do not
+    balance, with their amounts; None when everything balances. Claims are named by their row number
+    in the batch, never by patient control number (PHI)."""
+    failed = quality.filter(~pl.col("ok") & pl.col("check").is_in(["transaction_balance", "claim_balance"]))
+    if failed.height == 0:
+        return None
+    traces = dict(zip(tables["remittances"]["transaction_index"], tables["remittances"]["trace_number"], strict=True))
+    claims = tables["remittance_claims"]["claim_index"].to_list()
+    transactions, unbalanced_claims = [], []
+    for r in failed.to_dicts():
+        amounts = {k: _money_text(r[k]) for k in ("expected", "actual", "difference")}
+        if r["check"] == "transaction_balance":
+            transactions.append(
+                {
+                    "transactionIndex": r["transaction_index"],
+                    "traceNumber": traces.get(r["transaction_index"]),
+                    **amounts,
+                }
+            )
+        else:
+            unbalanced_claims.append(
+                {"claimIndex": r["claim_index"], "claimOrdinal": claims.index(r["claim_index"]) + 1, **amounts}
+            )
+    return {"transactions": transactions, "claims": unbalanced_claims}
+
+
+def remittance_identities(remittances: pl.DataFrame) -> list[dict[str, Any]]:
+    """One identity per 835 transaction: payer (N1*PR N104 or REF*2U, else the payer name), TRN02
+    trace number, BPR02 signed by BPR03 and the payment date. The same remittance re-sent in a new
+    envelope has the same identity, whatever its ISA13 or content hash."""
+    out = []
+    for r in remittances.with_columns(_signed_bpr02()).to_dicts():
+        payer = (r["payer_id"] or r["payer_name"] or "").strip().upper()
+        amount = _money_text(r["total_paid"])
+        paid_on = r["payment_date"].isoformat() if r["payment_date"] else ""
+        trace = (r["trace_number"] or "").strip()
+        out.append(
+            {
+                "transactionIndex": r["transaction_index"],
+                "key": f"{payer}|{trace}|{amount}|{paid_on}",
+                "traceNumber": trace,
+                "amount": amount,
+                "paymentDate": paid_on or None,
+                "debit": r["credit_debit"] == "D",
+            }
+        )
+    return out
 
 
 _TABULAR_TOTALS = {

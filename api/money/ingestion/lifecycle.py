@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from api.core.lifecycle import machine
 
-# parsed: every included row valid; needs_review: some included row invalid.
-# A reprocess re-parses and may land in any of parsed/needs_review/failed.
+# parsed: every included row valid; needs_review: some included row invalid; held: the money does
+# not balance (a transaction or a claim), so only a confirm that acknowledges it with a reason posts;
+# duplicate_remittance: every remittance of the file was already posted by another batch (final,
+# nothing to post). A reprocess re-parses and may land in any of parsed/needs_review/held/failed.
+_REPARSED = {"parsed", "needs_review", "held", "failed", "duplicate_remittance"}
 IMPORT_BATCH = machine(
     "import batch",
     {
-        "parsed": {"needs_review", "parsed", "confirmed", "discarded", "failed"},
-        "needs_review": {"parsed", "needs_review", "discarded", "failed"},
-        "failed": {"parsed", "needs_review", "failed", "discarded"},
+        "parsed": _REPARSED | {"confirmed", "discarded"},
+        "needs_review": _REPARSED | {"discarded"},
+        "held": _REPARSED | {"confirmed", "discarded"},
+        "failed": _REPARSED | {"discarded"},
         "confirmed": set(),
         "discarded": set(),
+        "duplicate_remittance": {"discarded"},
     },
 )
 

@@ -60,6 +60,33 @@ class ImportBatch(IdMixin, CreatedAtMixin, TenantScoped, Base):
     confirmed_by: Mapped[int | None] = mapped_column(BigId, ForeignKey("users.id", ondelete="SET NULL"), default=None)
     confirmed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
     entries_posted: Mapped[int] = mapped_column(Integer, default=0)
+    # What does not balance in the file (transactions and claims with their amounts); a batch with an
+    # imbalance is held until a confirm acknowledges it with a reason, recorded here.
+    imbalance: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    imbalance_ack_reason: Mapped[str | None] = mapped_column(Text, default=None)
+    imbalance_ack_by: Mapped[int | None] = mapped_column(BigId, default=None)  # a user id, kept if the user goes
+    imbalance_ack_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
+    # The 835 remittances of the file (identity key, trace, signed amount, date); `postedBy` names the
+    # batch that already posted one, which this batch then does not post again.
+    remittances: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list, server_default="[]")
+    redelivery_of_batch_id: Mapped[int | None] = mapped_column(BigId, default=None)
+
+
+class PostedRemittance(IdMixin, CreatedAtMixin, TenantScoped, Base):
+    """One 835 remittance (payer, trace number, signed amount, payment date) posted for a client.
+
+    The unique constraint is what makes posting a remittance once true under concurrency: two confirms
+    of the same remittance in different envelopes cannot both insert its identity."""
+
+    __tablename__ = "posted_remittances"
+    __table_args__ = (UniqueConstraint("client_id", "identity_sha256", name="uq_posted_remittances_identity"),)
+
+    identity_sha256: Mapped[str] = mapped_column(String(64))
+    batch_id: Mapped[int] = mapped_column(BigId, ForeignKey("import_batches.id", ondelete="RESTRICT"))
+    transaction_index: Mapped[int] = mapped_column(Integer)
+    trace_number: Mapped[str] = mapped_column(String(80))
+    amount: Mapped[Decimal] = mapped_column(Money)
+    payment_date: Mapped[date | None] = mapped_column(Date, default=None)
 
 
 class ImportRow(IdMixin, TenantScoped, Base):

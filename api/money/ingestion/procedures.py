@@ -3,7 +3,10 @@
 A file that is in a supported format but cannot be parsed is still a successful
 upload: the answer is a batch with status `failed` and its `errorReport`
 (file, segment or line, what was expected), with no rows or entries. An empty
-file or an unsupported format is BAD_REQUEST naming what was seen.
+file or an unsupported format is BAD_REQUEST naming what was seen. An X12 envelope whose counts or
+control numbers are wrong fails the batch the same way (`errorReport.category` = "envelope"). An 835
+that does not balance is `held` with its `imbalance` until a confirm acknowledges it with a reason; one
+whose remittances were all posted already (in another envelope) is `duplicate_remittance`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from api.money.ingestion.file_reader import TABULAR_FORMATS
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, ReconciliationRun
 from api.money.ingestion.schemas import (
     BatchRef,
+    ConfirmIn,
     ConfirmOut,
     FinancialEntryOut,
     ImportBatchOut,
@@ -126,16 +130,25 @@ def set_import_row_decision(ctx: Context, input: RowDecisionIn) -> ImportRowOut:
 
 
 @rpc.mutation("ingestion.confirmImportBatch")
-def confirm_import_batch(ctx: Context, input: BatchRef) -> ConfirmOut:
+def confirm_import_batch(ctx: Context, input: ConfirmIn) -> ConfirmOut:
     """Post the included valid rows as financial entries, all or nothing. Refused while invalid rows are
-    still included, and when the batch is already confirmed."""
+    still included, when the batch is already confirmed or re-delivers posted remittances, and for a held
+    batch (money that does not balance) unless `acknowledgeImbalance` gives the reason to post it anyway.
+    Remittances another batch already posted are skipped (status duplicate_remittance when all are)."""
     before = service.get_batch(ctx.db, input.batch_id).status
-    batch, totals = service.confirm(ctx.db, input.batch_id, ctx.user_id)
+    reason = input.acknowledge_imbalance.reason if input.acknowledge_imbalance else None
+    batch, totals = service.confirm(ctx.db, input.batch_id, ctx.user_id, reason)
     ctx.note(
         "import_batch",
         batch.id,
         before={"status": before},
-        after={"status": batch.status, "entries": batch.entries_posted, "totals": totals},
+        after={
+            "status": batch.status,
+            "entries": batch.entries_posted,
+            "totals": totals,
+            "imbalanceAcknowledged": batch.imbalance_ack_reason,
+            "redeliveryOf": batch.redelivery_of_batch_id,
+        },
     )
     return ConfirmOut(
         batch=ImportBatchOut.model_validate(batch), entries_posted=batch.entries_posted, posted_totals=totals

@@ -11,7 +11,7 @@ from pydantic import Field, PlainSerializer
 from api.rpc.schema import Output, PageInput, Schema
 
 MoneyOut = Annotated[Decimal, PlainSerializer(lambda d: f"{d:.2f}", return_type=str, when_used="json")]
-BatchStatus = Literal["parsed", "needs_review", "confirmed", "discarded", "failed"]
+BatchStatus = Literal["parsed", "needs_review", "held", "confirmed", "discarded", "failed", "duplicate_remittance"]
 BatchKind = Literal[
     "era_835", "claims_837", "csv_claims", "csv_payments", "csv_denials", "csv_deposits", "tabular_unknown"
 ]
@@ -46,6 +46,30 @@ class ImportBatchOut(Output):
     created_at: datetime
     confirmed_by: int | None
     confirmed_at: datetime | None
+    imbalance: dict[str, Any] | None = Field(
+        description="What does not balance: transactions (BPR02 vs sum CLP04 - sum PLB) and claims, with "
+        "expected, actual and difference as exact decimal strings; the batch is held until acknowledged"
+    )
+    imbalance_ack_reason: str | None
+    imbalance_ack_by: int | None
+    imbalance_ack_at: datetime | None
+    remittances: list[dict[str, Any]] = Field(
+        description="The 835 remittances of the file (trace number, signed amount, payment date); "
+        "`postedByBatchId` names the batch that already posted one (it is not posted again)"
+    )
+    redelivery_of_batch_id: int | None = Field(
+        description="The batch that already posted this file's remittances (status duplicate_remittance)"
+    )
+
+
+class ImbalanceAck(Schema):
+    reason: str = Field(min_length=10, max_length=2000, description="Why posting despite the imbalance is right")
+
+
+class ConfirmIn(BatchRef):
+    acknowledge_imbalance: ImbalanceAck | None = Field(
+        default=None, description="Required to confirm a held batch: the reason is recorded on the batch"
+    )
 
 
 class UploadOut(Output):

@@ -7,13 +7,17 @@ with its audit record, or nothing.
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
 
 from sqlalchemy import Table, delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput, PreconditionFailed, not_found
@@ -23,7 +27,7 @@ from api.integrations.connector_profiles.service import resolve_profile
 from api.money.ingestion import file_reader as parsing
 from api.money.ingestion.landing import LandingZone, content_sha256
 from api.money.ingestion.lifecycle import IMPORT_BATCH
-from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, LandingFile
+from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, LandingFile, PostedRemittance
 from api.money.ingestion.posting import EntryPlan, PostedEntry, RowView, link_reversals, plan_entries
 from api.money.ingestion.rules import RepairError, repair_tabular, repair_x12
 from pipelines.ingest.tabular import ConnectorProfile
@@ -158,6 +162,8 @@ def _apply_parse(
         return
     batch.kind = parsed.kind
     batch.error_report = None
+    batch.imbalance = parsed.extra.get("imbalance")
+    batch.remittances = _with_posted_by(db, parsed.extra.get("remittances") or [])
     batch.totals = parsed.totals
     batch.quality = parsed.quality
     batch.parser_version = parsed.parser_version
@@ -190,6 +196,7 @@ def _mark_failed(db: Session, batch: ImportBatch, failure: parsing.ParseFailure)
     batch.error_report = failure.report
     batch.status = transition(IMPORT_BATCH, batch.status, "failed") if batch.id else "failed"
     batch.totals, batch.quality = {}, {}
+    batch.imbalance, batch.remittances, batch.redelivery_of_batch_id = None, [], None
     batch.row_count = batch.valid_count = batch.invalid_count = batch.excluded_count = 0
     batch.parser_version = parsing.PARSER_VERSION
     if batch.id is None:
@@ -221,10 +228,53 @@ def refresh_counts(db: Session, batch: ImportBatch) -> None:
         )
         or 0
     )
-    blocking = blocking_rows(db, batch.id)
-    target = "needs_review" if blocking else "parsed"
-    batch.status = transition(IMPORT_BATCH, batch.status, target)
+    batch.status = transition(IMPORT_BATCH, batch.status, _parsed_status(db, batch))
     db.flush()
+
+
+def _parsed_status(db: Session, batch: ImportBatch) -> str:
+    """Where a parsed batch stands: a re-delivery of posted remittances, held for an imbalance
+    nobody acknowledged yet, waiting for invalid rows to be repaired or excluded, or ready."""
+    already = {r.get("postedByBatchId") for r in batch.remittances}
+    if batch.remittances and None not in already:
+        batch.redelivery_of_batch_id = min(b for b in already if b is not None)
+        return "duplicate_remittance"
+    batch.redelivery_of_batch_id = None
+    if _unacknowledged_imbalance(db, batch):
+        return "held"
+    return "needs_review" if blocking_rows(db, batch.id) else "parsed"
+
+
+def _unacknowledged_imbalance(db: Session, batch: ImportBatch) -> bool:
+    """A transaction that does not balance, or an unbalanced claim still included, with no acknowledgement.
+    Excluding every unbalanced claim releases a hold that only they caused: nothing unbalanced would post."""
+    if not batch.imbalance or batch.imbalance_ack_at is not None:
+        return False
+    if batch.imbalance.get("transactions"):
+        return True
+    unbalanced = {c["claimIndex"] for c in batch.imbalance.get("claims", [])}
+    included: Iterable[dict[str, Any]] = db.scalars(
+        select(ImportRow.data).where(
+            ImportRow.batch_id == batch.id, ImportRow.entity == "remittance_claim", ImportRow.decision == "include"
+        )
+    )
+    return any(data.get("claim_index") in unbalanced for data in included)
+
+
+def _identity_digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _with_posted_by(db: Session, remittances: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The file's remittances, each with the batch that already posted it for this client (or None)."""
+    digests = [_identity_digest(r["key"]) for r in remittances]
+    found = db.execute(
+        select(PostedRemittance.identity_sha256, PostedRemittance.batch_id).where(
+            PostedRemittance.identity_sha256.in_(digests)
+        )
+    ).all()
+    posted = {row.identity_sha256: row.batch_id for row in found}
+    return [{**r, "postedByBatchId": posted.get(d)} for r, d in zip(remittances, digests, strict=True)]
 
 
 def blocking_rows(db: Session, batch_id: int) -> int:
@@ -241,9 +291,10 @@ def blocking_rows(db: Session, batch_id: int) -> int:
 
 def _editable_batch(db: Session, batch_id: int) -> ImportBatch:
     batch = get_batch(db, batch_id, for_update=True)
-    if batch.status not in ("parsed", "needs_review"):
+    if batch.status not in ("parsed", "needs_review", "held"):
         raise PreconditionFailed(
-            f"Import batch {batch.id} is '{batch.status}'; rows can only change while it is parsed or needs_review",
+            f"Import batch {batch.id} is '{batch.status}'; rows can only change while it is parsed, "
+            "needs_review or held",
         )
     return batch
 
@@ -294,12 +345,28 @@ def set_decision(db: Session, row_id: int, decision: str) -> tuple[ImportRow, Im
     return row, batch
 
 
-def confirm(db: Session, batch_id: int, user_id: int) -> tuple[ImportBatch, dict[str, str]]:
-    """Post the included valid rows as financial entries, all or nothing (the caller's transaction)."""
+def confirm(
+    db: Session, batch_id: int, user_id: int, acknowledgement: str | None = None
+) -> tuple[ImportBatch, dict[str, str]]:
+    """Post the included valid rows as financial entries, all or nothing (the caller's transaction).
+
+    A held batch posts only with an acknowledgement (recorded on the batch). The remittances of an 835
+    are claimed first in the posted-remittance table; one another batch posted already (even one
+    committed while this confirm ran) is skipped with its claims and PLBs, so it never posts twice."""
     batch = get_batch(db, batch_id, for_update=True)
-    _check_confirmable(db, batch)
+    _check_confirmable(db, batch, acknowledgement)
+    transition(IMPORT_BATCH, batch.status, "confirmed")  # failed or discarded: refused before anything is written
+    if batch.status == "held":
+        batch.imbalance_ack_reason, batch.imbalance_ack_by, batch.imbalance_ack_at = acknowledgement, user_id, utcnow()
+    skipped = _claim_remittances(db, batch)
+    if batch.remittances and len(skipped) == len(batch.remittances):
+        batch.status = transition(IMPORT_BATCH, batch.status, "duplicate_remittance")
+        batch.redelivery_of_batch_id = min(skipped.values())
+        db.flush()
+        return batch, {}
     batch.status = transition(IMPORT_BATCH, batch.status, "confirmed")
-    plans = plan_entries(_postable_rows(db, batch.id))
+    rows = [r for r in _postable_rows(db, batch.id) if r.data.get("transaction_index") not in skipped]
+    plans = plan_entries(rows)
     _post_entries(db, batch, plans)
     batch.entries_posted = len(plans)
     batch.confirmed_by = user_id
@@ -308,20 +375,80 @@ def confirm(db: Session, batch_id: int, user_id: int) -> tuple[ImportBatch, dict
     return batch, _totals_by_entry_type(plans)
 
 
-def _check_confirmable(db: Session, batch: ImportBatch) -> None:
-    """PreconditionFailed when confirming would post twice or post rows still invalid."""
+def _claim_remittances(db: Session, batch: ImportBatch) -> dict[int, int]:
+    """Insert the batch's remittance identities; answer {transaction index: batch that posted it first}
+    for those already there. ON CONFLICT DO NOTHING waits for a concurrent insert of the same identity
+    to commit, then skips it: of two concurrent confirms exactly one posts the remittance."""
+    dialect = db.get_bind().dialect.name
+    insert_into = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    skipped: dict[int, int] = {}
+    marked = []
+    for r in batch.remittances:
+        digest = _identity_digest(r["key"])
+        stmt = (
+            insert_into(_table(PostedRemittance))
+            .values(
+                organization_id=batch.organization_id,
+                client_id=batch.client_id,
+                created_at=utcnow(),
+                identity_sha256=digest,
+                batch_id=batch.id,
+                transaction_index=r["transactionIndex"],
+                trace_number=(r.get("traceNumber") or "")[:80],
+                amount=Decimal(r["amount"]),
+                payment_date=date.fromisoformat(r["paymentDate"]) if r.get("paymentDate") else None,
+            )
+            .on_conflict_do_nothing(index_elements=["client_id", "identity_sha256"])
+            .returning(_table(PostedRemittance).c.id)
+        )
+        if db.execute(stmt).first() is None:
+            first = db.scalar(select(PostedRemittance.batch_id).where(PostedRemittance.identity_sha256 == digest))
+            skipped[r["transactionIndex"]] = first or 0
+        marked.append({**r, "postedByBatchId": skipped.get(r["transactionIndex"])})
+    batch.remittances = marked
+    return skipped
+
+
+def _check_confirmable(db: Session, batch: ImportBatch, acknowledgement: str | None) -> None:
+    """PreconditionFailed when confirming would post twice, post rows still invalid, or post money
+    that does not balance without an acknowledgement."""
     if batch.status == "confirmed":
         raise PreconditionFailed(
             f"Import batch {batch.id} is already confirmed "
             f"({batch.entries_posted} entries posted); confirming again would post twice",
         )
-    blocking = blocking_rows(db, batch.id) if batch.status in ("parsed", "needs_review") else 0
+    if batch.status == "duplicate_remittance":
+        raise PreconditionFailed(
+            f"Import batch {batch.id} re-delivers remittances already posted by import batch "
+            f"{batch.redelivery_of_batch_id}; there is nothing to post (discard it)",
+        )
+    if batch.status == "held" and acknowledgement is None:
+        raise PreconditionFailed(_held_message(batch), details={"imbalance": batch.imbalance})
+    blocking = blocking_rows(db, batch.id) if batch.status in ("parsed", "needs_review", "held") else 0
     if blocking:
         raise PreconditionFailed(
             f"Import batch {batch.id} has {blocking} invalid row(s) still included; "
             "repair them (ingestion.repairImportRow) or exclude them "
             "(ingestion.setImportRowDecision) first",
         )
+
+
+def _held_message(batch: ImportBatch) -> str:
+    """What does not balance and the two ways forward, for the PRECONDITION_FAILED answer."""
+    imbalance = batch.imbalance or {}
+    parts = [
+        f"transaction {t['transactionIndex'] + 1} (trace {t.get('traceNumber') or 'none'}): BPR02 {t['expected']} "
+        f"but claims minus PLB {t['actual']}, difference {t['difference']}"
+        for t in imbalance.get("transactions", [])
+    ]
+    claims = imbalance.get("claims", [])
+    if claims:
+        parts.append(f"{len(claims)} claim(s) where CLP03 - CLP04 differs from the CAS adjustments")
+    return (
+        f"Import batch {batch.id} is held because the money does not balance: {'; '.join(parts)}. "
+        "Confirm with acknowledgeImbalance: {reason} to post it as it is, or discard it "
+        "(ingestion.discardImportBatch) and ask the payer for a corrected file"
+    )
 
 
 def _postable_rows(db: Session, batch_id: int) -> list[RowView]:

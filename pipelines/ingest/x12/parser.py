@@ -25,7 +25,7 @@ from pipelines.ingest.x12.delimiters import Delimiters, find_isa
 from pipelines.ingest.x12.envelope import ENVELOPE_IDS, EnvelopeValidator
 from pipelines.ingest.x12.errors import X12ParseError
 from pipelines.ingest.x12.quality import balance_checks
-from pipelines.ingest.x12.remittance_835 import ChunkOffsets, extract_835
+from pipelines.ingest.x12.remittance_835 import HEADER_WARNINGS, ChunkOffsets, extract_835
 from pipelines.ingest.x12.schemas import QUALITY, TABLES_835, TABLES_837, conform, empty
 from pipelines.ingest.x12.segments import text_array, tokenise, with_elements
 
@@ -48,6 +48,8 @@ class X12Result:
     interchanges: int
     transactions: int
     segments: int
+    # Header elements that were invalid but had a standard fallback ("segment N (BPR): ...").
+    warnings: tuple[str, ...] = ()
 
 
 def parse_x12(data: bytes | str, *, source: str = "<input>", strict_envelopes: bool = True) -> X12Result:
@@ -152,6 +154,7 @@ def _parse(chunks: Iterator[ChunkView], delims: Delimiters, *, source: str, stri
     parts: dict[str, list[pl.DataFrame]] = defaultdict(list)
     seg_offset = 0
     claim_offset = 0
+    warnings: list[str] = []
     for chunk in chunks:
         seg = tokenise(text_array(chunk.data), delims, seg_offset=seg_offset, source=source, ascii=chunk.ascii)
         if seg.height == 0:
@@ -166,7 +169,7 @@ def _parse(chunks: Iterator[ChunkView], delims: Delimiters, *, source: str, stri
             validator.feed(seg_no, sid, el)
         _check_content_inside_transactions(seg, env, was_open, source)
         if validator.kind == "835":
-            tables = extract_835(seg, delims, ChunkOffsets(txn_offset, claim_offset), source)
+            tables = _extract_835(seg, delims, ChunkOffsets(txn_offset, claim_offset), source, warnings)
             claim_offset += tables["remittance_claims"].height
         elif validator.kind == "837":
             tables = extract_837(
@@ -205,7 +208,18 @@ def _parse(chunks: Iterator[ChunkView], delims: Delimiters, *, source: str, stri
         interchanges=validator.interchanges,
         transactions=len(validator.transactions),
         segments=seg_offset,
+        warnings=tuple(warnings),
     )
+
+
+def _extract_835(
+    seg: pl.DataFrame, delims: Delimiters, offsets: ChunkOffsets, source: str, warnings: list[str]
+) -> dict[str, pl.DataFrame]:
+    """The chunk's 835 tables; the warnings of header fallbacks it used are appended to ``warnings``."""
+    tables = extract_835(seg, delims, offsets, source)
+    found = tables.pop(HEADER_WARNINGS)
+    warnings += [f"segment {n} (BPR): {m}" for n, m in zip(found["segment_number"], found["message"], strict=True)]
+    return tables
 
 
 def _with_envelope(remittances: pl.DataFrame, validator: EnvelopeValidator) -> pl.DataFrame:

@@ -1,6 +1,6 @@
 """Balancing checks on parsed 835 tables, reported as data rather than raised.
 
-- transaction_balance: BPR02 = sum(CLP04) - sum(PLB amounts)
+- transaction_balance: BPR02 = sum(CLP04) - sum(PLB amounts) (minus BPR02 when BPR03=D, a debit)
 - claim_balance: CLP03 - CLP04 = claim-level CAS + line-level CAS
 - line_balance: SVC02 - SVC03 = line CAS
 """
@@ -41,7 +41,11 @@ def balance_checks(tables: dict[str, pl.DataFrame]) -> pl.DataFrame:
         "transaction_index",
         _NULL_INT.alias("claim_index"),
         _NULL_INT.alias("line_index"),
-        pl.col("total_paid").alias("expected"),
+        # BPR03=D: the payer takes money back, so the claims and PLBs net to minus BPR02.
+        pl.when(pl.col("credit_debit") == "D")
+        .then(-pl.col("total_paid"))
+        .otherwise(pl.col("total_paid"))
+        .alias("expected"),
         (pl.col("_paid").fill_null(zero) - pl.col("plb_total")).alias("actual"),
     )
     clm = claims.select(

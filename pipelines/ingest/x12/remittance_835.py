@@ -29,6 +29,8 @@ _IN_CLAIM = pl.col("opener") == _OPENERS["CLP"]
 _IN_LINE = pl.col("opener") == _OPENERS["SVC"]
 _IN_CLAIM_OR_LINE = pl.col("opener").is_in([_OPENERS["CLP"], _OPENERS["SVC"]])
 _CAS_TRIPLETS = 6
+# Not a table of the 835: the warnings of header fallbacks, taken out by the parser before conforming.
+HEADER_WARNINGS = "header_warnings"
 _PLB_PAIRS = 6
 
 
@@ -122,7 +124,8 @@ def _rank_within(key: str) -> pl.Expr:
     return idx - start
 
 
-def _remittance_header(segs: Segments, source: str) -> pl.DataFrame:
+def _remittance_header(segs: Segments, source: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The BPR/TRN/DTM/N1/REF header of each transaction, and the warnings of header fallbacks used."""
     st = segs("ST").select("transaction_index", pl.col("seg_no").alias("st_segment_number"))
     bpr = _first_per(
         segs("BPR")
@@ -148,6 +151,17 @@ def _remittance_header(segs: Segments, source: str) -> pl.DataFrame:
             segment_id="ST",
             expected="BPR after ST",
         )
+    # An invalid BPR16 is not a whole-file failure: the standard fallback is the DTM*405
+    # production date, applied below once the header's DTM is joined, with a warning.
+    raw_date = pl.col("payment_date")
+    bad_date = raw_date.is_not_null() & (
+        (raw_date.str.len_bytes() != 8) | raw_date.str.strptime(pl.Date, "%Y%m%d", strict=False).is_null()
+    )
+    bpr = bpr.with_columns(
+        bad_date.alias("_bpr16_invalid"),
+        pl.col("seg_no").alias("_bpr_segment"),
+        pl.when(bad_date).then(None).otherwise(raw_date).alias("payment_date"),
+    )
     bpr = convert(bpr, {"total_paid": ("money", "BPR02"), "payment_date": ("date", "BPR16")}, source=source)
     trn = _first_per(
         segs("TRN")
@@ -185,9 +199,24 @@ def _remittance_header(segs: Segments, source: str) -> pl.DataFrame:
     out = st
     for part in (bpr.drop("seg_no", "sid"), trn, dtm, payer, payee, ref2u):
         out = out.join(part, on="transaction_index", how="left", maintain_order="left")
-    return out.with_columns(pl.coalesce("_payer_n104", "_payer_ref2u").alias("payer_id")).drop(
-        "_payer_n104", "_payer_ref2u"
+    out = out.with_columns(
+        pl.coalesce("_payer_n104", "_payer_ref2u").alias("payer_id"),
+        pl.when(pl.col("_bpr16_invalid"))
+        .then(pl.col("production_date"))
+        .otherwise(pl.col("payment_date"))
+        .alias("payment_date"),
     )
+    warnings = out.filter(pl.col("_bpr16_invalid")).select(
+        "transaction_index",
+        pl.col("_bpr_segment").alias("segment_number"),
+        pl.when(pl.col("production_date").is_null())
+        .then(pl.lit("BPR16 is not a valid CCYYMMDD date and there is no DTM*405 production date; no payment date"))
+        .otherwise(
+            pl.lit("BPR16 is not a valid CCYYMMDD date; the DTM*405 production date is used as the payment date")
+        )
+        .alias("message"),
+    )
+    return out.drop("_payer_n104", "_payer_ref2u", "_bpr16_invalid", "_bpr_segment"), warnings
 
 
 def _outside_claims(frame: pl.DataFrame, what: str, source: str) -> None:
@@ -496,7 +525,7 @@ def extract_835(seg: pl.DataFrame, delims: Delimiters, offsets: ChunkOffsets, so
     receiver) are joined later from the envelope check.
     """
     segs = Segments(annotate(seg, offsets), delims, source)
-    remittances = _remittance_header(segs, source)
+    remittances, header_warnings = _remittance_header(segs, source)
     adjustments = _adjustments(segs, source)
     remarks = _remarks(segs)
     plb = _provider_adjustments(segs, delims, source)
@@ -577,4 +606,5 @@ def extract_835(seg: pl.DataFrame, delims: Delimiters, offsets: ChunkOffsets, so
         "remittance_service_lines": lines,
         "remittance_remarks": remarks,
         "provider_adjustments": plb,
+        HEADER_WARNINGS: header_warnings,
     }

@@ -8,21 +8,29 @@ from tests.integration.api.money.ingestion.conftest import all_pages, expect_ok,
 
 BALANCED = [
     "stupidedi_5010_multi_claims_dental_single_check.835",
+    "stupidedi_5010_secondary_multi_triplet_cas_modifiers.835",
     "oopfactory_4010_reversals_denials_cr_bom_indented.835",
-    "nvmedicaid_5010_3st_denials_plb_nonfixed_isa.835",
     "pyx12_4010_reversal_correction_plb.835",
 ]
+# Every claim balances but the published BPR02 does not equal the claims minus PLB: held, posted with
+# an acknowledgement (see tests/unit/pipelines/ingest/x12/test_x12_fixtures.py TRANSACTION_BALANCES).
+HELD = {"oopfactory_4010_reversals_denials_cr_bom_indented.835", "pyx12_4010_reversal_correction_plb.835"}
+ACK = {"reason": "published sample: BPR02 known not to tie to the claims"}
 
 
-def _confirm(rpc, batch_id):
-    return rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch_id})
+def _confirm(rpc, batch_id, **extra):
+    return rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch_id, **extra})
+
+
+def _confirm_acknowledged(rpc, batch_id):
+    return _confirm(rpc, batch_id, acknowledgeImbalance=ACK)
 
 
 def test_confirm_posts_entries_whose_totals_equal_the_file_to_the_cent(member):
     for name in BALANCED:  # distinct claim keys, so no file's reversals link to another file's entries
         batch = upload_json(member.rpc, x12_bytes(name), name).data["batch"]
-        assert batch["status"] == "parsed", name
-        confirmed = _confirm(member.rpc, batch["id"]).data
+        assert batch["status"] == ("held" if name in HELD else "parsed"), name
+        confirmed = _confirm_acknowledged(member.rpc, batch["id"]).data
         assert confirmed["batch"]["status"] == "confirmed" and confirmed["batch"]["confirmedBy"] == member.user_id
         entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"]})
         assert len(entries) == confirmed["entriesPosted"] > 0, name
@@ -65,6 +73,8 @@ def _original_of_first_reversed_claim() -> bytes:
         .replace("CAS*CR*45*-100", "CAS*CO*45*100")
         for s in first_claim
     ]
+    # The first payment came with its own check: another trace number, or it would be the same remittance.
+    header = [h.replace("TRN*1*0004926*", "TRN*1*0004925*") for h in header]
     body = header[2:] + replaced
     st_to_se = [header[2], *body[1:], f"SE*{len(body) + 1}*40731"]
     return ("~".join(header[:2] + st_to_se + trailer) + "~").encode()
@@ -73,14 +83,15 @@ def _original_of_first_reversed_claim() -> bytes:
 def test_reversal_reverses_the_original_entries_and_the_correction_posts_normally(member):
     original = _original_of_first_reversed_claim()
     first = upload_json(member.rpc, original, "original.835").data["batch"]
-    assert first["status"] == "parsed", first
-    expect_ok(_confirm(member.rpc, first["id"]))
+    # The fragment keeps the file's BPR02 (5950.21) with one claim of it: held, acknowledged.
+    assert first["status"] == "held", first
+    expect_ok(_confirm_acknowledged(member.rpc, first["id"]))
     paid = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": first["id"]})
     by_component = {e["component"]: e for e in paid}
     assert Decimal(by_component["paid"]["amount"]) == Decimal("210.00")
 
     batch = upload_json(member.rpc, x12_bytes("pyx12_4010_reversal_correction_plb.835"), "rev.835").data["batch"]
-    expect_ok(_confirm(member.rpc, batch["id"]))
+    expect_ok(_confirm_acknowledged(member.rpc, batch["id"]))
     entries = all_pages(
         member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"], "claimKey": "123839-24635"}
     )
@@ -162,12 +173,15 @@ def test_excluded_rows_are_not_posted(member):
 
 def test_excluding_an_unbalanced_remittance_claim_excludes_its_adjustments(member):
     batch = upload_json(member.rpc, x12_bytes("oopfactory_5010_three_interchanges_masked.835"), "m.835").data["batch"]
-    assert batch["status"] == "needs_review"
+    # Unbalanced claims (invalid rows too) and BPR02s that do not tie hold the batch; excluding the claims
+    # leaves the transaction imbalance, so the confirm still acknowledges it.
+    assert batch["status"] == "held" and batch["imbalance"]["claims"] and batch["imbalance"]["transactions"]
     invalid = all_pages(member.rpc, "ingestion.listImportRows", {"batchId": batch["id"], "status": "invalid"})
     assert invalid and all(r["entity"] == "remittance_claim" and "claim_balance" in r["errors"][0] for r in invalid)
     for row in invalid:
         expect_ok(member.rpc.mutation("ingestion.setImportRowDecision", {"rowId": row["id"], "decision": "exclude"}))
-    expect_ok(_confirm(member.rpc, batch["id"]))
+    assert member.rpc.query("ingestion.getImportBatch", {"batchId": batch["id"]}).data["status"] == "held"
+    expect_ok(_confirm_acknowledged(member.rpc, batch["id"]))
     rows = all_pages(member.rpc, "ingestion.listImportRows", {"batchId": batch["id"], "decision": "include"})
     included_claims = {r["rowNumber"] for r in rows if r["entity"] == "remittance_claim"}
     entries = all_pages(member.rpc, "ingestion.listFinancialEntries", {"batchId": batch["id"]})

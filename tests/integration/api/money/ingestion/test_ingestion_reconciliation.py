@@ -68,7 +68,9 @@ def test_a_second_payment_of_the_same_claim_is_a_duplicate_payment(member, corpu
     for name, data in (
         ("c.837", claims),
         ("r1.835", remit),
-        ("r2.835", remit.replace(b"CLEARHOUSE01", b"CLEARHOUSE02")),
+        # A new envelope AND new trace numbers: a second remittance paying the same claims again
+        # (the same remittance merely re-sent would be recognised and post nothing).
+        ("r2.835", remit.replace(b"CLEARHOUSE01", b"CLEARHOUSE02").replace(b"TRN*1*", b"TRN*1*R")),
     ):
         batch = upload_json(member.rpc, data, name).data["batch"]
         expect_ok(member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}))

@@ -161,9 +161,24 @@ def test_amount_with_too_many_decimals_is_not_truncated() -> None:
 
 
 def test_bad_date_names_segment() -> None:
-    err = raises(envelope(body(*CLAIM)).replace("20240105", "20241305"))
-    assert (err.segment_number, err.segment_id) == (4, "BPR")
-    assert "BPR16" in str(err)
+    claim = [*CLAIM[:2], "DTM*232*20241305", *CLAIM[2:]]
+    err = raises(envelope(body(*claim)))
+    assert (err.segment_number, err.segment_id) == (11, "DTM")
+    assert "DTM02" in str(err)
+
+
+def test_bad_bpr16_is_a_warning_with_the_production_date_as_fallback() -> None:
+    # BPR16 has a standard fallback (DTM*405), so a bad one is a warning, never a failed file.
+    with_405 = body(*CLAIM)
+    with_405.insert(2, "DTM*405*20240103")
+    result = parse_x12(envelope(with_405).replace("20240105", "20241305"))
+    assert str(result.tables["remittances"]["payment_date"][0]) == "2024-01-03"
+    assert result.warnings == (
+        "segment 4 (BPR): BPR16 is not a valid CCYYMMDD date; the DTM*405 production date is used as the payment date",
+    )
+    alone = parse_x12(envelope(body(*CLAIM)).replace("20240105", "20241305"))
+    assert alone.tables["remittances"]["payment_date"][0] is None
+    assert "no DTM*405" in alone.warnings[0]
 
 
 def test_phi_never_appears_in_messages() -> None:
