@@ -3,22 +3,28 @@
 Every decision comes from the reference seeds (``pipelines.ingest.reference``):
 
 1. The CARC row gives category, is_denial, hard/soft and preventable. A CARC
-   not in the seeds becomes ``other``, and counts as a denial when the group
-   says unknown codes do (CO/OA/PI) - it is never dropped.
+   not in the seeds becomes ``unclassified`` with basis ``unknown_carc`` and is
+   not a denial (the group rule's ``unknown_carc_is_denial`` says so for every
+   group): an unknown code is reported, never silently counted as lost money.
 2. For "see the remark" CARCs (seed ``rarc_refinable_carcs``), the first RARC
-   with a category hint refines the category.
+   with a category hint refines the category. "First" is defined once, by
+   ``ordered_rarcs``: the line's LQ codes in file order, then the claim's
+   MOA/MIA codes in file order (the SQL model orders by the same file position).
 3. The group rule has the last word: PR forces ``patient_responsibility``
    and not-a-denial; CR (4010 correction/reversal) is not a new denial.
 
-Zero-amount adjustments are the caller's business (filter before
-classifying). ``classify_adjustment`` and ``classify_frame`` implement the same
-rules; the frame version is a join, for millions of rows.
+The codes decide the category; whether an amount *counts* as denied money is
+``counts_as_denial``: only a positive amount on an adjudication (not a CLP02=22
+reversal, not a CLP02=25 predetermination). ``classify_adjustment`` and
+``classify_frame`` implement the same rules; the frame version is a join, for
+millions of rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 
 import polars as pl
 
@@ -28,6 +34,14 @@ BASIS_CARC = "carc_table"
 BASIS_UNKNOWN_CARC = "unknown_carc"
 BASIS_RARC_PREFIX = "rarc_hint:"
 BASIS_GROUP_PREFIX = "group:"
+#: The category of a CARC the seeds do not know (reported, never a denial).
+UNCLASSIFIED = "unclassified"
+
+#: CLP02 statuses whose adjustments are never denials: a reversal undoes an earlier decision and a
+#: predetermination prices a service that has not been adjudicated yet.
+REVERSAL_STATUS = "22"
+PREDETERMINATION_STATUS = "25"
+NON_ADJUDICATION_STATUSES = frozenset({REVERSAL_STATUS, PREDETERMINATION_STATUS})
 
 #: Columns ``classify_frame`` adds.
 CLASSIFICATION_COLUMNS = ("denial_category", "is_denial", "hard_or_soft", "preventable", "classification_basis")
@@ -52,6 +66,22 @@ def _normalise_code(value: str | None) -> str:
     return (value or "").strip().upper()
 
 
+def ordered_rarcs(line_rarcs: Iterable[str], claim_rarcs: Iterable[str]) -> list[str]:
+    """The RARCs that apply to an adjustment, in the order the first-RARC rule reads them: the
+    line's LQ codes in file order, then the claim's MOA/MIA codes in file order (pass no line codes
+    for a claim-level adjustment). The most specific remark speaks first."""
+    return [*line_rarcs, *claim_rarcs]
+
+
+def counts_as_denial(is_denial: bool, amount: Decimal | float | int | None, claim_status: str | None) -> bool:
+    """Whether a classified adjustment's amount is denied money: a zero amount is a code reported
+    for information (``CAS*CO*97*0``), a negative one gives money back (CO-94 of -30), and neither a
+    reversal nor a predetermination is a new denial."""
+    if not is_denial or amount is None or amount <= 0:
+        return False
+    return (claim_status or "") not in NON_ADJUDICATION_STATUSES
+
+
 def classify_adjustment(
     group_code: str,
     carc: str | None,
@@ -70,7 +100,7 @@ def classify_adjustment(
 
     if carc_rule is None:
         category, is_denial, hard_or_soft, preventable, basis = (
-            "other",
+            UNCLASSIFIED,
             rule.unknown_carc_is_denial,
             None,
             None,
@@ -136,7 +166,9 @@ def classify_frame(
 
     known = pl.col("carc_category").is_not_null()
     refined = known & pl.col("carc_refinable") & pl.col("__hint").is_not_null()
-    base_category = pl.when(refined).then(pl.col("__hint")).otherwise(pl.col("carc_category").fill_null("other"))
+    base_category = (
+        pl.when(refined).then(pl.col("__hint")).otherwise(pl.col("carc_category").fill_null(pl.lit(UNCLASSIFIED)))
+    )
     base_basis = (
         pl.when(refined)
         .then(pl.lit(BASIS_RARC_PREFIX) + pl.col("__hint_rarc"))

@@ -5,8 +5,13 @@ transaction). The amounts always come from the file, so posted totals tie to
 the parsed totals to the cent:
 
 - 835 claim (CLP): a `payment` of CLP04 (skipped when a denied claim paid 0);
-  each CAS amount as `denial` (denied claim CLP02=4, or a denial CARC),
-  `patient_responsibility` (group PR) or `adjustment`.
+  each CAS amount as `denial` (a positive amount on a denied claim CLP02=4, or
+  of a denial CARC), `patient_responsibility` (group PR) or `adjustment`. Zero
+  and negative amounts are never denials (``counts_as_denial``).
+- 835 predetermination (CLP02=25): it prices a service that has not been
+  adjudicated, so it is neither a payment nor a denial: no `payment` when CLP04
+  is 0, and its CAS amounts post as `adjustment` (so the ledger still ties to
+  the file's CAS total) with ``is_denial`` false.
 - 835 reversal (CLP02=22): every amount posts as `reversal`, linked with
   `reverses_entry_id` to the original claim's matching entry when it was posted
   earlier (`link_reversals`); the corrected claim that follows posts normally.
@@ -23,9 +28,15 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, TypedDict
 
-from pipelines.ingest.classify import Classification, UnknownGroupCodeError, classify_adjustment
+from pipelines.ingest.classify import (
+    PREDETERMINATION_STATUS,
+    REVERSAL_STATUS,
+    Classification,
+    UnknownGroupCodeError,
+    classify_adjustment,
+    counts_as_denial,
+)
 
-REVERSAL_STATUS = "22"
 DENIED_STATUS = "4"
 
 
@@ -128,24 +139,29 @@ def _amount(value: Any) -> Decimal:
     return _money(value) or Decimal("0.00")
 
 
-def _adjustment_entry_type(claim_status: str | None, group: str | None, result: Classification | None) -> str:
-    """How an adjustment posts: a reversal's amounts reverse, group PR is the patient's share, a denied
-    claim's or denial CARC's amount is a denial, and anything else a contractual adjustment."""
+def _adjustment_entry_type(
+    claim_status: str | None, group: str | None, result: Classification | None, amount: Decimal
+) -> str:
+    """How an adjustment posts: a reversal's amounts reverse, group PR is the patient's share, a
+    positive amount on a denied claim or of a denial CARC is a denial, and anything else (zero and
+    negative amounts included) an adjustment."""
     if claim_status == REVERSAL_STATUS:
         return "reversal"
     if group == "PR":
         return "patient_responsibility"
-    if claim_status == DENIED_STATUS or (result is not None and result.is_denial):
+    denial_code = claim_status == DENIED_STATUS or (result is not None and result.is_denial)
+    if counts_as_denial(denial_code, amount, claim_status):
         return "denial"
     return "adjustment"
 
 
 def _remittance_claim_plans(row: RowView) -> list[EntryPlan]:
-    """The CLP payment (a reversal when CLP02=22); a denied claim that paid nothing posts no payment."""
+    """The CLP payment (a reversal when CLP02=22); a denied claim or a predetermination that paid nothing
+    posts no payment."""
     d = row.data
     status = d.get("claim_status_code")
     paid = _amount(d.get("paid_amount"))
-    if status == DENIED_STATUS and paid == 0:
+    if status in (DENIED_STATUS, PREDETERMINATION_STATUS) and paid == 0:
         return []
     return [
         EntryPlan(
@@ -172,11 +188,12 @@ def _adjustment_plan(row: RowView, claim: RowView, classifier: Classifier) -> En
     status = d.get("claim_status_code")
     group = d.get("group_code")
     result = _classify(classifier, group, d.get("carc"), d.get("rarcs") or [])
+    amount = _amount(d.get("amount"))
     return EntryPlan(
         row.row_id,
-        _adjustment_entry_type(status, group, result),
+        _adjustment_entry_type(status, group, result, amount),
         "cas",
-        _amount(d.get("amount")),
+        amount,
         claim_key=d.get("patient_control_number"),
         payer_claim_number=d.get("payer_claim_control_number"),
         claim_status_code=status,
@@ -186,7 +203,7 @@ def _adjustment_plan(row: RowView, claim: RowView, classifier: Classifier) -> En
         carc=d.get("carc"),
         rarcs=list(d.get("rarcs") or []),
         denial_category=result.category if result else None,
-        is_denial=bool(result and result.is_denial and status != REVERSAL_STATUS),
+        is_denial=counts_as_denial(bool(result and result.is_denial), amount, status),
         service_date=_date(d.get("service_date")),
         payment_date=_date(d.get("payment_date")),
         reference=d.get("trace_number"),
@@ -284,14 +301,14 @@ def _csv_payment_plans(row: RowView, classifier: Classifier) -> list[EntryPlan]:
         plans.append(
             EntryPlan(
                 row.row_id,
-                _adjustment_entry_type(None, group, result),
+                _adjustment_entry_type(None, group, result, adjustment),
                 "adjustment",
                 adjustment,
                 group_code=group,
                 carc=d.get("carc"),
                 rarcs=list(d.get("rarc") or []),
                 denial_category=result.category if result else None,
-                is_denial=bool(result and result.is_denial),
+                is_denial=counts_as_denial(bool(result and result.is_denial), adjustment, None),
                 payment_date=_date(d.get("payment_date")),
                 reference=d.get("check_number"),
                 **claim,

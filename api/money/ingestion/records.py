@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from api.money.ingestion import rules
+from pipelines.ingest.classify import ordered_rarcs
 
 
 @dataclass
@@ -154,7 +155,9 @@ def _adjustment_data(
         "payer_name": claim["payer_name"],
         "payment_date": claim["payment_date"],
         "trace_number": claim["trace_number"],
-        "rarcs": list(line.get("remark_codes") or claim.get("remark_codes") or []),
+        # The first-RARC rule (pipelines.ingest.classify.ordered_rarcs): the line's LQ codes in file
+        # order, then the claim's MOA/MIA codes in file order; the marts order the same way.
+        "rarcs": ordered_rarcs(line.get("remark_codes") or [], claim.get("remark_codes") or []),
         "service_date": line.get("service_date_from") or claim.get("statement_from"),
         "procedure_code": line.get("procedure_code"),
     }

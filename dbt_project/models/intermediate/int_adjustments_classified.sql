@@ -1,10 +1,14 @@
 -- Every CAS triplet classified with the reference seeds, the same rules as
--- pipelines.ingest.classify (kept in step by tests/integration/pipeline):
+-- pipelines.ingest.classify (kept in step by tests/integration/pipelines):
 --   1. the CARC row gives category, is_denial, hard/soft, preventable; an unknown CARC is
---      `other` and a denial when its group says unknown codes are (CO/OA/PI);
---   2. for "see the remark" CARCs the first RARC with a hint refines the category
---      (first = lowest code among the applicable remarks: line LQ for line CAS, MOA/MIA for claim CAS);
---   3. the group rule has the last word (PR -> patient_responsibility, not a denial; CR -> not a new denial).
+--      `unclassified` (basis unknown_carc) and not a denial: it is reported, never counted as lost money;
+--   2. for "see the remark" CARCs the first RARC with a hint refines the category; "first" is file
+--      order at the most specific level (classify.ordered_rarcs): the line's LQ codes, then the claim's
+--      MOA/MIA codes (a claim-level CAS reads only the claim's);
+--   3. the group rule has the last word (PR -> patient_responsibility, not a denial; CR -> not a new denial);
+--   4. only a positive amount on an adjudication counts (classify.counts_as_denial): zero is
+--      informational, negative gives money back, CLP02=22 reversals and CLP02=25 predeterminations
+--      are not new denials.
 -- `is_payer_denial` is wider than `is_denial`: the payer refused the service, whoever owes the
 -- money (a non-covered service moved to the patient under PR is a payer denial, not a provider loss).
 with adjustments as (
@@ -14,38 +18,43 @@ remittance_claims as (
     select remittance_claim_key, claim_key, payer_key, payment_date, claim_status_code
     from {{ ref('stg_era__claims') }}
 ),
-remarks as (
+applicable_remarks as (
     select
-        remittance_claim_key,
-        coalesce(line_index, -1) as line_position,
-        rarc
-    from {{ ref('stg_era__remarks') }}
+        adjustments.adjustment_key,
+        remarks.rarc,
+        case when remarks.line_index is null then 1 else 0 end as level_rank,
+        coalesce(remarks.remark_index, 0) as remark_index
+    from adjustments
+    inner join {{ ref('stg_era__remarks') }} as remarks
+        on remarks.remittance_claim_key = adjustments.remittance_claim_key
+        and (remarks.line_index = adjustments.line_index or remarks.line_index is null)
 ),
 remark_lists as (
-    select remittance_claim_key, line_position, string_agg(rarc, ',' order by rarc) as rarc_codes
-    from remarks
-    group by remittance_claim_key, line_position
+    select
+        adjustment_key,
+        string_agg(rarc, ',' order by level_rank, remark_index, rarc) as rarc_codes
+    from applicable_remarks
+    group by adjustment_key
 ),
 hinted as (
     select
-        remarks.remittance_claim_key,
-        remarks.line_position,
-        remarks.rarc,
+        applicable_remarks.adjustment_key,
+        applicable_remarks.rarc,
         hints.category_hint,
-        row_number()
-            over (partition by remarks.remittance_claim_key, remarks.line_position order by remarks.rarc)
-            as hint_rank
-    from remarks
-    inner join {{ ref('stg_reference__rarc_hints') }} as hints on hints.rarc = remarks.rarc
+        row_number() over (
+            partition by applicable_remarks.adjustment_key
+            order by applicable_remarks.level_rank, applicable_remarks.remark_index, applicable_remarks.rarc
+        ) as hint_rank
+    from applicable_remarks
+    inner join {{ ref('stg_reference__rarc_hints') }} as hints on hints.rarc = applicable_remarks.rarc
 ),
 first_hint as (
-    select remittance_claim_key, line_position, rarc, category_hint from hinted
+    select adjustment_key, rarc, category_hint from hinted
     where hint_rank = 1
 ),
 joined as (
     select
         adjustments.*,
-        coalesce(adjustments.line_index, -1) as line_position,
         remittance_claims.claim_key,
         remittance_claims.payer_key,
         remittance_claims.payment_date,
@@ -65,12 +74,8 @@ joined as (
         group_rules.unknown_carc_is_denial
     from adjustments
     inner join remittance_claims on remittance_claims.remittance_claim_key = adjustments.remittance_claim_key
-    left join remark_lists
-        on remark_lists.remittance_claim_key = adjustments.remittance_claim_key
-        and remark_lists.line_position = coalesce(adjustments.line_index, -1)
-    left join first_hint
-        on first_hint.remittance_claim_key = adjustments.remittance_claim_key
-        and first_hint.line_position = coalesce(adjustments.line_index, -1)
+    left join remark_lists on remark_lists.adjustment_key = adjustments.adjustment_key
+    left join first_hint on first_hint.adjustment_key = adjustments.adjustment_key
     left join {{ ref('stg_reference__carc') }} as carc on carc.carc = adjustments.carc
     left join {{ ref('stg_reference__refinable_carcs') }} as refinable on refinable.carc = adjustments.carc
     left join {{ ref('stg_reference__group_rules') }} as group_rules on group_rules.group_code = adjustments.group_code
@@ -79,31 +84,33 @@ refined as (
     select
         *,
         case
-            when not carc_known then 'other'
+            when not carc_known then 'unclassified'
             when carc_is_refinable and category_hint is not null then category_hint
             else carc_category
         end as cause_category,
         case
-            when not carc_known then coalesce(unknown_carc_is_denial, true)
+            when not carc_known then coalesce(unknown_carc_is_denial, false)
             else carc_is_denial
         end as carc_says_denial,
         case
             when not carc_known then 'unknown_carc'
             when carc_is_refinable and category_hint is not null then 'rarc_hint:' || hint_rarc
             else 'carc_table'
-        end as carc_basis
+        end as carc_basis,
+        -- classify.counts_as_denial: money counts only when positive and adjudicated
+        amount > 0 and coalesce(claim_status_code, '') not in ('22', '25') as amount_counts
     from joined
 ),
 classified as (
     select
         *,
         coalesce(category_override, cause_category) as denial_category,
-        coalesce(is_denial_override, carc_says_denial) as is_denial,
+        amount_counts and coalesce(is_denial_override, carc_says_denial) as is_denial,
         case
             when category_override is not null or is_denial_override is not null then 'group:' || group_code
             else carc_basis
         end as classification_basis,
-        (group_code <> 'CR' and carc_says_denial) as is_payer_denial
+        (amount_counts and group_code <> 'CR' and carc_says_denial) as is_payer_denial
     from refined
 )
 select
@@ -128,7 +135,7 @@ select
     quantity,
     denial_category,
     cause_category,
-    coalesce(carc_category, 'other') as carc_category,
+    coalesce(carc_category, 'unclassified') as carc_category,
     is_denial,
     is_payer_denial,
     case when is_denial then carc_hard_or_soft end as hard_or_soft,

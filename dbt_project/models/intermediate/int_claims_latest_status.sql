@@ -2,7 +2,8 @@
 -- the first non-reversal CLP is the initial decision; a CLP02=22 reversal undoes an earlier
 -- payment and a later non-reversal CLP with money is a re-payment. A claim denied at first and
 -- adjudicated again without a denial on a later remittance (paid, or moved to the patient's share)
--- is overturned; the money paid on those later remittances is "recovered".
+-- is overturned; the money paid on those later remittances is "recovered". Predeterminations
+-- (CLP02=25) are left out.
 with events as (
     select
         *,
@@ -14,6 +15,8 @@ with events as (
             partition by organization_id, client_id, claim_key, is_reversal order by event_sequence desc
         ) as position_from_end_in_kind
     from {{ ref('int_remittance_claims_summarised') }}
+    -- A predetermination (CLP02=25) is a price quote, not a decision: it neither opens nor closes a claim.
+    where not is_predetermination
 ),
 -- One aggregation pass per claim (no self-joins: PostgreSQL plans those badly without indexes).
 per_claim as (

@@ -73,15 +73,28 @@ select
     coalesce(totals.cr_amount, 0) as cr_amount,
     coalesce(totals.claim_level_adjustment_total, 0) as claim_level_adjustment_total,
     remittance_claims.claim_status_code = '22' as is_reversal,
-    remittance_claims.claim_status_code <> '22' and remittance_claims.claim_status_code = '4' as is_fully_denied,
+    -- CLP02=25 prices a service that has not been adjudicated: no denial, no payment, not a decision.
+    remittance_claims.claim_status_code = '25' as is_predetermination,
+    -- Fully denied: an adjudication that paid nothing and denied all the charges, whether the payer
+    -- said so with CLP02=4 or denied every line under CLP02=1/2/3 (a payer-denied total of at least the charge).
     (
-        remittance_claims.claim_status_code <> '22'
+        remittance_claims.claim_status_code not in ('22', '25')
+        and remittance_claims.paid_amount = 0
+        and (
+            remittance_claims.claim_status_code = '4'
+            or (
+                remittance_claims.billed_amount > 0
+                and coalesce(totals.denied_amount, 0) >= remittance_claims.billed_amount
+            )
+        )
+    ) as is_fully_denied,
+    (
+        remittance_claims.claim_status_code not in ('22', '25')
         and (remittance_claims.claim_status_code = '4' or coalesce(totals.has_payer_denial, false))
     ) as is_denied,
-    case when remittance_claims.claim_status_code = '22' then 0 else coalesce(totals.denied_amount, 0) end
-        as denied_amount,
-    case when remittance_claims.claim_status_code = '22' then 0 else coalesce(totals.provider_denied_amount, 0) end
-        as provider_denied_amount,
+    -- is_payer_denial / is_denial are already false on reversals and predeterminations (int_adjustments_classified).
+    coalesce(totals.denied_amount, 0) as denied_amount,
+    coalesce(totals.provider_denied_amount, 0) as provider_denied_amount,
     primary_denial.cause_category as primary_denial_category,
     primary_denial.carc_category as primary_carc_category,
     primary_denial.group_code as primary_denial_group_code,

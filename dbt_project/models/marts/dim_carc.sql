@@ -20,7 +20,7 @@ rows_per_tenant as (
         client_id,
         carc,
         cast(null as varchar) as carc_summary,
-        'other' as carc_category,
+        'unclassified' as carc_category,
         cast(null as boolean) as carc_is_denial,
         cast(null as varchar) as hard_or_soft,
         cast(null as varchar) as preventable,

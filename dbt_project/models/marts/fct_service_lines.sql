@@ -2,12 +2,13 @@
 -- adjustments by group, and the expected (contracted) allowed amount with the variance.
 -- Expected allowed: fee_schedule -> least(charge, allowed_per_unit x units); pct_of_charges ->
 -- charge x pct; both truncated to the cent. Variance is only computed for lines the payer did
--- not deny (a denied line is a denial, not an underpayment) and not for reversals.
+-- not deny (a denied line is a denial, not an underpayment), not for reversals and not for
+-- predeterminations (CLP02=25 quotes a price; nothing was paid that could be under the contract).
 with lines as (
     select * from {{ ref('stg_era__service_lines') }}
 ),
 claims as (
-    select remittance_claim_key, claim_key, payer_key, payment_date, claim_status_code, is_reversal
+    select remittance_claim_key, claim_key, payer_key, payment_date, claim_status_code, is_reversal, is_predetermination
     from {{ ref('int_remittance_claims_summarised') }}
 ),
 adjustments as (
@@ -40,6 +41,8 @@ joined as (
         claims.payment_date,
         claims.claim_status_code,
         claims.is_reversal,
+        not claims.is_reversal and not claims.is_predetermination and not coalesce(adjustments.is_denied, false)
+            as is_priced,
         coalesce(adjustments.adjustment_total, 0) as adjustment_total,
         coalesce(adjustments.co_amount, 0) as co_amount,
         coalesce(adjustments.pr_amount, 0) as pr_amount,
@@ -89,10 +92,10 @@ select
     pi_amount,
     denied_amount,
     is_denied,
-    case when not is_reversal and not is_denied then {{ money('contract_allowed_amount') }} end
+    case when is_priced then {{ money('contract_allowed_amount') }} end
         as expected_allowed_amount,
     case
-        when not is_reversal and not is_denied and contract_allowed_amount is not null and allowed_amount is not null
+        when is_priced and contract_allowed_amount is not null and allowed_amount is not null
             then {{ money('allowed_amount - ' ~ money('contract_allowed_amount')) }}
     end as allowed_variance
 from joined

@@ -1,4 +1,5 @@
--- RARC remark codes; line_index is null for claim-level remarks (MOA/MIA).
+-- RARC remark codes; line_index is null for claim-level remarks (MOA/MIA); remark_index is the
+-- file order inside the claim (what "the first RARC" means).
 select
     {{ tenant_key('client_id', file_prefix(), 'claim_index') }} as remittance_claim_key,
     organization_id,
@@ -7,5 +8,6 @@ select
     claim_index,
     line_index,
     source as remark_source,
+    remark_index,
     upper(trim(code)) as rarc
 from {{ source('era', 'remittance_remarks') }}

@@ -338,8 +338,12 @@ def _remarks(segs: Segments) -> pl.DataFrame:
             .explode(["_pos", "code"])
         )
     out = pl.concat([lq, *moa_mia], how="vertical")
-    return out.filter(pl.col("code").is_not_null() & (pl.col("code").str.len_bytes() > 0)).sort(
+    ordered = out.filter(pl.col("code").is_not_null() & (pl.col("code").str.len_bytes() > 0)).sort(
         ["seg_no", "_pos"], maintain_order=True
+    )
+    # The file order inside the claim is what picks "the first RARC" on both the ledger and marts side.
+    return ordered.with_columns(
+        pl.int_range(pl.len()).over(["transaction_index", "claim_index"]).cast(pl.Int64).alias("remark_index")
     )
 
 

@@ -121,6 +121,8 @@ REMITTANCE_REMARKS: Schema = {
     "line_index": I,
     "source": S,
     "code": S,
+    # File order of the remark within its claim (0-based): "the first RARC" is defined on it.
+    "remark_index": I,
 }
 
 PROVIDER_ADJUSTMENTS: Schema = {

@@ -11,7 +11,7 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from pipelines.ingest.classify import classify_frame
+from pipelines.ingest.classify import classify_frame, counts_as_denial
 from pipelines.warehouse.snapshot import open_published, read_pointer
 
 pytestmark = pytest.mark.slow
@@ -181,18 +181,29 @@ def test_sql_classification_agrees_with_classify_frame(pipeline_world):
     with open_published(pipeline_world.data_dir) as snap:
         frame = pl.from_arrow(
             snap.connection.sql(
-                "select group_code, carc, rarc_codes, denial_category, is_denial, hard_or_soft, preventable, "
-                "classification_basis from fct_claim_adjustments"
+                "select group_code, carc, rarc_codes, amount, claim_status_code, denial_category, is_denial, "
+                "hard_or_soft, preventable, classification_basis from fct_claim_adjustments"
             ).to_arrow_table()
         )
     assert frame.height > 0
     python = classify_frame(
         frame.select("group_code", "carc", pl.col("rarc_codes").str.split(",").alias("rarcs")),
     )
+    # The codes decide the category; the amount and the claim status decide whether it counts as denied.
+    counted = [
+        counts_as_denial(bool(code_says), amount, status)
+        for code_says, amount, status in zip(
+            python["is_denial"], frame["amount"], frame["claim_status_code"], strict=True
+        )
+    ]
     assert python["denial_category"].to_list() == frame["denial_category"].to_list()
-    assert python["is_denial"].to_list() == frame["is_denial"].to_list()
-    assert python["hard_or_soft"].to_list() == frame["hard_or_soft"].to_list()
-    assert python["preventable"].to_list() == frame["preventable"].to_list()
+    assert counted == frame["is_denial"].to_list()
+    assert [v if c else None for v, c in zip(python["hard_or_soft"], counted, strict=True)] == frame[
+        "hard_or_soft"
+    ].to_list()
+    assert [v if c else None for v, c in zip(python["preventable"], counted, strict=True)] == frame[
+        "preventable"
+    ].to_list()
     assert python["classification_basis"].to_list() == frame["classification_basis"].to_list()
 
 

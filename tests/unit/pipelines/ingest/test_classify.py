@@ -61,9 +61,11 @@ def test_cr_reversal_is_not_a_new_denial():
     assert result.is_denial is False and result.category == "authorization" and result.basis == "group:CR"
 
 
-def test_unknown_carc_falls_back_to_other_per_group():
-    assert classify_adjustment("CO", "ZZ9", reference=REF) == Classification("other", True, None, None, "unknown_carc")
-    assert classify_adjustment("OA", "ZZ9", reference=REF).is_denial is True
+def test_unknown_carc_is_unclassified_and_never_a_denial():
+    # An unknown code is reported (basis unknown_carc), not silently counted as a denial under any group.
+    expected = Classification("unclassified", False, None, None, "unknown_carc")
+    for group in ("CO", "OA", "PI"):
+        assert classify_adjustment(group, "ZZ9", reference=REF) == expected
     assert classify_adjustment("CR", "ZZ9", reference=REF).is_denial is False
     assert classify_adjustment("PR", "ZZ9", reference=REF).category == "patient_responsibility"
 
@@ -91,7 +93,7 @@ def test_bad_seed_names_file_and_line(tmp_path):
     for path in REF.seed_dir.iterdir():
         (tmp_path / path.name).write_bytes(path.read_bytes())
     carcs = tmp_path / "carc_denial_categories.csv"
-    carcs.write_text(carcs.read_text() + "ZZ1,Made up,not_a_category,Y,hard,Y\n")
+    carcs.write_text(carcs.read_text() + "ZZ1,Made up,not_a_category,Y,hard,Y,test\n")
     with pytest.raises(ReferenceDataError, match=r"carc_denial_categories.csv line \d+: unknown category"):
         load_reference(tmp_path)
 
@@ -111,10 +113,10 @@ def test_frame_keeps_order_and_columns():
     assert out["denial_category"].to_list() == [
         "patient_responsibility",
         "registration",
-        "other",
+        "unclassified",
         "coordination_of_benefits",
     ]
-    assert out["is_denial"].to_list() == [False, True, True, False]
+    assert out["is_denial"].to_list() == [False, True, False, False]
 
 
 def _as_row(c: Classification) -> tuple:
