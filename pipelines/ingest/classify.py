@@ -212,3 +212,35 @@ def _attach_rarc_hint(work: pl.DataFrame, row_id: str, rarcs_column: str | None,
         .agg(pl.col("rarc_category_hint").first().alias("__hint"), pl.col("__rarc").first().alias("__hint_rarc"))
     )
     return work.join(exploded, on=row_id, how="left", maintain_order="left")
+
+
+def unknown_carcs(adjustments: pl.DataFrame, reference: Reference | None = None) -> list[dict[str, object]]:
+    """The CARCs of a parsed 835's CAS table that the reference map does not know, for the upload's
+    quality report: one entry per code with the group codes it came under, how many adjustments carry it
+    and their total amount (text, two decimals). They are `unclassified` (never denials) until someone
+    adds them to ``carc_denial_categories.csv``; this is how a person learns that they exist."""
+    ref = reference or load_reference()
+    if adjustments.is_empty():
+        return []
+    codes = adjustments.with_columns(pl.col("carc").str.strip_chars().str.to_uppercase().alias("carc"))
+    unknown = codes.filter(pl.col("carc").is_not_null() & ~pl.col("carc").is_in(list(ref.carcs)))
+    if unknown.is_empty():
+        return []
+    grouped = (
+        unknown.group_by("carc")
+        .agg(
+            pl.col("group_code").unique().sort().alias("group_codes"),
+            pl.len().alias("adjustments"),
+            pl.col("amount").sum().alias("amount"),
+        )
+        .sort("carc")
+    )
+    return [
+        {
+            "carc": row["carc"],
+            "groupCodes": row["group_codes"],
+            "adjustments": row["adjustments"],
+            "amount": f"{row['amount'] if row['amount'] is not None else Decimal(0):.2f}",
+        }
+        for row in grouped.iter_rows(named=True)
+    ]

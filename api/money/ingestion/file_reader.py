@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from api.money.ingestion.records import ParsedRow, rows_from_835, rows_from_837, rows_from_tabular
+from pipelines.ingest.classify import unknown_carcs
 from pipelines.ingest.detect import EmptyFileError, UnknownFormatError, detect_format
 from pipelines.ingest.tabular import ConnectorProfile, TabularFileError, read_tabular
 from pipelines.ingest.x12 import X12ParseError, parse_x12
@@ -134,6 +135,9 @@ def _parse_x12(data: bytes, filename: str, source_format: str) -> ParsedFile:
             "checks_failed": checks_failed,
             "balancing_failed": int(sum(checks_failed.values())),
             "claims": tables["remittance_claims"].height,
+            # Codes the reference map does not know: unclassified (never denials) and listed here so that
+            # someone classifies them instead of their money silently leaving the denial figures.
+            "unknown_carcs": unknown_carcs(tables["remittance_adjustments"]),
         }
         extra = {"imbalance": imbalance(quality, tables), "remittances": remittance_identities(tables["remittances"])}
     else:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
-from pipelines.ingest.classify import classify_adjustment, counts_as_denial, ordered_rarcs
+from pipelines.ingest.classify import classify_adjustment, counts_as_denial, ordered_rarcs, unknown_carcs
 from pipelines.ingest.x12 import parse_x12_file
 
 HAND = Path(__file__).resolve().parents[3] / "fixtures" / "x12" / "hand"
@@ -58,6 +58,14 @@ def test_unknown_carc_is_unclassified_not_denied():
     rows = _classified("unknown_carc.835")
     assert [(r[3], r[5], r[6]) for r in rows] == [("45", "contractual", False), ("ZZ9", "unclassified", False)]
     assert _denied_total(rows) == Decimal("0")
+
+
+def test_unknown_carcs_are_listed_for_the_upload_report():
+    adjustments = parse_x12_file(HAND / "unknown_carc.835").tables["remittance_adjustments"]
+    assert unknown_carcs(adjustments) == [{"carc": "ZZ9", "groupCodes": ["CO"], "adjustments": 1, "amount": "10.00"}]
+    # a file of known codes only reports nothing
+    known = parse_x12_file(HAND / "zero_and_negative.835").tables["remittance_adjustments"]
+    assert unknown_carcs(known) == []
 
 
 def test_zero_and_negative_amounts_never_deny():

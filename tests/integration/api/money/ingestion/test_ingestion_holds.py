@@ -177,3 +177,18 @@ def test_a_debit_remittance_posts_money_taken_back_not_a_payment(member):
     ledger = _ledger(member.rpc)
     assert money_sum(ledger, entryType="payment") == Decimal("230.00"), "the debit is not a payment"
     assert money_sum(ledger, component="paid") == Decimal("80.00")  # 230.00 paid, 150.00 taken back
+
+
+def test_an_unknown_carc_is_reported_on_the_batch_and_posts_unclassified(member):
+    """tests/fixtures/x12/hand/unknown_carc.835: CO-45 30.00 (known) and CO-ZZ9 10.00 (no such code)."""
+    batch = _upload(member.rpc, "unknown_carc.835")["batch"]
+    assert batch["status"] == "parsed"
+    assert batch["quality"]["unknown_carcs"] == [
+        {"carc": "ZZ9", "groupCodes": ["CO"], "adjustments": 1, "amount": "10.00"}
+    ]
+    _confirm(member.rpc, batch["id"]).data
+    adjustments = [e for e in _ledger(member.rpc) if e["entryType"] == "adjustment"]
+    assert sorted((e["carc"], e["amount"], e["denialCategory"]) for e in adjustments) == [
+        ("45", "30.00", "contractual"),
+        ("ZZ9", "10.00", "unclassified"),
+    ]
