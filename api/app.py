@@ -18,6 +18,7 @@ from api.infra.access_log import AccessLogMiddleware
 from api.infra.db.session import Database
 from api.infra.jobs.worker import Worker
 from api.infra.marts.reader import MartReader
+from api.infra.security_headers import SecurityHeadersMiddleware
 from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
 from api.platform.audit import service as audit_service
 from api.platform.auth.oidc import OidcVerifier
@@ -96,12 +97,14 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app = FastAPI(
         title="Denial-management platform",
         version=api.__version__,
-        docs_url=None,
+        docs_url="/docs" if services.settings.api_docs_enabled else None,
         redoc_url=None,
+        openapi_url="/openapi.json" if services.settings.api_docs_enabled else None,
         telemetry={"tracing": False, "metrics": False, "logs": False},
         lifespan=lifespan,
     )
     app.state.services = services
+    app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(AccessLogMiddleware)
     app.router.routes.append(
         Route(

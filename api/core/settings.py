@@ -27,6 +27,10 @@ class Settings(BaseSettings):
 
     session_ttl_hours: int = 12
 
+    # OpenAPI schema and Swagger UI at /openapi.json and /docs: off unless a deployment turns them on
+    # (the RPC contract is served to signed-in callers by `system.contract`).
+    api_docs_enabled: bool = False
+
     # OIDC (production identity provider). Unset = local identity provider only.
     oidc_issuer: str | None = None
     oidc_audience: str | None = None

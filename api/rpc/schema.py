@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
+import annotated_types
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from sqlalchemy import Select
@@ -19,8 +20,34 @@ from api.core.errors import InvalidInput
 
 T = TypeVar("T")
 
+#: What a BIGINT column holds (SQLite INTEGER and PostgreSQL bigint alike). An input integer outside
+#: this range would overflow in the database (a 500); every input integer is bounded to it at least.
+DB_INT_MAX = 2**63 - 1
+DB_INT_MIN = -(2**63)
+#: A database id in an input: 1..2^63-1.
+DbId = Annotated[int, Field(ge=1, le=DB_INT_MAX)]
+_BOUNDABLE = (int, int | None)
+
+
+def _bound_to_database(annotation: Any, metadata: list[Any]) -> bool:
+    """Add the database's integer bounds to a field's constraints where it has none; True if changed."""
+    if annotation not in _BOUNDABLE:
+        return False
+    changed = False
+    if not any(isinstance(m, annotated_types.Le | annotated_types.Lt) for m in metadata):
+        metadata.append(annotated_types.Le(DB_INT_MAX))
+        changed = True
+    if not any(isinstance(m, annotated_types.Ge | annotated_types.Gt) for m in metadata):
+        metadata.append(annotated_types.Ge(DB_INT_MIN))
+        changed = True
+    return changed
+
 
 class Schema(BaseModel):
+    """Base of every procedure input. Integer fields without their own bounds get the database's
+    (``DB_INT_MIN``..``DB_INT_MAX``), so no input reaches the database out of range and the contract
+    shows the bound; fields that need tighter ones declare them."""
+
     model_config = ConfigDict(
         alias_generator=to_camel,
         populate_by_name=True,
@@ -28,6 +55,14 @@ class Schema(BaseModel):
         extra="forbid",
         str_strip_whitespace=True,
     )
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        # Every field is visited (no short-circuit): each one without bounds gets them.
+        changed = [_bound_to_database(field.annotation, field.metadata) for field in cls.model_fields.values()]
+        if any(changed):
+            cls.model_rebuild(force=True)
 
 
 class Output(BaseModel):

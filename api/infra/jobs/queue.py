@@ -240,13 +240,15 @@ class QueueStats:
     running: int
 
 
-def queue_stats(db: Session, *, now: datetime | None = None) -> QueueStats:
-    """Depth and waiting time of the due queue, for the health check."""
+def queue_stats(db: Session, *, now: datetime | None = None, organization_id: int | None = None) -> QueueStats:
+    """Depth and waiting time of the due queue: installation-wide for the health check, or one
+    organization's jobs only (what a tenant may see of the queue)."""
     now = now or utcnow()
+    scope = [] if organization_id is None else [Job.organization_id == organization_id]
     depth, oldest = db.execute(
-        select(func.count(), func.min(Job.run_after)).where(Job.status == "queued", Job.run_after <= now)
+        select(func.count(), func.min(Job.run_after)).where(Job.status == "queued", Job.run_after <= now, *scope)
     ).one()
-    running = db.scalar(select(func.count()).select_from(Job).where(Job.status == "running"))
+    running = db.scalar(select(func.count()).select_from(Job).where(Job.status == "running", *scope))
     age = None
     if oldest is not None:
         # min() over a TypeDecorator column comes back raw on SQLite (a string or naive value).

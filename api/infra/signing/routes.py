@@ -29,8 +29,9 @@ def install(app: FastAPI, services: Services) -> None:
         try:
             published = keys.published()
         except SigningKeysUnavailable as exc:
+            # The reason names files on this server: it goes to the operator's log, not to the public.
             log.error("JWKS unavailable: %s", exc)
-            return _unavailable(str(exc))
+            return _unavailable("the signing keys cannot be read on this server; the operator's log says why")
         headers = {"Cache-Control": CACHE_CONTROL, "ETag": published.etag}
         if request.headers.get("if-none-match") == published.etag:
             return Response(status_code=304, headers=headers)

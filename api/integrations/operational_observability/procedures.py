@@ -81,9 +81,9 @@ def freshness(ctx: Context) -> FreshnessOut:
 
 @rpc.query("operationalObservability.queue")
 def queue(ctx: Context) -> QueueOut:
-    """Depth and oldest wait of the durable job queue, running jobs, this organization's jobs by status
-    and this client's pending pipeline runs."""
-    stats = queue_stats(ctx.db)
+    """This organization's part of the durable job queue: due jobs waiting, the oldest wait, running jobs,
+    its jobs by status, and this client's pending pipeline runs. Other organizations' work is not shown."""
+    stats = queue_stats(ctx.db, organization_id=ctx.org_id)
     by_status = dict(
         ctx.db.execute(
             select(Job.status, func.count()).where(Job.organization_id == ctx.org_id).group_by(Job.status)

@@ -39,8 +39,8 @@ class FreshnessOut(Output):
 
 
 class QueueOut(Output):
-    depth: int = Field(description="Jobs due now and waiting, installation-wide")
-    oldest_age_seconds: float | None
-    running: int
+    depth: int = Field(description="This organization's jobs due now and waiting")
+    oldest_age_seconds: float | None = Field(description="Wait of this organization's oldest due job")
+    running: int = Field(description="This organization's jobs running now")
     organization_jobs: dict[str, int] = Field(description="This organization's jobs by status")
     pipeline_runs_pending: int = Field(description="This client's pipeline runs queued or running")

@@ -9,7 +9,7 @@ from pydantic import Field
 from api.infra.marts.fields import ClientResults
 from api.infra.marts.inputs import MonthRange
 from api.infra.marts.serving import MartAnswer, Money
-from api.rpc.schema import Output
+from api.rpc.schema import DbId, Output
 
 PortfolioMetric = Literal[
     "initial_denial_rate",
@@ -47,7 +47,7 @@ class OverviewOut(MartAnswer):
 
 class CompareIn(MonthRange):
     metric: PortfolioMetric = "initial_denial_rate"
-    client_ids: list[int] | None = Field(default=None, max_length=50, description="Default: every client")
+    client_ids: list[DbId] | None = Field(default=None, max_length=50, description="Default: every client")
 
 
 class ComparePoint(Output):

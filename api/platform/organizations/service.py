@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -17,13 +18,23 @@ def slugify(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:80] or "org"
 
 
+def _free_slug(db: Session, base: str) -> str:
+    """`base`, or `base-<random>` when taken: a slug derived from a name never fails and never tells the
+    caller that another organization has that name."""
+    slug = base
+    while db.scalar(select(Organization.id).where(Organization.slug == slug)) is not None:
+        slug = f"{base[:71]}-{secrets.token_hex(4)}"
+    return slug
+
+
 # Positional on purpose for now: launcher.bootstrap calls it with six positional arguments.
 def create_organization(
     db: Session, name: str, slug: str | None, owner_id: int, client_name: str, client_npi: str | None
 ) -> tuple[Organization, Client]:
-    slug = slug or slugify(name)
+    slug = _free_slug(db, slugify(name)) if slug is None else slug
     if db.scalar(select(Organization.id).where(Organization.slug == slug)) is not None:
-        raise Conflict(f"The organization slug '{slug}' is taken; choose another")
+        # The caller's own choice is refused without echoing it or describing whoever holds it.
+        raise Conflict("This organization slug is not available; choose another")
     org = Organization(name=name, slug=slug)
     db.add(org)
     db.flush()

@@ -21,6 +21,20 @@ def test_duplicate_slug_is_conflict(make_member):
     )
     again = member.rpc.as_(member.token).mutation("organizations.create", {**body, "firstClientName": "Hosp"})
     assert again.code == "CONFLICT"
+    assert again.error["message"] == "This organization slug is not available; choose another"
+
+
+def test_a_name_another_tenant_uses_neither_fails_nor_reveals_that_tenant(make_member):
+    """Attack: probe for other hospitals by creating organizations named like them. The derived slug
+    is made unique instead of answering CONFLICT with the other tenant's slug."""
+    victim, prober = make_member(), make_member()
+    name = f"Saint Victim {victim.user_id}"
+    first = victim.rpc.as_(victim.token).mutation("organizations.create", {"name": name, "firstClientName": "Hosp"})
+    probe = prober.rpc.as_(prober.token).mutation("organizations.create", {"name": name, "firstClientName": "Hosp"})
+    assert first.status == 200 and probe.status == 200
+    first_slug, probe_slug = first.data["slug"], probe.data["slug"]
+    assert first_slug == f"saint-victim-{victim.user_id}"
+    assert probe_slug.startswith(first_slug + "-") and probe_slug != first_slug
 
 
 def test_client_selection_with_several_clients(make_member):
@@ -84,3 +98,14 @@ def test_platform_admin_suspends_organization(make_member):
     assert victim.rpc.query("organizations.get").status == 200
     settings = operator.rpc.query("admin.settings").data
     assert settings["procedures"] >= 27 and "secret" not in str(settings).lower()
+
+
+def test_an_id_beyond_the_database_range_is_bad_request_not_a_server_error(make_member):
+    """Attack (found by fuzzing): organizationId 2^63 overflowed the database integer and answered 500."""
+    operator = make_member(platform_admin=True)
+    for value in (2**63, 2**64 + 5, -(2**63) - 1):
+        r = operator.rpc.mutation("admin.suspendOrganization", {"organizationId": value, "reason": "probe"})
+        assert (r.status, r.code) == (400, "BAD_REQUEST"), value
+        assert r.error["data"]["issues"][0]["path"] == "organizationId"
+    fits = operator.rpc.mutation("admin.suspendOrganization", {"organizationId": 2**63 - 1, "reason": "probe"})
+    assert fits.code == "NOT_FOUND"
