@@ -13,7 +13,15 @@ from api.rpc.procedure import Procedure
 def validate_input(proc: Procedure, raw: Any, undefined: Any) -> Any:
     model = proc.input_model
     if model is None:
-        return None
+        # A procedure without input accepts nothing, null or {}; anything else is a caller's mistake
+        # (say, a field meant for another procedure) and must not be silently ignored.
+        if raw is undefined or raw is None or raw == {}:
+            return None
+        raise RpcError(
+            "BAD_REQUEST",
+            f"Invalid input: {proc.name} takes no input, got {_json_type(raw)}",
+            data={"issues": [{"path": "", "message": "expected no input"}]},
+        )
     if raw is undefined:
         raw = {}
     if not isinstance(raw, dict):

@@ -11,15 +11,43 @@ from __future__ import annotations
 import base64
 import re
 from datetime import date
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Annotated, Any, Self, TypeVar
 
-from pydantic import AfterValidator, BaseModel, Field, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, WithJsonSchema, model_validator
 
 from api.core.errors import InvalidInput
 from api.infra.marts.reader import ScopedMarts
 from api.rpc.schema import Schema
 
 M = TypeVar("M", bound=BaseModel)
+
+#: Amount filters: below a trillion dollars, two decimals.
+MAX_INPUT_AMOUNT = Decimal("1000000000000")
+
+
+def _amount(value: Any) -> Decimal:
+    """An amount given as a JSON number or a decimal string, exact to the cent. Refuses text that is not
+    a number, NaN/Infinity and absurd magnitudes with a message (ValueError: the validator reports it
+    as the field's issue)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float | Decimal):
+        raise ValueError("expected an amount such as 125.50")
+    try:
+        # A JSON number arrives as a float: its shortest repr is the decimal the caller wrote.
+        amount = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+    except InvalidOperation:
+        raise ValueError("expected an amount such as 125.50") from None
+    if not amount.is_finite() or abs(amount) >= MAX_INPUT_AMOUNT:
+        raise ValueError("expected a finite amount below 1,000,000,000,000")
+    return amount.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+#: An amount in a procedure's input (a filter such as "at least this gap").
+AmountInput = Annotated[
+    Decimal,
+    BeforeValidator(_amount),
+    WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "string", "pattern": r"^-?\d{1,13}(\.\d{1,2})?$"}]}),
+]
 
 _MONTH = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 _PAYER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._&'/-]{0,99}$")

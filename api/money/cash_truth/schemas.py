@@ -8,7 +8,7 @@ from typing import cast
 
 from pydantic import Field
 
-from api.infra.marts.inputs import DateRange, MartPageInput, MonthRange, PayerKey
+from api.infra.marts.inputs import AmountInput, DateRange, MartPageInput, MonthRange, PayerKey
 from api.infra.marts.serving import MartAnswer, MartPage, Money
 from api.money.revenue_reconciliation.deposit_basis import Basis
 from api.rpc.schema import Output
@@ -66,7 +66,7 @@ class ByPayerOut(MartAnswer):
 
 class GapsIn(MonthRange, MartPageInput):
     payer: PayerKey | None = None
-    min_gap: Money = Field(default=_ZERO, ge=0, description="Only payer-months whose gap is at least this")
+    min_gap: AmountInput = Field(default=_ZERO, ge=0, description="Only payer-months whose gap is at least this")
 
 
 class CashGap(CashFigures):

@@ -8,7 +8,7 @@ from typing import cast
 
 from pydantic import Field
 
-from api.infra.marts.inputs import MartPageInput, MonthRange, PayerKey
+from api.infra.marts.inputs import AmountInput, MartPageInput, MonthRange, PayerKey
 from api.infra.marts.serving import MartAnswer, MartPage, Money, OptionalMoney
 from api.rpc.schema import Output, Schema
 
@@ -20,7 +20,7 @@ class BalancesIn(MonthRange, MartPageInput):
     """Adjudication months, payer and a minimum balance."""
 
     payer: PayerKey | None = None
-    min_amount: Money = Field(default=_ZERO, ge=0)
+    min_amount: AmountInput = Field(default=_ZERO, ge=0)
 
 
 class PatientBalance(Output):

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from api.infra.marts.inputs import MartPageInput, MonthRange, PayerKey
+from api.infra.marts.inputs import AmountInput, MartPageInput, MonthRange, PayerKey
 from api.infra.marts.serving import MartAnswer, MartPage, Money, OptionalMoney
 from api.rpc.schema import Output, Schema
 
@@ -19,7 +19,9 @@ class VariancesIn(MonthRange, MartPageInput):
 
     payer: PayerKey | None = None
     procedure_code: str | None = ProcedureCode
-    min_amount: Money | None = Field(default=None, ge=0, description="Only claims whose variance is at least this")
+    min_amount: AmountInput | None = Field(
+        default=None, ge=0, description="Only claims whose variance is at least this"
+    )
 
 
 class ClaimVariance(Output):
