@@ -2,8 +2,8 @@
 
 The mart holds every cell tested for the tenant (counts and baseline); which of them are alerts is
 decided here, over all of them at once: a one-sided p-value per cell (statistics.py), then
-Benjamini-Hochberg across every cell of the tenant's snapshot, so that filtering a request by month,
-payer or metric never changes which cells are alerts.
+Benjamini-Hochberg across every cell of the tenant's snapshot (one family per metric), so that
+filtering a request by month or payer never changes which cells are alerts.
 """
 
 from __future__ import annotations
@@ -46,18 +46,28 @@ def cell_p_value(row: Mapping[str, Any]) -> float | None:
         )
     return statistics.mean_increase_p_value(
         float(row["metric_value"]),
-        int(row["sample_size"]),
         float(row["baseline_mean"]),
         None if row["baseline_stddev"] is None else float(row["baseline_stddev"]),
-        int(row["baseline_sample_size"]),
+        int(row["baseline_months"]),
     )
 
 
 def judge(rows: Sequence[Mapping[str, Any]]) -> dict[str, Judged]:
-    """p- and q-values of the tested cells, by alert_key; BH runs over all of `rows`."""
-    tested = [(row["alert_key"], p) for row in rows if (p := cell_p_value(row)) is not None]
-    q_values = statistics.benjamini_hochberg([p for _, p in tested])
-    return {key: Judged(p, q) for (key, p), q in zip(tested, q_values, strict=True)}
+    """p- and q-values of the tested cells, by alert_key.
+
+    BH runs once per metric over all of that metric's cells in `rows` (every payer, CARC and month):
+    CARC denial rates and days to pay are two families with their own false discovery rate, so the
+    hundreds of CARC cells do not drown a slow payer and a reader filtering by metric gets the
+    stated rate for that metric.
+    """
+    judged: dict[str, Judged] = {}
+    for metric in sorted({row["metric"] for row in rows}):
+        tested = [
+            (row["alert_key"], p) for row in rows if row["metric"] == metric and (p := cell_p_value(row)) is not None
+        ]
+        q_values = statistics.benjamini_hochberg([p for _, p in tested])
+        judged.update({key: Judged(p, q) for (key, p), q in zip(tested, q_values, strict=True)})
+    return judged
 
 
 def judge_snapshot(m: ScopedMarts) -> dict[str, Judged]:
@@ -65,7 +75,7 @@ def judge_snapshot(m: ScopedMarts) -> dict[str, Judged]:
     return judge(
         m.rows(
             f"select alert_key, metric, sample_size, metric_value, denied_claims, baseline_denied_claims, "
-            f"baseline_sample_size, baseline_mean, baseline_stddev from {ALERT_MART}"
+            f"baseline_sample_size, baseline_mean, baseline_stddev, baseline_months from {ALERT_MART}"
         )
     )
 

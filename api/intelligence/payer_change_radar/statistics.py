@@ -101,18 +101,31 @@ def normal_upper_tail(z: float) -> float:
     return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
-def mean_increase_p_value(
-    mean: float, count: int, baseline_mean: float, baseline_stddev: float | None, baseline_count: int
-) -> float | None:
-    """One-sided p-value that a month's mean (of `count` values) exceeds the baseline's mean.
+def student_t_upper_tail(t: float, degrees_of_freedom: float) -> float:
+    """P(T >= t) for Student's t with the given degrees of freedom (> 0)."""
+    if degrees_of_freedom <= 0:
+        raise ValueError(f"degrees of freedom must be > 0, got {degrees_of_freedom}")
+    half_tail = 0.5 * regularized_incomplete_beta(
+        degrees_of_freedom / 2.0, 0.5, degrees_of_freedom / (degrees_of_freedom + t * t)
+    )
+    return half_tail if t >= 0 else 1.0 - half_tail
 
-    Welch-style z statistic with the baseline's per-value standard deviation for both samples
-    (the month alone is often too small to estimate its own spread); None without a spread.
+
+def mean_increase_p_value(
+    value: float, baseline_mean: float, baseline_stddev: float | None, baseline_months: int
+) -> float | None:
+    """One-sided p-value that a month's value exceeds what its baseline months predict.
+
+    The baseline is the B previous monthly values, mean m and sample standard deviation s; under
+    "this month is one more month like them" (normal), (value - m) / (s * sqrt(1 + 1/B)) follows
+    Student's t with B - 1 degrees of freedom (a prediction interval). The spread is month to month,
+    so calendar effects (payment weekdays, month lengths) are part of the noise, not alerts.
+    None when the baseline has no spread or fewer than 2 months.
     """
-    if count <= 0 or baseline_count <= 0 or not baseline_stddev or baseline_stddev <= 0:
+    if baseline_months < 2 or not baseline_stddev or baseline_stddev <= 0:
         return None
-    standard_error = baseline_stddev * math.sqrt(1.0 / count + 1.0 / baseline_count)
-    return normal_upper_tail((mean - baseline_mean) / standard_error)
+    t = (value - baseline_mean) / (baseline_stddev * math.sqrt(1.0 + 1.0 / baseline_months))
+    return student_t_upper_tail(t, baseline_months - 1)
 
 
 def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:

@@ -5,15 +5,18 @@
 -- ranks all cells at once and neither DuckDB nor PostgreSQL has a binomial tail. A row is an alert
 -- when its BH q-value is <= the false discovery rate (0.05).
 --
+-- Baseline: the payer's previous months, up to {{ var('alert_baseline_max_months', 12) }}. A cell
+-- needs {{ var('alert_min_baseline_months', 3) }} baseline months, {{ var('alert_min_claims', 20) }}
+-- claims adjudicated in the month and at least {{ var('alert_min_volume_share', 0.5) }} x the
+-- baseline's mean monthly volume: a month whose volume collapsed (an incomplete latest month, the
+-- tail of a payer's run-off) has a biased mix (only the slowest claims, say) and is not tested.
 -- carc_denial_rate: every CARC of a denial adjustment (claim or line level) on the claim's initial
--- remittance counts, not only the primary one; a claim counts once per CARC. denied_claims (k) of
--- claims_adjudicated (n) in the month against the same counts summed over the payer's previous
--- months (up to {{ var('alert_baseline_max_months', 12) }}). Tested when k >= {{ var('alert_min_denials', 5) }}
--- (a minimum denial count, so one or two denials never alert), n >= {{ var('alert_min_claims', 20) }}
--- and at least {{ var('alert_min_baseline_months', 3) }} baseline months.
--- days_to_pay: the month's mean days to pay against the mean and claim-level standard deviation of
--- the same baseline months; tested when at least alert_min_claims claims of the month have a
--- days-to-pay.
+-- remittance counts, not only the primary one; a claim counts once per CARC. k = denied_claims of
+-- n = claims_adjudicated against K and N summed over the baseline months; tested when
+-- k >= {{ var('alert_min_denials', 5) }} (the minimum denial count: one or two denials never alert).
+-- days_to_pay: the month's mean days to pay against the mean and the standard deviation of the
+-- baseline months' means (month-to-month spread, which holds the payment-calendar effects a
+-- claim-level spread ignores).
 with payer_months as (
     select * from {{ ref('fct_payer_monthly') }}
 ),
@@ -74,6 +77,7 @@ carc_baselines as (
         *,
         sum(denied_claims) over prior as baseline_denied_claims,
         sum(claims_adjudicated) over prior as baseline_sample_size,
+        avg(claims_adjudicated) over prior as baseline_monthly_claims,
         count(*) over prior as baseline_months
     from carc_series
     window prior as (
@@ -105,38 +109,19 @@ carc_cells as (
         baseline_months >= {{ var('alert_min_baseline_months', 3) }}
         and claims_adjudicated >= {{ var('alert_min_claims', 20) }}
         and denied_claims >= {{ var('alert_min_denials', 5) }}
-),
-days_months as (
-    select
-        payer_sk,
-        adjudication_month,
-        count(days_to_pay) as paid_claims,
-        sum(cast(days_to_pay as double precision)) as days_sum,
-        sum(cast(days_to_pay as double precision) * cast(days_to_pay as double precision)) as days_square_sum
-    from {{ ref('fct_claim_reconciliation') }}
-    where adjudication_month is not null
-    group by payer_sk, adjudication_month
+        and claims_adjudicated >= {{ var('alert_min_volume_share', 0.5) }} * baseline_monthly_claims
 ),
 days_baselines as (
     select
-        payer_months.organization_id,
-        payer_months.client_id,
-        payer_months.payer_sk,
-        payer_months.payer_key,
-        payer_months.adjudication_month,
-        payer_months.claims_adjudicated,
-        days_months.paid_claims,
-        days_months.days_sum,
-        sum(days_months.paid_claims) over prior as baseline_paid_claims,
-        sum(days_months.days_sum) over prior as baseline_days_sum,
-        sum(days_months.days_square_sum) over prior as baseline_days_square_sum,
-        count(*) over prior as baseline_months
+        *,
+        avg(avg_days_to_pay) over prior as baseline_mean,
+        stddev_samp(avg_days_to_pay) over prior as baseline_stddev,
+        count(avg_days_to_pay) over prior as baseline_months,
+        sum(claims_adjudicated) over prior as baseline_sample_size,
+        avg(claims_adjudicated) over prior as baseline_monthly_claims
     from payer_months
-    inner join days_months
-        on days_months.payer_sk = payer_months.payer_sk
-        and days_months.adjudication_month = payer_months.adjudication_month
     window prior as (
-        partition by payer_months.payer_sk order by payer_months.adjudication_month
+        partition by payer_sk order by adjudication_month
         rows between {{ var('alert_baseline_max_months', 12) }} preceding and 1 preceding
     )
 ),
@@ -150,27 +135,21 @@ days_cells as (
         'days_to_pay' as metric,
         '' as carc,
         claims_adjudicated,
-        paid_claims as sample_size,
-        {{ ratio('days_sum', 'paid_claims') }} as metric_value,
+        claims_adjudicated as sample_size,
+        avg_days_to_pay as metric_value,
         cast(null as bigint) as denied_claims,
         cast(null as bigint) as baseline_denied_claims,
-        baseline_paid_claims as baseline_sample_size,
-        {{ ratio('baseline_days_sum', 'baseline_paid_claims') }} as baseline_mean,
-        -- claim-level sample standard deviation of the baseline months (sum of squares form)
-        sqrt(greatest(
-            {{ ratio(
-                'baseline_days_square_sum - baseline_days_sum * baseline_days_sum / baseline_paid_claims',
-                'baseline_paid_claims - 1'
-            ) }},
-            0
-        )) as baseline_stddev,
+        baseline_sample_size,
+        baseline_mean,
+        baseline_stddev,
         baseline_months,
         cast(null as integer) as min_denials
     from days_baselines
     where
-        baseline_months >= {{ var('alert_min_baseline_months', 3) }}
-        and paid_claims >= {{ var('alert_min_claims', 20) }}
-        and baseline_paid_claims > 1
+        avg_days_to_pay is not null
+        and baseline_months >= {{ var('alert_min_baseline_months', 3) }}
+        and claims_adjudicated >= {{ var('alert_min_claims', 20) }}
+        and claims_adjudicated >= {{ var('alert_min_volume_share', 0.5) }} * baseline_monthly_claims
 ),
 cells as (
     select * from carc_cells

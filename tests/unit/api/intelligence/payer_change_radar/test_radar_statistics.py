@@ -14,6 +14,7 @@ from api.intelligence.payer_change_radar.statistics import (
     normal_upper_tail,
     rate_increase_p_value,
     regularized_incomplete_beta,
+    student_t_upper_tail,
 )
 
 # --- binomial tails by hand -------------------------------------------------------------------------
@@ -71,14 +72,27 @@ def test_rate_increase_rejects_impossible_inputs():
         rate_increase_p_value(-1, 10, 1, 10)
 
 
-def test_normal_tail_and_mean_increase():
+def test_normal_tail():
     assert normal_upper_tail(0.0) == pytest.approx(0.5)
     assert normal_upper_tail(1.959963984540054) == pytest.approx(0.025, rel=1e-9)
-    # mean 33 of 25 claims against 30 (sd 10) of 100 claims: se = 10 * sqrt(1/25 + 1/100) = 10 * sqrt(0.05)
-    # z = 3 / 2.2360679... = 1.3416..., P(Z >= 1.3416) = 0.0899
-    assert mean_increase_p_value(33, 25, 30, 10, 100) == pytest.approx(0.08986, abs=1e-4)
-    assert mean_increase_p_value(33, 25, 30, None, 100) is None  # no spread, no test
-    assert mean_increase_p_value(33, 25, 30, 0.0, 100) is None
+
+
+def test_student_t_tails_by_hand():
+    # 1 degree of freedom is the Cauchy distribution: P(T >= 1) = 1/2 - atan(1)/pi = 1/4
+    assert student_t_upper_tail(1.0, 1) == pytest.approx(0.25, rel=1e-12)
+    # 2 degrees of freedom: P(T >= t) = 1/2 - t / (2 sqrt(2 + t^2)); t = 2: 1/2 - 1/sqrt(6) = 0.091752...
+    assert student_t_upper_tail(2.0, 2) == pytest.approx(0.5 - 1 / math.sqrt(6), rel=1e-12)
+    assert student_t_upper_tail(-2.0, 2) == pytest.approx(0.5 + 1 / math.sqrt(6), rel=1e-12)
+    assert student_t_upper_tail(0.0, 7) == pytest.approx(0.5)
+
+
+def test_mean_increase_is_a_prediction_interval_over_the_baseline_months():
+    # baseline months 30, 31, 32 -> mean 31, sd 1, B = 3; a month at 31 + 2 * sqrt(4/3) gives t = 2, df = 2
+    value = 31 + 2 * math.sqrt(1 + 1 / 3)
+    assert mean_increase_p_value(value, 31.0, 1.0, 3) == pytest.approx(0.5 - 1 / math.sqrt(6), rel=1e-12)
+    assert mean_increase_p_value(40.0, 31.0, None, 3) is None  # no spread, no test
+    assert mean_increase_p_value(40.0, 31.0, 0.0, 3) is None
+    assert mean_increase_p_value(40.0, 31.0, 1.0, 1) is None  # one month has no spread
 
 
 # --- Benjamini-Hochberg by hand ---------------------------------------------------------------------
@@ -147,22 +161,31 @@ def carc_row(key, k, n, big_k, big_n):
     }
 
 
-def test_judge_corrects_across_every_cell_and_skips_untestable_ones():
+def days_row(key, value, mean, stddev, months):
+    return {
+        "alert_key": key,
+        "metric": "days_to_pay",
+        "metric_value": value,
+        "baseline_mean": mean,
+        "baseline_stddev": stddev,
+        "baseline_months": months,
+    }
+
+
+def test_judge_corrects_each_metric_across_all_its_cells_and_skips_untestable_ones():
     rows = [
         carc_row("jump", 6, 20, 0, 80),  # p = 0.2^6 = 0.000064
         carc_row("steady", 5, 20, 12, 60),  # Bin(17, 0.25) tail at 5 = 0.4261...
-        {
-            "alert_key": "days-no-spread",
-            "metric": "days_to_pay",
-            "sample_size": 30,
-            "metric_value": 40.0,
-            "baseline_mean": 30.0,
-            "baseline_stddev": None,
-            "baseline_sample_size": 90,
-        },
+        carc_row("mild", 7, 20, 12, 60),  # Bin(19, 0.25) tail at 7
+        days_row("days-no-spread", 40.0, 30.0, None, 4),
+        days_row("days-slow", 31 + 2 * math.sqrt(1 + 1 / 3), 31.0, 1.0, 3),  # t = 2, df = 2: p = 0.0917...
     ]
     judged = judge(rows)
-    assert set(judged) == {"jump", "steady"}  # a days cell without a spread is not tested
-    # m = 2: q(jump) = 0.000064 * 2 / 1 = 0.000128; q(steady) = p(steady) * 2 / 2
-    assert judged["jump"].q_value == pytest.approx(0.000128, rel=1e-9)
-    assert judged["jump"].alert and not judged["steady"].alert
+    assert set(judged) == {"jump", "steady", "mild", "days-slow"}  # a days cell without a spread is not tested
+    # CARC family, m = 3: q(jump) = 0.000064 * 3 / 1 = 0.000192
+    assert judged["jump"].q_value == pytest.approx(0.000192, rel=1e-9)
+    mild = sum(math.comb(19, i) * 0.25**i * 0.75 ** (19 - i) for i in range(7, 20))
+    assert judged["mild"].q_value == pytest.approx(mild * 3 / 2, rel=1e-9)
+    # the days family holds one cell: its q-value is its p-value
+    assert judged["days-slow"].q_value == pytest.approx(0.5 - 1 / math.sqrt(6), rel=1e-9)
+    assert judged["jump"].alert and not judged["steady"].alert and not judged["days-slow"].alert
