@@ -1,8 +1,9 @@
 """The change radar's statistics: exact tail probabilities and the Benjamini-Hochberg correction.
 
 Pure functions, no I/O. Why they live here and not in SQL: Benjamini-Hochberg ranks the p-values
-of every cell tested for a tenant, and neither DuckDB nor PostgreSQL has a binomial tail, so the
-marts (fct_payer_change_alerts) carry the counts of every tested cell and the procedure decides.
+of every cell tested for a tenant (per metric, see queries.judge), and neither DuckDB nor PostgreSQL
+has a binomial tail, so the mart (fct_payer_change_alerts) carries the counts of every tested cell and
+the procedure decides.
 
 A CARC cell (payer x CARC x month) is tested with the conditional test of two Poisson rates
 (Przyborowski & Wilenski): k claims denied with the CARC among n claims of the month, K among N
