@@ -63,6 +63,8 @@ def build_context(services: Services, proc: Procedure, db: Session, meta: CallMe
     if proc.auth == "public":
         return PublicContext(**base)
     principal = services.resolve_principal(db, meta.authorization)
+    if principal.method == "api_key" and not proc.api_keys:
+        raise Forbidden(f"API keys cannot call {proc.name}; sign in as a person for it")
     if proc.auth == "platform_admin" and not principal.is_platform_admin:
         raise Forbidden("This procedure is for platform administrators")
     if proc.auth != "tenant":
