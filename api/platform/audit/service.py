@@ -134,7 +134,7 @@ def verify_rows(
         count += 1
         problem = _row_problem(row, expected_seq, prev, anchors)
         if problem is not None:
-            return ChainReport(scope, count, False, problem[0], problem[1])
+            return ChainReport(scope, count, False, problem[0], problem[1], checkpoints=len(anchors))
         prev = row.hash
         expected_seq += 1
     beyond = [seq for seq in anchors if seq >= expected_seq]
@@ -142,7 +142,9 @@ def verify_rows(
         seq = min(beyond)
         return ChainReport(scope, count, False, seq, f"event #{seq} is missing: {anchors[seq].describe()} names it")
     if head_hash is not None and head_hash != prev:
-        return ChainReport(scope, count, False, expected_seq, "the newest events were removed")
+        return ChainReport(
+            scope, count, False, expected_seq, "the newest events were removed", checkpoints=len(anchors)
+        )
     return ChainReport(scope, count, True, None, None, checkpoints=len(anchors), last_hash=prev)
 
 
