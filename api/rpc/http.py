@@ -51,11 +51,12 @@ def _with_retry_after(response: Response, envelopes: list[Envelope]) -> Response
 
 def _batch_refusal(paths: list[str], procs: list[Procedure | None], max_calls: int) -> RpcError | None:
     """Why a batch is refused as a whole, before any call runs: too many calls, or a call that must
-    travel alone (a password check: one guess per HTTP request, whatever the batch)."""
+    travel alone (a password check: one guess per HTTP request). A batch of one is a single call
+    (tRPC's httpBatchLink sends every call that way)."""
     if len(paths) > max_calls:
         return RpcError("BAD_REQUEST", f"A batch may carry at most {max_calls} calls; this one has {len(paths)}")
     alone = sorted({p.name for p in procs if p is not None and not p.batch})
-    if alone:
+    if alone and len(paths) > 1:
         return RpcError("BAD_REQUEST", f"{', '.join(alone)} cannot be batched; send it as a single call")
     return None
 

@@ -87,6 +87,9 @@ def test_a_batch_of_guesses_is_refused_before_any_is_checked(guarded):
         events = db.scalars(select(AuditEvent).where(AuditEvent.target_type == "failed_sign_in")).all()
         assert all(e.input_digest != _email_digest(services, email) for e in events)
     assert _login(client, email, password).status_code == 200
+    # A batch of one is a single call (tRPC's httpBatchLink sends every call so): it is allowed.
+    alone = client.post("/api/rpc/auth.login?batch=1", json={"0": {"email": email, "password": password}})
+    assert alone.status_code == 200 and "token" in alone.json()[0]["result"]["data"]
 
 
 def test_every_procedure_has_a_maximum_batch_size(guarded):
