@@ -117,7 +117,11 @@ def accept_invite(ctx: PublicContext, input: AcceptInviteIn) -> Ok:
     expires, and is bound to the invitation's email). An account that already has a sign-in method
     accepts with organizations.acceptInvite while signed in instead."""
     invite = service.accept_with_password(
-        ctx.db, input.token.get_secret_value(), input.password.get_secret_value(), input.display_name
+        ctx.db,
+        input.token.get_secret_value(),
+        input.password.get_secret_value(),
+        input.display_name,
+        is_member=lambda user_id: bool(ctx.services.memberships_of(ctx.db, user_id)),
     )
     ctx.services.add_member(ctx.db, invite.organization_id, invite.user_id, invite.role)
     ctx.audit.actor_user_id = invite.user_id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
@@ -138,19 +139,23 @@ def open_invitation(db: Session, token: str) -> Invitation:
     return invite
 
 
-def accept_with_password(db: Session, token: str, password: str, display_name: str | None) -> Invitation:
+def accept_with_password(
+    db: Session, token: str, password: str, display_name: str | None, *, is_member: Callable[[int], bool]
+) -> Invitation:
     """Claim a new account through its invitation by choosing its first password.
 
-    Refused for any account that already has a credential (a password or an OIDC subject): those
-    accept while signed in as themselves (organizations.acceptInvite), so an invitation never
-    hands anyone a credential to an existing account.
+    Refused for any account that already has a credential (a password or an OIDC subject) or a
+    membership: those accept while signed in as themselves (organizations.acceptInvite), so an
+    invitation never hands anyone a credential to an existing account. (Accounts invited before
+    invitations were fixed got their membership at invitation time without a credential; the
+    membership check keeps another organization's invitation from claiming them.)
     """
     invite = open_invitation(db, token)
     # Locked: two invitations of one new account accepted at once must not both set a password.
     user = db.get(User, invite.user_id, with_for_update=True, populate_existing=True)
     if user is None or user.email != invite.email:
         raise NotFound(_INVALID_INVITE)
-    if not never_had_credential(user):
+    if not never_had_credential(user) or is_member(user.id):
         raise PreconditionFailed(
             "This account already has a sign-in method: sign in as it and accept the invitation "
             "with organizations.acceptInvite"

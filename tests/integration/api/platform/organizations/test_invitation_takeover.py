@@ -13,6 +13,7 @@ from sqlalchemy import update
 
 from api.infra.db.base import utcnow
 from api.platform.auth.models import Invitation, User
+from api.platform.organizations.models import Membership
 from tests.conftest import make_user, sign_in
 
 ATTACKER_PASSWORD = "attacker chosen password"
@@ -128,3 +129,19 @@ def test_a_password_change_signs_out_every_other_session(services, rpc):
     assert sign_in(rpc, email, "a brand new password")
     wrong = rpc.as_(kept).mutation("auth.changePassword", {"currentPassword": "nope", "newPassword": "x" * 12})
     assert wrong.code == "FORBIDDEN"
+
+
+def test_a_legacy_invitee_with_a_membership_but_no_credential_cannot_be_claimed(services, rpc, make_member):
+    """Before the fix an invitation made the membership at once, without a credential: such an account
+    must not be claimable through another organization's invitation."""
+    victim_org = make_member()
+    attacker = make_member()
+    email = f"legacy-{uuid.uuid4().hex[:8]}@example.test"
+    with services.database.transaction() as db:
+        user = User(email=email)
+        db.add(user)
+        db.flush()
+        db.add(Membership(organization_id=victim_org.organization_id, user_id=user.id, role="admin"))
+    attempt = _steal(rpc, attacker, email)
+    assert attempt["redeemed"].code == "PRECONDITION_FAILED"
+    assert rpc.mutation("auth.login", {"email": email, "password": ATTACKER_PASSWORD}).code == "UNAUTHORIZED"
