@@ -11,8 +11,8 @@ from sqlalchemy import select
 from api.core.settings import Settings
 from api.infra.db.session import Database
 from api.platform.auth import service as auth_service
-from api.platform.auth.secrets import verify_password
 from api.platform.auth.models import User
+from api.platform.auth.secrets import verify_password
 from api.platform.organizations import service as org_service
 from api.platform.organizations.models import Client, Organization
 
