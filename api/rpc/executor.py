@@ -144,7 +144,7 @@ def _failure(path: str, exc: Exception) -> tuple[Envelope, int]:
     elif isinstance(exc, IntegrityError):
         err = RpcError("CONFLICT", "This change conflicts with an existing record (a duplicate or a missing reference)")
     elif isinstance(exc, OperationalError) and "locked" in str(exc.orig).lower():
-        err = RpcError("TOO_MANY_REQUESTS", "The database is busy; retry shortly")
+        err = RpcError("TOO_MANY_REQUESTS", "The database is busy; retry shortly", retry_after=1)
     else:
         ref = uuid.uuid4().hex[:12]
         # Only the exception type and code locations are logged: messages can carry PHI.
