@@ -1,0 +1,77 @@
+"""Repaired rows are what the marts read: a row repaired with ingestion.repairImportRow before confirming
+reaches the raw layer (and so every mart) with its repaired values, not as the landing file has it.
+
+- `missing_clp01.835`: one claim without CLP01 (the patient control number), billed 120.00, paid
+  90.00, CO-45 30.00, trace HANDTRACER90. Its row is invalid until repaired to `HAND-R01`.
+- `deposits_typo_amount.csv`: two bank deposits; the second's amount is `9O.00` (a letter O), invalid
+  until repaired to 90.00. The first (230.00, HANDTRACE230) pays `balanced_230.835`.
+
+Expected figures are written by hand from those rows, on DuckDB and on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from tests.support.paths import TESTS_DIR
+
+pytestmark = pytest.mark.slow
+
+CSV_HAND = TESTS_DIR / "fixtures" / "csv" / "hand"
+
+
+def _repair_and_confirm(world, batch: dict, fields: dict[str, str]) -> dict:
+    invalid = world.rpc.query("ingestion.listImportRows", {"batchId": batch["id"], "status": "invalid"}).data
+    assert len(invalid["items"]) == 1, invalid
+    repaired = world.rpc.mutation("ingestion.repairImportRow", {"rowId": invalid["items"][0]["id"], "fields": fields})
+    assert repaired.data["status"] == "repaired", repaired.data
+    world.confirm(batch)
+    return world.rpc.query("ingestion.getImportBatch", {"batchId": batch["id"]}).data
+
+
+@pytest.fixture(scope="module")
+def world(hand_world):
+    assert hand_world.post("balanced_230.835")[0]["status"] == "confirmed"
+    era = hand_world.upload("missing_clp01.835")
+    assert _repair_and_confirm(hand_world, era, {"patient_control_number": "HAND-R01"})["status"] == "confirmed"
+    deposits = hand_world.upload("deposits_typo_amount.csv", folder=CSV_HAND, procedure="ingestion.uploadCsv")
+    assert _repair_and_confirm(hand_world, deposits, {"amount": "90.00"})["status"] == "confirmed"
+    run = hand_world.run_pipeline()
+    assert run["status"] == "succeeded", run
+    return hand_world
+
+
+CLAIM = (
+    "select claim_key, billed_amount, paid_amount from fct_remittance_claims where client_id = {p} order by claim_key"
+)
+DEPOSITS = (
+    "select trace_number, deposit_amount, deposit_variance from fct_bank_deposits "
+    "where client_id = {p} and deposit_key is not null order by trace_number"
+)
+EXPECTED_CLAIMS = [
+    ("HAND-001", Decimal("200.00"), Decimal("150.00")),
+    ("HAND-002", Decimal("100.00"), Decimal("80.00")),
+    ("HAND-R01", Decimal("120.00"), Decimal("90.00")),  # the repaired CLP01
+]
+EXPECTED_DEPOSITS = [
+    ("HANDTRACE230", Decimal("230.00"), Decimal("0.00")),
+    ("HANDTRACER90", Decimal("90.00"), Decimal("0.00")),  # the repaired amount, matching the 835's 90.00
+]
+
+
+def test_a_repaired_835_claim_reaches_the_marts(world):
+    assert world.marts(CLAIM.format(p="?"), [world.tenant.client_id]) == EXPECTED_CLAIMS
+
+
+def test_a_repaired_csv_deposit_reaches_the_marts(world):
+    assert world.marts(DEPOSITS.format(p="?"), [world.tenant.client_id]) == EXPECTED_DEPOSITS
+
+
+def test_postgres_marts_read_the_same_repairs(world):
+    if not world.admin_url:
+        pytest.skip("the PostgreSQL warehouse is built on the postgres variant")
+    with world.marts_on_postgres() as pg:
+        assert pg.execute(CLAIM.format(p="%s"), [world.tenant.client_id]).fetchall() == EXPECTED_CLAIMS
+        assert pg.execute(DEPOSITS.format(p="%s"), [world.tenant.client_id]).fetchall() == EXPECTED_DEPOSITS
