@@ -107,16 +107,17 @@ def publish_snapshot(
         building.with_name(building.name + ".wal").unlink(missing_ok=True)
         raise
     listed = _quarantine_list(quarantines, previous, built_at)
-    pointer = {
+    pointer: dict[str, object] = {
         "snapshot": str(final),
         "schema": mart_schema,
         "built_at": built_at,
         "run_id": run_id,
         "tables": counts,
-        "quarantines": listed,
-        # client id -> when and by which run its rows were built (only clients whose rows are older)
-        "tenant_data": {str(client): held[client] for client in sorted(held)},
     }
+    if listed:
+        pointer["quarantines"] = listed
+        # client id -> when and by which run the rows it is served were built (only held-back clients)
+        pointer["tenant_data"] = {str(client): held[client] for client in sorted(held)}
     atomic_write_bytes(layout.published_pointer, (json.dumps(pointer, indent=2, sort_keys=True) + "\n").encode())
     removed = prune_snapshots(layout, keep=KEEP)
     return PublishResult(final, built_at, run_id, counts, removed, tuple(listed))
