@@ -234,22 +234,7 @@ class MartReader:
                 "WHERE database_name = 'snap' AND schema_name = $schema",
                 {"schema": schema},
             ).fetchall()
-            tables = sorted({t for t, _ in columns if _IDENT.match(t)})
-            with_org = {t for t, c in columns if c == "organization_id"}
-            with_client = {t for t, c in columns if c == "client_id"}
-            snapshot = Snapshot(
-                path=path,
-                built_at=datetime.fromisoformat(doc["built_at"].replace("Z", "+00:00")),
-                tables=tuple(tables),
-                tenant_tables=frozenset(with_org & with_client),
-                run_id=doc.get("run_id"),
-                schema=schema,
-                quarantines=tuple(doc.get("quarantines") or ()),
-                tenant_data_built_at={
-                    int(client): _instant(held.get("built_at"))
-                    for client, held in (doc.get("tenant_data") or {}).items()
-                },
-            )
+            snapshot = _snapshot(doc, path, schema, columns)
             # The previous root connection is left to the garbage collector: requests that
             # still hold its cursors finish on the snapshot they started with.
             previous, self._current = self._current, _Published(stamp, snapshot, conn)
@@ -275,6 +260,25 @@ class MartReader:
             conn.close()
             raise
         published.give_back(key, conn)
+
+
+def _snapshot(doc: dict[str, Any], path: Path, schema: str, columns: list[tuple[str, str]]) -> Snapshot:
+    """The snapshot the pointer document describes, from the (table, column) pairs of its mart schema."""
+    tables = sorted({t for t, _ in columns if _IDENT.match(t)})
+    with_org = {t for t, c in columns if c == "organization_id"}
+    with_client = {t for t, c in columns if c == "client_id"}
+    return Snapshot(
+        path=path,
+        built_at=datetime.fromisoformat(doc["built_at"].replace("Z", "+00:00")),
+        tables=tuple(tables),
+        tenant_tables=frozenset(with_org & with_client),
+        run_id=doc.get("run_id"),
+        schema=schema,
+        quarantines=tuple(doc.get("quarantines") or ()),
+        tenant_data_built_at={
+            int(client): _instant(held.get("built_at")) for client, held in (doc.get("tenant_data") or {}).items()
+        },
+    )
 
 
 def _instant(text: str | None) -> datetime | None:
