@@ -55,6 +55,17 @@ class SnapshotOut(Output):
     built_at: datetime = Field(description="When the pipeline published this snapshot (UTC)")
     age_seconds: float = Field(description="Seconds between the snapshot build and this answer")
     run_id: str | None = Field(default=None, description="Pipeline run that published it")
+    quarantined: bool = Field(
+        default=False,
+        description="True when a failing mart contract held this client's new data back: its rows are "
+        "those built at dataBuiltAt (see operationalObservability.quarantines for why)",
+    )
+    data_built_at: datetime | None = Field(
+        default=None, description="When this client's rows were built (builtAt unless quarantined; null: none yet)"
+    )
+    data_age_seconds: float | None = Field(
+        default=None, description="Seconds between dataBuiltAt and this answer: the age of this client's numbers"
+    )
 
 
 class MartAnswer(Output):
@@ -72,9 +83,26 @@ class MartPage(MartAnswer, Generic[T]):
 
 def snapshot_of(m: ScopedMarts, *, now: datetime | None = None) -> SnapshotOut:
     """The snapshot descriptor for answers read through `m`."""
-    built = m.built_at if m.built_at.tzinfo else m.built_at.replace(tzinfo=UTC)
+    built = _utc(m.built_at)
     now = now or datetime.now(UTC)
-    return SnapshotOut(built_at=built, age_seconds=round(max(0.0, (now - built).total_seconds()), 3), run_id=m.run_id)
+    data = m.snapshot.data_built_at(m.client_id)
+    data = None if data is None else _utc(data)
+    return SnapshotOut(
+        built_at=built,
+        age_seconds=_age(built, now),
+        run_id=m.run_id,
+        quarantined=bool(m.organization_id is not None and m.snapshot.quarantines_of(m.organization_id, m.client_id)),
+        data_built_at=data,
+        data_age_seconds=None if data is None else _age(data, now),
+    )
+
+
+def _utc(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _age(then: datetime, now: datetime) -> float:
+    return round(max(0.0, (now - then).total_seconds()), 3)
 
 
 @contextmanager
