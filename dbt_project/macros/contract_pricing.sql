@@ -18,15 +18,16 @@
     end)
 {%- endmacro %}
 
+{#- Exact decimal arithmetic on both engines: DuckDB turns a decimal division, or a product wider than
+    38 digits, into a double (0.37 x 13 came out 4.80), so the base is cast to numeric(28, 8), scaled
+    by 100, truncated, and scaled back by multiplying with 0.01; percent is applied the same way. -#}
 {% macro contract_base_price(method, rate, percent, units, days, charge) -%}
-    floor(
-        (case {{ method }}
-            when 'fee_schedule' then {{ rate }} * {{ units }}
-            when 'percent_of_charges' then {{ charge }} * {{ percent }} / 100
-            when 'drg_case_rate' then {{ rate }}
-            when 'per_diem' then {{ rate }} * {{ days }}
-        end) * 100
-    ) / 100
+    cast(floor(cast((case {{ method }}
+        when 'fee_schedule' then {{ rate }} * {{ units }}
+        when 'percent_of_charges' then {{ charge }} * {{ percent }} * 0.01
+        when 'drg_case_rate' then {{ rate }}
+        when 'per_diem' then {{ rate }} * {{ days }}
+    end) as numeric(28, 8)) * 100) as numeric(18, 0)) * 0.01
 {%- endmacro %}
 
 {#- Whether a term is in effect on a date: effective_from and effective_to are both inclusive; a term

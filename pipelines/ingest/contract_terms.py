@@ -114,7 +114,7 @@ def _method_errors(method: str, row: Mapping[str, Any], percent: Decimal | None)
         "percent_of_charges": (),
     }[method]
     errors = [f"{name}: required for a {method} term" for name in needs if row.get(name) in (None, "")]
-    if method == "percent_of_charges" and percent is None:
+    if method == "percent_of_charges" and percent is None and row.get("percent_of_charges") in (None, ""):
         errors.append("percent_of_charges: required for a percent_of_charges term")
     return errors
 
@@ -134,6 +134,20 @@ def _amount_errors(row: Mapping[str, Any], percent_text: Any) -> tuple[list[str]
     return errors, percent
 
 
+def _flag_and_date_errors(row: Mapping[str, Any]) -> tuple[bool, date | None, date | None, list[str]]:
+    """(lesser-of, start, end, reasons) of a row."""
+    errors: list[str] = []
+    try:
+        lesser_of = parse_flag(row.get("lesser_of"))
+    except ValueError:
+        errors.append(f"lesser_of: {str(row.get('lesser_of'))[:20]!r} is not yes or no")
+        lesser_of = False
+    start, end = _as_date(row.get("effective_from")), _as_date(row.get("effective_to"))
+    if start is not None and end is not None and end < start:
+        errors.append(f"effective_to: {end.isoformat()} is before effective_from {start.isoformat()}")
+    return lesser_of, start, end, errors
+
+
 def check_row(row: Mapping[str, Any]) -> tuple[Term | None, list[str]]:
     """(the term, None when invalid; the reasons). ``row`` holds the tabular reader's typed values."""
     errors: list[str] = []
@@ -147,35 +161,28 @@ def check_row(row: Mapping[str, Any]) -> tuple[Term | None, list[str]]:
     errors += amount_errors
     if method is not None:
         errors += _method_errors(method, row, percent)
-    try:
-        lesser_of = parse_flag(row.get("lesser_of"))
-    except ValueError:
-        errors.append(f"lesser_of: {str(row.get('lesser_of'))[:20]!r} is not yes or no")
-        lesser_of = False
-    start, end = _as_date(row.get("effective_from")), _as_date(row.get("effective_to"))
-    if start is not None and end is not None and end < start:
-        errors.append(f"effective_to: {end.isoformat()} is before effective_from {start.isoformat()}")
+    lesser_of, start, end, more = _flag_and_date_errors(row)
+    errors += more
     payer = (row.get("payer_name") or "").strip()
     if errors or method is None or start is None or not payer:
         return None, errors
-    return (
-        Term(
-            payer_name=payer,
-            payer_key=payer.upper(),
-            payer_id=row.get("payer_id") or None,
-            plan_code=(row.get("plan") or None),
-            method=method,
-            procedure_code=row.get("procedure_code") or None,
-            modifier=row.get("modifier") or None,
-            drg_code=row.get("drg_code") or None,
-            rate=None if row.get("rate") is None else Decimal(str(row["rate"])),
-            percent_of_charges=percent,
-            lesser_of=lesser_of,
-            effective_from=start,
-            effective_to=end,
-        ),
-        errors,
+    rate = row.get("rate")
+    term = Term(
+        payer_name=payer,
+        payer_key=payer.upper(),
+        payer_id=row.get("payer_id") or None,
+        plan_code=row.get("plan") or None,
+        method=method,
+        procedure_code=row.get("procedure_code") or None,
+        modifier=row.get("modifier") or None,
+        drg_code=row.get("drg_code") or None,
+        rate=None if rate is None else Decimal(str(rate)),
+        percent_of_charges=percent,
+        lesser_of=lesser_of,
+        effective_from=start,
+        effective_to=end,
     )
+    return term, errors
 
 
 def _as_date(value: Any) -> date | None:

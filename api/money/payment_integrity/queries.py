@@ -61,7 +61,7 @@ def _variance_sql(direction: Direction, input: VariancesIn) -> tuple[str, dict[s
         params["min_amount"] = input.min_amount
     sql = f"""
         select claim_key, any_value(payer_key) as payer_key, max(payment_date) as payment_date, sum(lines) as lines,
-               list_sort(list_distinct(list(procedure_code) filter (where procedure_code is not null)))
+               list_sort(list_distinct(coalesce(list(procedure_code) filter (where procedure_code is not null), [])))
                    as procedure_codes,
                sum(expected_allowed_amount) as expected_allowed_amount, sum(allowed_amount) as allowed_amount,
                sum(paid_amount) as paid_amount, sum(allowed_variance) as variance_amount
