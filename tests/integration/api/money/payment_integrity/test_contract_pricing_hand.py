@@ -6,6 +6,7 @@ on PostgreSQL are held to the same numbers."""
 
 from __future__ import annotations
 
+import base64
 from decimal import Decimal
 
 import pytest
@@ -224,3 +225,26 @@ def test_duckdb_and_postgres_marts_hold_the_same_prices(hand_world, world):
             ).fetchall()
         assert _as_text(got) == _MART_ROWS
         assert payment == [(Decimal("70.00"),)]
+
+
+def test_a_repair_that_makes_terms_overlap_is_refused_at_confirm(hand_world):
+    csv = (
+        "Payer,Pricing Method,CPT,Rate,Effective Date,End Date\n"
+        "Overlap Plan,Fee Schedule,99215,150.00,2026-01-01,2026-12-31\n"
+        "Overlap Plan,Fee Schedule,99215,-1.00,2026-06-01,\n"
+    )
+    body = {"filename": "overlap_after_repair.csv", "contentBase64": base64.b64encode(csv.encode()).decode()}
+    batch = hand_world.rpc.mutation("ingestion.uploadCsv", body).data["batch"]
+    rows = {r["rowNumber"]: r for r in hand_world.pages("ingestion.listImportRows", {"batchId": batch["id"]})}
+    # A negative rate makes row 3 no term at all, so no overlap is reported on upload.
+    assert (rows[2]["errors"], rows[3]["errors"]) == ([], ["rate: -1.00 is negative; a contract rate is 0 or more"])
+    repaired = hand_world.rpc.mutation(
+        "ingestion.repairImportRow", {"rowId": rows[3]["id"], "fields": {"rate": "155.00"}}
+    )
+    assert repaired.data["status"] == "repaired"
+    refused = hand_world.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]})
+    assert refused.code == "PRECONDITION_FAILED"
+    assert refused.error["message"] == (
+        "Row 2: effective_from/effective_to: overlaps row 3 (same payer, plan, method, procedure code, modifier "
+        "and DRG in effect on the same days); repair or exclude one of the rows"
+    )
