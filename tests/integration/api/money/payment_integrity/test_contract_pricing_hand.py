@@ -35,6 +35,8 @@ PRICED = {
     "HCP-DRG": ("12000.00", "11500.00", "-500.00"),
     # inpatient (CLP08 11) 2026-05-01..2026-05-04 = 3 days x 1500.00 (row 9); AMT*B6 4200.00
     "HCP-PD": ("4500.00", "4200.00", "-300.00"),
+    # the 837 says admitted 2026-05-30, discharged 2026-06-05: 6 days x 1500.00 (not the 835's 4); B6 8500.00
+    "HCP-PD2": ("9000.00", "8500.00", "-500.00"),
 }
 
 
@@ -44,10 +46,16 @@ def world(hand_world):
     rows = hand_world.pages("ingestion.listImportRows", {"batchId": invalid["id"]})
     hand_world.rpc.mutation("ingestion.discardImportBatch", {"batchId": invalid["id"]})
     terms = hand_world.post("contract_terms_hand.csv", folder=CSV_HAND, procedure="ingestion.uploadCsv")
-    remits = hand_world.post("contract_pricing.835", "recoup_original_100.835", "recoup_debit_30.835")
+    claims = hand_world.post("contract_per_diem_admission.837", procedure="ingestion.uploadUniversal")
+    remits = hand_world.post(
+        "contract_pricing.835",
+        "contract_per_diem_admission.835",
+        "recoup_original_100.835",
+        "recoup_debit_30.835",
+    )
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
-    return {"invalid": invalid, "invalid_rows": rows, "terms": terms[0], "remits": remits}
+    return {"invalid": invalid, "invalid_rows": rows, "terms": terms[0], "remits": [*claims, *remits]}
 
 
 def test_contract_csv_rows_are_checked_with_clear_errors(world):
@@ -69,7 +77,7 @@ def test_contract_csv_posts_terms_not_money(world):
     assert world["terms"]["kind"] == "csv_contract_terms"
     assert world["terms"]["status"] == "confirmed"
     assert world["terms"]["validCount"] == 8
-    assert [b["status"] for b in world["remits"]] == ["confirmed", "confirmed", "confirmed"]
+    assert [b["status"] for b in world["remits"]] == ["confirmed"] * 5
 
 
 def _expected(world_rpc, claim: str) -> dict:
@@ -136,6 +144,13 @@ def test_drg_and_per_diem_price_the_claim_and_name_the_term(hand_world, world):
     assert [(ln["expectedAllowedAmount"], ln["term"]) for ln in drg["lines"]] == [(None, None), (None, None)]
     per_diem = _expected(hand_world.rpc, "HCP-PD")["pricing"]
     assert (per_diem["level"], per_diem["stayDays"], per_diem["term"]["method"]) == ("claim", 3, "per_diem")
+    # The 837's admission date (DTP*435 2026-05-30) starts the stay, not the 835's statement start.
+    admitted = _expected(hand_world.rpc, "HCP-PD2")["pricing"]
+    assert (admitted["stayDays"], admitted["pricedOn"], admitted["expectedAllowedAmount"]) == (
+        6,
+        "2026-06-05",
+        "9000.00",
+    )
 
 
 def test_no_term_means_null_and_a_reason(hand_world, world):
@@ -157,6 +172,7 @@ def test_underpayments_include_claim_level_prices(hand_world, world):
     got = [(c["claimKey"], c["varianceAmount"]) for c in out["items"]]
     assert got == [
         ("HCP-DRG", "-500.00"),
+        ("HCP-PD2", "-500.00"),
         ("HCP-PD", "-300.00"),
         ("HCP-FS2", "-8.00"),
         ("HCP-NOB6", "-7.00"),
@@ -165,7 +181,7 @@ def test_underpayments_include_claim_level_prices(hand_world, world):
         ("HCP-POC", "-5.00"),
         ("HCP-FS1", "-4.00"),
     ]
-    assert (out["claims"], out["totalVariance"]) == (8, "-834.00")
+    assert (out["claims"], out["totalVariance"]) == (9, "-1334.00")
 
 
 def test_cash_truth_counts_a_recoupment_once(hand_world, world):
@@ -182,12 +198,12 @@ def test_cash_truth_counts_a_recoupment_once(hand_world, world):
     )
     assert (recoup["cashExpected"], recoup["gap"]) == ("70.00", "0.00")
     plan = payers["HAND CONTRACT PLAN"]
-    # BPR02 15193.50; the shortfall is the 834.00 of underpayments above, claim-level prices included.
+    # BPR02 15193.50 + 8500.00; the shortfall is the 1334.00 of underpayments above, claim-level prices included.
     assert (plan["cashReceived"], plan["contractShortfall"], plan["cashExpected"], plan["gap"]) == (
-        "15193.50",
-        "834.00",
-        "16027.50",
-        "834.00",
+        "23693.50",
+        "1334.00",
+        "25027.50",
+        "1334.00",
     )
     days = hand_world.rpc.query("cashTruth.daily", {"fromDate": "2026-10-01", "toDate": "2026-10-01"}).data
     assert [(d["paymentDate"], d["cashReceived"]) for d in days["items"]] == [("2026-10-01", "-30.00")]
@@ -206,6 +222,7 @@ _MART_ROWS = [
     ("HCP-NOB6", "line", None, "92.00", "85.00", "-7.00", None),
     ("HCP-OLD", "none", None, None, "92.00", None, "no_term_in_effect"),
     ("HCP-PD", "claim", "per_diem", "4500.00", "4200.00", "-300.00", None),
+    ("HCP-PD2", "claim", "per_diem", "9000.00", "8500.00", "-500.00", None),
     ("HCP-POC", "line", None, "120.00", "115.00", "-5.00", None),
 ]
 
