@@ -25,6 +25,7 @@ select
     payer_id,
     statement_from,
     statement_to,
+    admission_date,
     has_prior_authorization,
     line_count,
     submissions

@@ -12,14 +12,9 @@ adjudicated as (
     select * from {{ ref('int_claims_latest_status') }}
 ),
 latest_lines as (
-    select
-        remittance_claim_key,
-        sum(allowed_amount) as allowed_amount,
-        sum(expected_allowed_amount) as expected_allowed_amount,
-        sum(allowed_variance) as allowed_variance,
-        count(expected_allowed_amount) as lines_with_contract
-    from {{ ref('fct_service_lines') }}
-    group by remittance_claim_key
+    -- The contract price of each remittance of the claim, claim-level terms (DRG, per diem) included.
+    select remittance_claim_key, allowed_amount, expected_allowed_amount, allowed_variance
+    from {{ ref('fct_claim_pricing') }}
 ),
 keys as (
     select organization_id, client_id, claim_key from submitted

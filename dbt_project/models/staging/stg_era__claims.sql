@@ -48,6 +48,7 @@ select
     filing_indicator,
     payer_claim_control_number,
     facility_type_code,
+    nullif(trim(drg_code), '') as drg_code,
     frequency_code,
     upper(trim(payer_name)) as payer_key,
     payer_name,
