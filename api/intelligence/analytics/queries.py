@@ -65,7 +65,7 @@ def kpis(m: ScopedMarts, months: MonthRange) -> tuple[int, date | None, Kpis]:
     average the claims of those months. A ratio with a zero denominator is None."""
     where, params = months.month_params("month")
     row = m.one(_SUMS.format(where=where), params)
-    end = {}
+    end: dict[str, Any] = {"ar_amount": None, "aged_ar_amount": None, "dnfb_amount": None}
     if row["last_month"] is not None:
         end = m.one(
             "select ar_amount, aged_ar_amount, dnfb_amount from fct_kpis_monthly where month = $last_month",
