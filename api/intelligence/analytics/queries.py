@@ -25,8 +25,8 @@ RATES = {
     "net_collection_rate": ("paid_amount", "billed_amount - contractual_amount"),
     "cost_to_collect": ("cost_to_collect_amount", "paid_amount"),
     "aged_ar_over_90_pct": ("aged_ar_amount", "ar_amount"),
-    "days_in_ar": ("ar_amount", "net_patient_revenue / days_in_month"),
-    "days_in_dnfb": ("dnfb_amount", "discharged_billed_charges / days_in_month"),
+    "days_in_ar": ("ar_amount", "trailing_net_patient_revenue / trailing_days"),
+    "days_in_dnfb": ("dnfb_amount", "trailing_discharged_charges / trailing_days"),
 }
 # Breakdown dimensions: the fct_claim_reconciliation expression each one groups on.
 DIMENSIONS = {

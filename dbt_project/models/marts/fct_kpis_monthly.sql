@@ -297,8 +297,9 @@ monthly as (
         coalesce(cohort.claim_processing_cost, 0) + coalesce(cohort.denial_rework_cost, 0) as cost_to_collect_amount,
         balances.ar_amount,
         balances.aged_ar_amount,
-        case when discharges.discharged_claims_with_submission_date > 0 then balances.dnfb_amount end as dnfb_amount,
-        coalesce(discharges.discharged_billed_charges, 0) as discharged_billed_charges
+        balances.dnfb_amount,
+        coalesce(discharges.discharged_billed_charges, 0) as discharged_billed_charges,
+        coalesce(discharges.discharged_claims_with_submission_date, 0) as discharged_claims_with_submission_date
     from balances
     left join cohort
         on cohort.organization_id = balances.organization_id and cohort.client_id = balances.client_id
@@ -308,6 +309,20 @@ monthly as (
         and discharges.month = balances.month
     left join horizon
         on horizon.organization_id = balances.organization_id and horizon.client_id = balances.client_id
+),
+-- Average daily revenue over the month and the two before it (HFMA's usual three-month basis), so a
+-- month with little adjudicated does not make the days in A/R explode.
+with_trailing as (
+    select
+        *,
+        sum(net_patient_revenue) over last_three as trailing_net_patient_revenue,
+        sum(days_in_month) over last_three as trailing_days,
+        sum(discharged_billed_charges) over last_three as trailing_discharged_charges,
+        sum(discharged_claims_with_submission_date) over last_three as trailing_submitted_discharges
+    from monthly
+    window last_three as (
+        partition by organization_id, client_id order by month rows between 2 preceding and current row
+    )
 )
 select
     {{ tenant_key('organization_id', 'client_id', 'month') }} as kpi_key,
@@ -349,8 +364,15 @@ select
     {{ money('aged_ar_amount') }} as aged_ar_amount,
     {{ ratio('aged_ar_amount', 'ar_amount') }} as aged_ar_over_90_pct,
     days_in_month,
-    {{ ratio('ar_amount', ratio('net_patient_revenue', 'days_in_month')) }} as days_in_ar,
-    {{ money('dnfb_amount') }} as dnfb_amount,
+    trailing_days,
+    {{ money('trailing_net_patient_revenue') }} as trailing_net_patient_revenue,
+    {{ ratio('ar_amount', ratio('trailing_net_patient_revenue', 'trailing_days')) }} as days_in_ar,
+    -- DNFB needs 837 submission dates: null unless claims discharged in the three months carry one.
+    {{ money('case when trailing_submitted_discharges > 0 then dnfb_amount end') }} as dnfb_amount,
     {{ money('discharged_billed_charges') }} as discharged_billed_charges,
-    {{ ratio('dnfb_amount', ratio('discharged_billed_charges', 'days_in_month')) }} as days_in_dnfb
-from monthly
+    {{ money('trailing_discharged_charges') }} as trailing_discharged_charges,
+    {{ ratio(
+        'case when trailing_submitted_discharges > 0 then dnfb_amount end',
+        ratio('trailing_discharged_charges', 'trailing_days'),
+    ) }} as days_in_dnfb
+from with_trailing

@@ -52,10 +52,15 @@ FEB = {
     "ar_amount": D("850.00"),  # at 02-28: KPI-002 denied 500 + KPI-003 denied 50 + KPI-004 awaiting 300
     "aged_ar_amount": D("0.00"),
     "aged_ar_over_90_pct": 0.0,
-    "days_in_ar": 850 / (1550 / 28),
+    # Days in A/R over the average daily revenue of the month and the ones before it (January, 31 days:
+    # no revenue; February, 28 days: 1550).
+    "trailing_days": 59,
+    "trailing_net_patient_revenue": D("1550.00"),
+    "days_in_ar": 850 / (1550 / 59),
     "dnfb_amount": D("250.00"),  # KPI-006 discharged 02-20, billed 03-05
     "discharged_billed_charges": D("250.00"),
-    "days_in_dnfb": 250 / (250 / 28),
+    "trailing_discharged_charges": D("2450.00"),  # January's four claims 2200 + KPI-006 250
+    "days_in_dnfb": 250 / (2450 / 59),
 }
 # Nothing adjudicated in March: every cohort rate is null, the balances still stand.
 MAR = {
@@ -67,12 +72,13 @@ MAR = {
     "overturn_rate": None,
     "net_collection_rate": None,
     "cost_to_collect": None,
-    "days_in_ar": None,  # no revenue to divide by
+    # The balances still have a basis: January to March, 90 days, 1550 of revenue.
+    "days_in_ar": 1100 / (1550 / 90),
     "ar_amount": D("1100.00"),  # 500 (KPI-002 denied until 04-15) + 50 + 300 (KPI-004 awaiting) + 250 (KPI-006)
     "aged_ar_amount": D("0.00"),  # the oldest statement end (01-18) is 72 days old at 03-31
     "aged_ar_over_90_pct": 0.0,
-    "dnfb_amount": None,  # no claim discharged in March
-    "days_in_dnfb": None,
+    "dnfb_amount": D("0.00"),  # KPI-006 was billed on 03-05
+    "days_in_dnfb": 0.0,
 }
 APR = {
     "claims_adjudicated": 1,  # KPI-004
@@ -91,7 +97,7 @@ APR = {
     "ar_amount": D("600.00"),  # at 04-30: KPI-004 denied 300 + KPI-003 50 + KPI-006 250
     "aged_ar_amount": D("350.00"),  # KPI-004 (01-22 + 91 = 04-23) 300 + KPI-003 (04-19) 50
     "aged_ar_over_90_pct": 350 / 600,
-    "days_in_ar": 600 / (280 / 30),
+    "days_in_ar": 600 / ((1550 + 0 + 280) / (28 + 31 + 30)),  # February to April
 }
 NOV = {
     "claims_adjudicated": 2,  # KPI-005, KPI-007
@@ -104,7 +110,7 @@ NOV = {
     "cost_to_collect_amount": D("128.00"),  # 2 x 5 + 118 (CO-50 hard)
     "ar_amount": D("400.00"),  # KPI-003 50 + KPI-006 250 + KPI-007 100
     "aged_ar_amount": D("300.00"),  # KPI-003 50 + KPI-006 250 (KPI-007 is 58 days old)
-    "days_in_ar": 400 / (150 / 30),
+    "days_in_ar": 400 / (150 / (30 + 31 + 30)),  # September to November: only November has revenue
 }
 MONTHS = {"2025-02-01": FEB, "2025-03-01": MAR, "2025-04-01": APR, "2025-11-01": NOV}
 
@@ -183,12 +189,11 @@ def test_kpis_of_a_month_with_nothing_adjudicated_are_null(kpi_world):
         "overturnRate",
         "netCollectionRate",
         "costToCollect",
-        "daysInAr",
-        "dnfbAmount",
-        "daysInDnfb",
+        "daysInAr",  # over the range: March alone has no revenue
+        "daysInDnfb",  # over the range: nothing discharged in March
     ):
         assert k[rate] is None, rate
-    assert (D(k["arAmount"]), k["agedArOver90Pct"]) == (D("1100.00"), 0.0)
+    assert (D(k["arAmount"]), k["agedArOver90Pct"], D(k["dnfbAmount"])) == (D("1100.00"), 0.0, D("0.00"))
     points = kpi_world.rpc.query(
         "analytics.trend", {"metric": "initial_denial_rate", "fromMonth": "2025-03", "toMonth": "2025-03"}
     ).data["points"]
