@@ -10,6 +10,9 @@ The world (payer A = KPI PAYER A, payer B = KPI PAYER B; data horizon = last pay
   KPI-003 paid 250, CO-45 50, CO-16 50 (soft, partial), PR-2 50.
 - 835 A 2025-04-15: KPI-002 paid 450, CO-45 50 (appeal overturn, same payer); KPI-004 CLP02=4 CO-109 300 (soft).
 - 835 B 2025-05-12: KPI-004 paid 250, CO-45 20, PR-2 30 (another payer paid: money recovered, not an overturn).
+- 835 A 2025-06-16 (BPR02 0): KPI-008 CLP02=4 CO-50 500 (stmt to 06-03); KPI-009 CLP02=4 CO-16 200 (06-04).
+- 835 A 2025-07-14: KPI-008 CLP02=2 paid 400 (processed as secondary: a COB adjudication, not an overturn);
+  KPI-009 paid 180 with CLP09=7 (the corrected claim paid, not an appeal won).
 - 835 A 2025-11-20: KPI-005 paid 150, CO-45 50 (stmt to 10-05); KPI-007 CLP02=4 CO-50 100 (stmt to 10-03).
 Cost assumptions (seed): 5.00 per claim, 118.00 per hard denial, 25.00 per soft denial.
 """
@@ -23,7 +26,14 @@ import pytest
 pytestmark = pytest.mark.slow
 
 FILES_837 = ("kpi_claims_jan.837", "kpi_claims_mar.837")
-FILES_835 = ("kpi_era_feb.835", "kpi_era_apr.835", "kpi_era_may_payer_b.835", "kpi_era_nov.835")
+FILES_835 = (
+    "kpi_era_feb.835",
+    "kpi_era_apr.835",
+    "kpi_era_may_payer_b.835",
+    "kpi_era_jun.835",
+    "kpi_era_jul_cob_and_corrected.835",
+    "kpi_era_nov.835",
+)
 D = Decimal
 
 # fct_kpis_monthly by hand, per month: (column, expected). Rates are written as numerator / denominator.
@@ -112,14 +122,25 @@ NOV = {
     "aged_ar_amount": D("300.00"),  # KPI-003 50 + KPI-006 250 (KPI-007 is 58 days old)
     "days_in_ar": 400 / (150 / (30 + 31 + 30)),  # September to November: only November has revenue
 }
-MONTHS = {"2025-02-01": FEB, "2025-03-01": MAR, "2025-04-01": APR, "2025-11-01": NOV}
+JUN = {
+    "claims_adjudicated": 2,  # KPI-008, KPI-009
+    "initially_denied_claims": 2,
+    "initially_denied_charges": D("700.00"),
+    "overturned_claims": 2,  # both paid in July ...
+    "appeal_overturned_claims": 0,  # ... as a COB adjudication (CLP02=2) and as a corrected claim (CLP09=7)
+    "overturn_rate": 0.0,
+    "is_mature": True,
+    "final_write_off_claims": 0,
+    "net_collection_rate": 580 / (700 - 120),  # 400 + 180 over 700 - CO-45 (100 + 20)
+}
+MONTHS = {"2025-02-01": FEB, "2025-03-01": MAR, "2025-04-01": APR, "2025-06-01": JUN, "2025-11-01": NOV}
 
 
 @pytest.fixture(scope="module")
 def kpi_world(hand_world):
     hand_world.post(*FILES_837, procedure="ingestion.uploadUniversal")
     batches = hand_world.post(*FILES_835)
-    assert [b["status"] for b in batches] == ["confirmed"] * 4
+    assert [b["status"] for b in batches] == ["confirmed"] * 6
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     return hand_world
@@ -200,11 +221,12 @@ def test_kpis_of_a_month_with_nothing_adjudicated_are_null(kpi_world):
     assert points == [{"month": "2025-03", "value": None, "numerator": 0.0, "denominator": 0.0, "isMature": True}]
 
 
-def test_overturn_rate_excludes_another_payers_payment_and_flags_immature_months(kpi_world):
+def test_overturn_rate_excludes_other_payers_cob_and_corrected_claims_and_flags_immature_months(kpi_world):
     k = kpi_world.rpc.query("analytics.kpis", {}).data["kpis"]
-    # 4 initial denials (KPI-002, -003, -004, -007); 2 paid later by anyone, 1 appeal won from the same payer.
-    assert (k["initiallyDeniedClaims"], k["overturnedClaims"], k["appealOverturnedClaims"]) == (4, 2, 1)
-    assert k["overturnRate"] == 0.25
+    # 6 initial denials (KPI-002, -003, -004, -007, -008, -009); 4 paid later by anyone (KPI-002, -004,
+    # -008, -009), 1 appeal won from the same payer (KPI-002).
+    assert (k["initiallyDeniedClaims"], k["overturnedClaims"], k["appealOverturnedClaims"]) == (6, 4, 1)
+    assert k["overturnRate"] == pytest.approx(1 / 6, abs=1e-6)
     # August to November end less than 90 days before the horizon (2025-11-20).
     assert k["immatureMonths"] == 4
     trend = kpi_world.rpc.query(
