@@ -126,17 +126,18 @@ def open_marts(ctx: Context, *tables: str, organization_wide: bool = False) -> I
         yield m
 
 
-def rate(numerator: int | None, denominator: int | None) -> float:
-    """numerator / denominator rounded to 6 places; 0.0 when there is nothing to divide by."""
+def rate(numerator: int | float | None, denominator: int | float | None) -> float | None:
+    """numerator / denominator rounded to 6 places; None when there is nothing to divide by (a rate
+    of nothing is unknown, not 0 %)."""
     if not denominator:
-        return 0.0
+        return None
     return round((numerator or 0) / denominator, 6)
 
 
-def money_ratio(numerator: Decimal | int | None, denominator: Decimal | int | None) -> float:
-    """A ratio of two money sums as a float rounded to 6 places; 0.0 when there is nothing to divide by."""
+def money_ratio(numerator: Decimal | int | None, denominator: Decimal | int | None) -> float | None:
+    """A ratio of two money sums as a float rounded to 6 places; None when there is nothing to divide by."""
     if not denominator:
-        return 0.0
+        return None
     return round(float(numerator or 0) / float(denominator), 6)
 
 

@@ -34,6 +34,7 @@ select
     coalesce(submitted.statement_from, adjudicated.statement_from) as statement_from,
     coalesce(submitted.statement_to, adjudicated.statement_to) as statement_to,
     {{ month_of('coalesce(submitted.statement_from, adjudicated.statement_from)') }} as service_month,
+    submitted.submission_date,
     submitted.billed_amount as submitted_billed_amount,
     adjudicated.remit_billed_amount,
     coalesce(submitted.billed_amount, adjudicated.remit_billed_amount) as billed_amount,
