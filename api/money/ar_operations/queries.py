@@ -16,11 +16,14 @@ from api.money.ar_operations.schemas import BUCKETS, AgingBucket, AgingIn, Follo
 AR_MARTS = ("fct_claim_reconciliation",)
 ClaimState = Literal["open", "closed", "missing"]
 
-_OPEN = "(claim_outcome = 'awaiting_remittance' or (initially_denied and not overturned))"
+# Open: awaiting a remittance, or the claim's current decision (the last payer in its COB chain,
+# after reversals and corrections) denies money; a recoupment that ends denied is open, a denial by
+# the wrong payer followed by the right payer's payment is not.
+_OPEN = "claim_outcome in ('awaiting_remittance', 'denied', 'partially_denied')"
 _OPEN_SQL = f"""
     select claim_key, payer_key, statement_to, primary_denial_category as denial_category,
            claim_outcome as reason,
-           case when claim_outcome = 'awaiting_remittance' then billed_amount else initial_denied_amount end as open_amount,
+           case when claim_outcome = 'awaiting_remittance' then billed_amount else current_denied_amount end as open_amount,
            greatest(0, date_diff('day', statement_to, $as_of)) as age_days
     from fct_claim_reconciliation
     where {_OPEN}

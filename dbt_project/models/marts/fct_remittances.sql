@@ -1,5 +1,6 @@
 -- One row per 835 transaction (check or EFT): the check amount and how it balances
--- (BPR02 = sum of CLP04 - sum of PLB amounts).
+-- (BPR02 = sum of CLP04 - sum of PLB amounts). A remittance re-delivered in a new envelope is
+-- listed once (its first delivery, int_remittances_identified); payer_key is the canonical payer.
 with claim_totals as (
     select remittance_key, count(*) as claim_payments, sum(paid_amount) as claims_paid_amount
     from {{ ref('stg_era__claims') }}
@@ -15,9 +16,10 @@ select
     remittances.organization_id,
     remittances.client_id,
     remittances.batch_id,
-    {{ tenant_key('remittances.organization_id', 'remittances.client_id', 'remittances.payer_key') }}
+    {{ tenant_key('remittances.organization_id', 'remittances.client_id', 'deliveries.payer_key') }}
         as payer_sk,
-    remittances.payer_key,
+    deliveries.payer_key,
+    deliveries.payer_id,
     remittances.payment_date,
     {{ month_of('remittances.payment_date') }} as payment_month,
     remittances.trace_number,
@@ -27,5 +29,7 @@ select
     coalesce(claim_totals.claims_paid_amount, 0) as claims_paid_amount,
     coalesce(plb_totals.provider_adjustment_amount, 0) as provider_adjustment_amount
 from {{ ref('stg_era__remittances') }} as remittances
+inner join {{ ref('int_remittances_identified') }} as deliveries
+    on deliveries.remittance_key = remittances.remittance_key and deliveries.is_first_delivery
 left join claim_totals on claim_totals.remittance_key = remittances.remittance_key
 left join plb_totals on plb_totals.remittance_key = remittances.remittance_key

@@ -26,6 +26,9 @@ class TransactionEnvelope:
     group_control_number: str
     transaction_control_number: str
     version: str
+    # ISA09 (YYMMDD) and ISA10 (HHMM): with ISA13 they order two remittances paid the same day.
+    interchange_date: str
+    interchange_time: str
     sender_id: str
     receiver_id: str
     transaction_set: str
@@ -118,6 +121,8 @@ class EnvelopeValidator:
                 group_control_number=_get(self._gs, 6),
                 transaction_control_number=_get(el, 2),
                 version=_get(self._gs, 8),
+                interchange_date=_get(self._isa, 9).strip(),
+                interchange_time=_get(self._isa, 10).strip(),
                 sender_id=_get(self._isa, 6).strip(),
                 receiver_id=_get(self._isa, 8).strip(),
                 transaction_set=code,
