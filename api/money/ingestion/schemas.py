@@ -16,7 +16,15 @@ BatchKind = Literal[
     "era_835", "claims_837", "csv_claims", "csv_payments", "csv_denials", "csv_deposits", "tabular_unknown"
 ]
 EntryType = Literal[
-    "payment", "adjustment", "patient_responsibility", "denial", "reversal", "provider_adjustment", "charge", "deposit"
+    "payment",
+    "adjustment",
+    "patient_responsibility",
+    "denial",
+    "reversal",
+    "recoupment",
+    "provider_adjustment",
+    "charge",
+    "deposit",
 ]
 
 

@@ -1,6 +1,7 @@
 -- One row per 835 transaction (check or EFT): the check amount and how it balances
--- (BPR02 = sum of CLP04 - sum of PLB amounts). A remittance re-delivered in a new envelope is
--- listed once (its first delivery, int_remittances_identified); payer_key is the canonical payer.
+-- (BPR02, negative for a BPR03=D debit, = sum of CLP04 - sum of PLB amounts). A remittance
+-- re-delivered in a new envelope is listed once (its first delivery, int_remittances_identified);
+-- payer_key is the canonical payer.
 with claim_totals as (
     select remittance_key, count(*) as claim_payments, sum(paid_amount) as claims_paid_amount
     from {{ ref('stg_era__claims') }}
@@ -24,7 +25,9 @@ select
     {{ month_of('remittances.payment_date') }} as payment_month,
     remittances.trace_number,
     remittances.payment_method,
-    remittances.check_amount,
+    -- signed: a BPR03=D debit takes money back, so BPR02 counts negative (it then ties to the CLP04s)
+    deliveries.signed_check_amount as check_amount,
+    remittances.credit_debit,
     coalesce(claim_totals.claim_payments, 0) as claim_payments,
     coalesce(claim_totals.claims_paid_amount, 0) as claims_paid_amount,
     coalesce(plb_totals.provider_adjustment_amount, 0) as provider_adjustment_amount
