@@ -13,7 +13,12 @@
 --                      decision: final paid - initial paid (paid 80 with a line denied, reversed,
 --                      corrected to 160 -> 80), never below 0;
 --   a recoupment that ends denied (paid, reversed, re-adjudicated as denied) has a denied current
---   decision: current_is_denied / current_is_fully_denied say so.
+--   decision: current_is_denied / current_is_fully_denied say so;
+--   reversed out      the payer's last remittance for the claim only reverses (no new decision in
+--                      that remittance or after it): the money was taken back and nothing replaces
+--                      it yet, so the current state is a full denial of the amount taken back
+--                      (current_status_code 22). A correction in the same remittance as its
+--                      reversal, before or after it in the file, is a decision, not a reversed-out claim.
 --
 -- COB chain: a payer is in the chain when it adjudicated the claim as one of its payers (a
 -- CLP02 1/2/3/19/20/21 rank, or a decision that is not a full denial); a payer that only denied in
@@ -29,9 +34,21 @@ with events as (
         row_number() over (
             partition by organization_id, client_id, claim_key, payer_identity, is_reversal
             order by event_sequence desc
-        ) as position_from_end_in_kind
+        ) as position_from_end_in_kind,
+        -- the remittance (one 835 transaction) the event came in, in time order
+        dense_rank() over (
+            partition by organization_id, client_id, claim_key, payer_identity
+            order by payment_date, interchange_stamp, interchange_control_number, transaction_index, batch_id
+        ) as remittance_rank
     from {{ ref('int_remittance_claims_summarised') }}
     where not is_predetermination
+),
+ranked_events as (
+    select
+        *,
+        max(remittance_rank) over (partition by organization_id, client_id, claim_key, payer_identity)
+            as last_remittance_rank
+    from events
 ),
 per_payer as (
     select
@@ -53,8 +70,15 @@ per_payer as (
             as later_clean_decisions,
         min(case when not is_reversal and position_in_kind > 1 and not is_denied then payment_date end)
             as first_later_payment_date,
-        coalesce(bool_or(not is_reversal and not is_fully_denied), false) as has_adjudicated
-    from events
+        coalesce(bool_or(not is_reversal and not is_fully_denied), false) as has_adjudicated,
+        coalesce(
+            max(case when is_reversal then remittance_rank end)
+            > max(case when not is_reversal then remittance_rank end),
+            false
+        ) as is_reversed_out,
+        -sum(case when is_reversal and remittance_rank = last_remittance_rank then paid_amount else 0 end)
+            as taken_back_amount
+    from ranked_events
     group by organization_id, client_id, claim_key, payer_identity
 ),
 decided as (
@@ -82,10 +106,13 @@ decided as (
         initial.statement_to,
         initial.claim_received_date,
         initial.event_sequence as initial_event_sequence,
-        current_decision.claim_status_code as current_status_code,
-        current_decision.is_denied as current_is_denied,
-        current_decision.is_fully_denied as current_is_fully_denied,
-        current_decision.denied_amount as current_denied_amount,
+        case when per_payer.is_reversed_out then '22' else current_decision.claim_status_code end
+            as current_status_code,
+        per_payer.is_reversed_out or current_decision.is_denied as current_is_denied,
+        per_payer.is_reversed_out or current_decision.is_fully_denied as current_is_fully_denied,
+        case
+            when per_payer.is_reversed_out then per_payer.taken_back_amount else current_decision.denied_amount
+        end as current_denied_amount,
         initial.is_denied and per_payer.later_clean_decisions > 0 as is_overturned,
         per_payer.cob_level is not null or per_payer.has_adjudicated as in_chain
     from per_payer
@@ -126,6 +153,7 @@ select
     cob_sequence,
     is_last_in_chain,
     is_crossover,
+    is_reversed_out,
     initial_key as initial_remittance_claim_key,
     current_key as current_remittance_claim_key,
     initial_event_sequence,

@@ -153,6 +153,11 @@ def test_ledger_rows(world):
         ("payment", "paid", D("100.00"), "2026-03-04"),
         ("reversal", "paid", D("-100.00"), "2026-04-06"),
     ]
+    # Paid 70 and reversed: the payment and its reversal.
+    assert _entries(world, "RVO-1") == [
+        ("payment", "paid", D("70.00"), "2026-03-04"),
+        ("reversal", "paid", D("-70.00"), "2026-04-06"),
+    ]
     # Paid 80 with a line denied CO-50 80, reversed (paid and CAS), corrected to 160.
     assert _entries(world, "OVT-1") == [
         ("denial", "cas", D("80.00"), "2026-03-04"),
@@ -179,6 +184,9 @@ CLAIMS = [
     # One remittance in two envelopes: one event.
     ("RED-1", "HAND COMMERCIAL", "COM01", "commercial", "HAND COMMERCIAL", 1, 1,
      D("50.00"), D("10.00"), False, False, D("0.00"), "paid", False, D("0.00")),
+    # Paid 70, then only reversed (no new decision yet): the payer took the money back, denied now.
+    ("RVO-1", "HAND COMMERCIAL", "COM01", "commercial", "HAND COMMERCIAL", 1, 2,
+     D("0.00"), D("0.00"), False, False, D("0.00"), "denied", True, D("70.00")),
     # Underpaid (allowed 80 vs 92), reversed and corrected to 92.
     ("UND-1", "FEDERAL MEDICARE ADMINISTRATIVE CONTRACTOR J99", "J99", "medicare",
      "FEDERAL MEDICARE ADMINISTRATIVE CONTRACTOR J99", 1, 3,
@@ -198,8 +206,9 @@ def test_payer_monthly_counts_each_payer_of_a_chain(world):
     march = date(2026, 3, 1)
     expected = [
         ("FEDERAL MEDICARE ADMINISTRATIVE CONTRACTOR J99", march, 1, 0, 0, D("0.00"), D("92.00")),
-        # OVT-1, RCP-1, ORD-1, RED-1: two initial denials, both overturned (80 + 90), paid 160+0+90+50
-        ("HAND COMMERCIAL", march, 4, 2, 2, D("170.00"), D("300.00")),
+        # OVT-1, RCP-1, RVO-1, ORD-1, RED-1: two initial denials, both overturned (80 + 90),
+        # paid 160 + 0 + 0 + 90 + 50
+        ("HAND COMMERCIAL", march, 5, 2, 2, D("170.00"), D("300.00")),
         ("HAND MEDICARE", march, 1, 0, 0, D("0.00"), D("80.00")),
         ("HAND MEDIGAP PLAN F", march, 1, 0, 0, D("0.00"), D("20.00")),
         ("HAND RIGHT PAYER", march, 1, 0, 0, D("0.00"), D("120.00")),
@@ -259,14 +268,19 @@ def test_redelivered_remittance_counts_once_in_the_marts(world):
 
 
 def test_debit_remittance_is_negative_and_ties_to_its_claims(world):
-    # commercial_april.835: BPR03=D, BPR02 20.00; its CLP04s are -80 + 160 - 100 + 0 = -20.00
+    # commercial_april.835: BPR03=D, BPR02 90.00; its CLP04s are -80 + 160 - 100 + 0 - 70 = -90.00
     for rows in _both(world, "debit_remittance"):
-        assert rows == [(D("-20.00"), "D", D("-20.00"), 4)]
+        assert rows == [(D("-90.00"), "D", D("-90.00"), 5)]
 
 
-def test_recoupment_ending_denied_is_the_only_open_receivable(world):
+def test_recoupments_are_the_only_open_receivables(world):
+    # RCP-1: paid, reversed, re-adjudicated denied (CO-50 100); RVO-1: paid 70 then reversed only.
+    # The wrong-payer denial (WP-1) and the overturns are closed.
     hw = world[0]
     queue = hw.pages("arOperations.followUpQueue")
-    assert [(i["claimKey"], i["reason"], D(i["openAmount"])) for i in queue] == [("RCP-1", "denied", D("100.00"))]
+    assert [(i["claimKey"], i["reason"], D(i["openAmount"])) for i in queue] == [
+        ("RCP-1", "denied", D("100.00")),
+        ("RVO-1", "denied", D("70.00")),
+    ]
     aging = hw.rpc.query("arOperations.aging", {}).data
-    assert (aging["openClaims"], D(aging["openAmount"])) == (1, D("100.00"))
+    assert (aging["openClaims"], D(aging["openAmount"])) == (2, D("170.00"))
