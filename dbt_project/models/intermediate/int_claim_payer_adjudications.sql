@@ -1,3 +1,5 @@
+{{ config(materialized='table') }}
+-- A table: three models read it (int_claims_latest_status, fct_payer_monthly, fct_service_lines).
 -- One row per claim and payer (tenant, CLP01, payer identity): that payer's adjudication history.
 -- A claim's history is kept per payer, so a secondary payer's payment is never an overturn of the
 -- primary's decision, and a denial by one payer followed by another payer's payment is not an
