@@ -171,6 +171,17 @@ EXTRACT_TABLES: dict[str, ExtractTable] = {
             },
         ),
         ExtractTable(
+            "payer_aliases",
+            {
+                **_TENANT,
+                "alias_kind": "text",
+                "alias": "text",
+                "canonical_payer_key": "text",
+                "canonical_payer_id": "text",
+                "payer_class": "text",
+            },
+        ),
+        ExtractTable(
             "reconciliation_runs",
             {
                 **_TENANT,

@@ -16,12 +16,16 @@ from api.money.ar_operations.schemas import BUCKETS, AgingBucket, AgingIn, Follo
 AR_MARTS = ("fct_claim_reconciliation",)
 ClaimState = Literal["open", "closed", "missing"]
 
-_OPEN = "(claim_outcome = 'awaiting_remittance' or (initially_denied and not overturned))"
+# Open today: awaiting a remittance, or the claim's current decision (the last payer in its COB chain,
+# after reversals and corrections) denies money; a recoupment that ends denied is open, a denial by
+# the wrong payer followed by the right payer's payment is not.
+_OPEN = "claim_outcome in ('awaiting_remittance', 'denied', 'partially_denied')"
 # The claims open at $as_of, rebuilt from each claim's dates so that only remittances paid on or
 # before $as_of count: awaiting its first remittance from the day it was billed (837 submission date,
-# else statement end) until its first payment date -> the charge is open; denied at its first
-# adjudication and not overturned by $as_of -> the denied amount is open. A claim paid after
-# $as_of was open at $as_of; one overturned after $as_of was still denied then.
+# else statement end) until its first payment date -> the charge is open; when every remittance of the
+# claim was paid by $as_of, its state then is its current state (current decision, recoupments
+# included); otherwise (later events) the state at $as_of is its first decision, denied and not yet
+# overturned by $as_of -> the denied amount is open. A claim paid after $as_of was open at $as_of.
 _OPEN_SQL = """
     select claim_key, payer_key, statement_to, denial_category, reason, open_amount,
            greatest(0, date_diff('day', statement_to, $as_of)) as age_days
@@ -30,16 +34,19 @@ _OPEN_SQL = """
                case when initial_payment_date <= $as_of then primary_denial_category end as denial_category,
                case
                    when initial_payment_date is null or initial_payment_date > $as_of then 'awaiting_remittance'
+                   when last_payment_date <= $as_of then claim_outcome
                    when initially_fully_denied then 'denied'
                    else 'partially_denied'
                end as reason,
                case
                    when initial_payment_date is null or initial_payment_date > $as_of then billed_amount
+                   when last_payment_date <= $as_of then current_denied_amount
                    else initial_denied_amount
                end as open_amount,
                case
                    when initial_payment_date is null or initial_payment_date > $as_of then
                        coalesce(submission_date, statement_to) <= $as_of
+                   when last_payment_date <= $as_of then claim_outcome in ('denied', 'partially_denied')
                    else initially_denied and not (overturned and recovery_date <= $as_of)
                end as is_open
         from fct_claim_reconciliation

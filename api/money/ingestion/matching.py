@@ -208,10 +208,11 @@ def _amount_mismatch(remit: _Remit, claim: _Claim) -> Finding | None:
 
 
 def _duplicate_payment(remit: _Remit, claim: _Claim) -> Finding | None:
-    """More positive payments than reversals cancel: the payer paid the claim more than once."""
+    """More positive payments than reversals and recoupments cancel: the payer paid the claim more than once."""
     paid = [e for e in remit.entries if e.component == "paid"]
     payments = [e for e in paid if e.entry_type == "payment" and e.amount > 0]
-    reversals = [e for e in paid if e.entry_type == "reversal" and e.amount < 0]
+    # a recoupment (negative CLP04 without CLP02=22) takes a payment back as a reversal does
+    reversals = [e for e in paid if e.entry_type in ("reversal", "recoupment") and e.amount < 0]
     if len(payments) - len(reversals) <= 1:
         return None
     return Finding(

@@ -15,6 +15,10 @@ the parsed totals to the cent:
 - 835 reversal (CLP02=22): every amount posts as `reversal`, linked with
   `reverses_entry_id` to the original claim's matching entry when it was posted
   earlier (`link_reversals`); the corrected claim that follows posts normally.
+- 835 recoupment: a CLP that is not a reversal but pays a negative CLP04 (money taken
+  back, typically in a BPR03=D debit remittance) posts its CLP04 as `recoupment`, not
+  as a negative `payment`, so payment totals are not netted silently; its CAS amounts
+  post as for any adjudication.
 - PLB: `provider_adjustment` with the PLB amount (positive reduces the payment).
 - 837 claim / CSV claim: `charge`; CSV payment: `payment` (+ `adjustment`);
   CSV denial: `denial`.
@@ -155,9 +159,16 @@ def _adjustment_entry_type(
     return "adjustment"
 
 
+def _claim_payment_type(status: str | None, paid: Decimal) -> str:
+    """reversal (CLP02=22), recoupment (a negative CLP04 without CLP02=22) or payment."""
+    if status == REVERSAL_STATUS:
+        return "reversal"
+    return "recoupment" if paid < 0 else "payment"
+
+
 def _remittance_claim_plans(row: RowView) -> list[EntryPlan]:
-    """The CLP payment (a reversal when CLP02=22); a denied claim or a predetermination that paid nothing
-    posts no payment."""
+    """The CLP payment (a reversal when CLP02=22, a recoupment when a negative CLP04 is not a reversal);
+    a denied claim or a predetermination that paid nothing posts no payment."""
     d = row.data
     status = d.get("claim_status_code")
     paid = _amount(d.get("paid_amount"))
@@ -166,7 +177,7 @@ def _remittance_claim_plans(row: RowView) -> list[EntryPlan]:
     return [
         EntryPlan(
             row.row_id,
-            "reversal" if status == REVERSAL_STATUS else "payment",
+            _claim_payment_type(status, paid),
             "paid",
             paid,
             claim_key=d.get("patient_control_number"),

@@ -23,7 +23,15 @@ BatchKind = Literal[
     "tabular_unknown",
 ]
 EntryType = Literal[
-    "payment", "adjustment", "patient_responsibility", "denial", "reversal", "provider_adjustment", "charge", "deposit"
+    "payment",
+    "adjustment",
+    "patient_responsibility",
+    "denial",
+    "reversal",
+    "recoupment",
+    "provider_adjustment",
+    "charge",
+    "deposit",
 ]
 
 

@@ -68,12 +68,15 @@ class ExpectedReimbursementIn(Schema):
 
 
 TermMethod = Literal["fee_schedule", "percent_of_charges", "drg_case_rate", "per_diem"]
-NoTermReason = Literal["reversal", "predetermination", "denied", "no_contract_for_payer", "no_term_in_effect"]
+NoTermReason = Literal[
+    "reversal", "predetermination", "superseded", "denied", "no_contract_for_payer", "no_term_in_effect"
+]
 
 NO_TERM_EXPLANATIONS: dict[str, str] = {
     "reversal": "A reversal (CLP02=22) undoes an earlier adjudication; it is not priced",
     "predetermination": "A predetermination (CLP02=25) quotes a price; nothing was adjudicated to price",
     "denied": "Every line was denied: a denial, not an underpayment",
+    "superseded": "A later adjudication by the same payer replaced this one; only the current one is priced",
     "no_contract_for_payer": "This client has no contract term (uploaded or default) for this payer",
     "no_term_in_effect": "The payer has terms, but none for this claim's DRG, procedure codes or service dates",
 }

@@ -14,9 +14,16 @@
 with adjustments as (
     select * from {{ ref('stg_era__adjustments') }}
 ),
+-- Only the first delivery of a remittance (int_remittances_identified): a re-delivered copy's
+-- adjustments would count twice. payer_key is the canonical payer (alias table applied).
 remittance_claims as (
-    select remittance_claim_key, claim_key, payer_key, payment_date, claim_status_code
-    from {{ ref('stg_era__claims') }}
+    select
+        claims.remittance_claim_key, claims.claim_key, deliveries.payer_key, claims.payment_date,
+        claims.claim_status_code
+    from {{ ref('stg_era__claims') }} as claims
+    inner join {{ ref('int_remittances_identified') }} as deliveries
+        on deliveries.remittance_key = claims.remittance_key
+    where deliveries.is_first_delivery
 ),
 applicable_remarks as (
     select

@@ -1,8 +1,35 @@
 {{ config(materialized='table') }}
 -- One row per CLP with its adjustments summed by group, its payer-denial amount and primary
--- denial (the largest denied triplet), and its position in the claim's remittance history.
+-- denial (the largest denied triplet), its payer (identity and class), its place in a COB chain,
+-- and its position in the claim's remittance history.
+--
+-- Only the first delivery of a remittance counts (int_remittances_identified): a re-delivered
+-- remittance in a new envelope is left out here, so every claim-level mart counts it once.
+-- Order of events (deterministic, never the file's content hash): payment date, interchange date
+-- and time (ISA09/ISA10), interchange control number (ISA13), transaction and claim position in the
+-- file, then the batch. event_sequence orders a claim's events across payers, payer_event_sequence
+-- within one payer's adjudication history (the key of that history is client, CLP01, payer).
+-- cob_level: CLP02 1/19 primary, 2/20 secondary, 3/21 tertiary (19-21: processed and forwarded to
+-- the next payer); other statuses (4 denied, 22 reversal, 25) say nothing about the payer's rank.
+-- is_crossover: CLP02 19-21 or a crossover remark (MA18, N89: forwarded to the next payer).
 with remittance_claims as (
-    select * from {{ ref('stg_era__claims') }}
+    select
+        claims.*,
+        deliveries.payer_id,
+        deliveries.payer_identity,
+        deliveries.interchange_stamp,
+        deliveries.interchange_control_number,
+        deliveries.alias_payer_class,
+        deliveries.payer_key as canonical_payer_key
+    from {{ ref('stg_era__claims') }} as claims
+    inner join {{ ref('int_remittances_identified') }} as deliveries
+        on deliveries.remittance_key = claims.remittance_key
+    where deliveries.is_first_delivery
+),
+crossovers as (
+    select distinct remittance_claim_key
+    from {{ ref('stg_era__remarks') }}
+    where line_index is null and rarc in ('MA18', 'N89')
 ),
 adjustments as (
     select * from {{ ref('int_adjustments_classified') }}
@@ -52,8 +79,21 @@ select
     remittance_claims.transaction_index,
     remittance_claims.claim_index,
     remittance_claims.claim_key,
-    remittance_claims.payer_key,
+    remittance_claims.canonical_payer_key as payer_key,
     remittance_claims.payer_name,
+    remittance_claims.payer_id,
+    remittance_claims.payer_identity,
+    coalesce(remittance_claims.alias_payer_class, payer_classes.payer_class, 'other') as payer_class,
+    case
+        when remittance_claims.claim_status_code in ('1', '19') then 1
+        when remittance_claims.claim_status_code in ('2', '20') then 2
+        when remittance_claims.claim_status_code in ('3', '21') then 3
+    end as cob_level,
+    (
+        remittance_claims.claim_status_code in ('19', '20', '21') or crossovers.remittance_claim_key is not null
+    ) as is_crossover,
+    remittance_claims.interchange_stamp,
+    remittance_claims.interchange_control_number,
     remittance_claims.payment_date,
     remittance_claims.trace_number,
     remittance_claims.claim_status_code,
@@ -104,9 +144,22 @@ select
     row_number() over (
         partition by remittance_claims.organization_id, remittance_claims.client_id, remittance_claims.claim_key
         order by
-            remittance_claims.payment_date, remittance_claims.source_file_sha256,
-            remittance_claims.transaction_index, remittance_claims.claim_index
-    ) as event_sequence
+            remittance_claims.payment_date, remittance_claims.interchange_stamp,
+            remittance_claims.interchange_control_number, remittance_claims.transaction_index,
+            remittance_claims.claim_index, remittance_claims.batch_id
+    ) as event_sequence,
+    row_number() over (
+        partition by
+            remittance_claims.organization_id, remittance_claims.client_id, remittance_claims.claim_key,
+            remittance_claims.payer_identity
+        order by
+            remittance_claims.payment_date, remittance_claims.interchange_stamp,
+            remittance_claims.interchange_control_number, remittance_claims.transaction_index,
+            remittance_claims.claim_index, remittance_claims.batch_id
+    ) as payer_event_sequence
 from remittance_claims
 left join totals on totals.remittance_claim_key = remittance_claims.remittance_claim_key
 left join primary_denial on primary_denial.remittance_claim_key = remittance_claims.remittance_claim_key
+left join crossovers on crossovers.remittance_claim_key = remittance_claims.remittance_claim_key
+left join {{ ref('stg_reference__payer_classes') }} as payer_classes
+    on payer_classes.filing_indicator = remittance_claims.filing_indicator

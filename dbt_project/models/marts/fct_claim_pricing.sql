@@ -5,13 +5,20 @@
 --   pricing_level 'line':  its lines are priced by their own terms (fct_service_lines names each);
 --                 expected = sum over the priced lines, variance = sum of their variances.
 --   pricing_level 'none':  no term applies; expected and variance are null and no_term_reason says why:
---                 reversal, predetermination, denied (nothing left to price), no_contract_for_payer (no
+--                 reversal, predetermination, superseded (a later adjudication of the same payer
+--                 replaced this one: only the current adjudication is priced), denied (nothing left
+--                 to price), no_contract_for_payer (no
 --                 term of the client names the payer), no_term_in_effect (terms exist, none for this
 --                 DRG/code/date).
 -- Allowed: the sum of the lines' allowed (AMT*B6, else paid + patient share); a claim without SVC
 -- lines falls back to CLP04 + CLP05. Null only when it cannot be known, never 0.
 with claims as (
-    select * from {{ ref('int_remittance_claims_summarised') }}
+    select
+        summarised.*,
+        current_decisions.current_remittance_claim_key is not null as is_current_adjudication
+    from {{ ref('int_remittance_claims_summarised') }} as summarised
+    left join {{ ref('int_claim_payer_adjudications') }} as current_decisions
+        on current_decisions.current_remittance_claim_key = summarised.remittance_claim_key
 ),
 claim_priced as (
     select * from {{ ref('int_contract_pricing_claims') }}
@@ -65,7 +72,10 @@ joined as (
 levelled as (
     select
         *,
+        -- Only the payer's current adjudication is priced: an underpaid decision later reversed and
+        -- corrected is superseded by the correction (its lines carry no price either, fct_service_lines).
         case
+            when not is_current_adjudication then 'none'
             when claim_term_id is not null then 'claim'
             when lines_priced > 0 then 'line'
             else 'none'
@@ -85,6 +95,7 @@ select
     is_reversal,
     is_predetermination,
     is_fully_denied,
+    is_current_adjudication,
     drg_code,
     priced_on,
     stay_days,
@@ -119,6 +130,7 @@ select
         when pricing_level <> 'none' then null
         when is_reversal then 'reversal'
         when is_predetermination then 'predetermination'
+        when not is_current_adjudication then 'superseded'
         when is_fully_denied or (line_count > 0 and lines_not_denied = 0) then 'denied'
         when not payer_has_terms then 'no_contract_for_payer'
         else 'no_term_in_effect'

@@ -5,6 +5,10 @@
 --   charge_mismatch          submitted and remitted, charges differ
 --   awaiting_remittance      submitted, no remittance yet
 --   remittance_without_claim remitted, never seen submitted
+-- With COB, payer_key is the payer of the claim's first decision, last_payer_key the last payer in
+-- the chain (whose current decision gives the outcome and the patient's balance), paid_amount all
+-- payers' net payments; allowed and contract variance are read from the primary payer's current
+-- adjudication only (a line remitted again after a reversal counts once).
 with submitted as (
     select * from {{ ref('int_submitted_claims_deduplicated') }}
 ),
@@ -29,6 +33,10 @@ select
     {{ tenant_key('keys.organization_id', 'keys.client_id', 'coalesce(adjudicated.payer_key, submitted.payer_key)') }}
         as payer_sk,
     coalesce(adjudicated.payer_key, submitted.payer_key) as payer_key,
+    coalesce(adjudicated.payer_id, submitted.payer_id) as payer_id,
+    adjudicated.payer_class,
+    adjudicated.last_payer_key,
+    coalesce(adjudicated.payer_count, 0) as payer_count,
     submitted.claim_type,
     submitted.facility_code,
     coalesce(submitted.statement_from, adjudicated.statement_from) as statement_from,
@@ -50,6 +58,8 @@ select
     coalesce(adjudicated.initially_denied, false) as initially_denied,
     coalesce(adjudicated.initially_fully_denied, false) as initially_fully_denied,
     coalesce(adjudicated.initial_denied_amount, 0) as initial_denied_amount,
+    coalesce(adjudicated.current_is_denied, false) as currently_denied,
+    coalesce(adjudicated.current_denied_amount, 0) as current_denied_amount,
     adjudicated.primary_denial_category,
     adjudicated.primary_carc_category,
     adjudicated.primary_denial_group_code,
@@ -59,6 +69,7 @@ select
     coalesce(adjudicated.overturned, false) as overturned,
     coalesce(adjudicated.recovered_amount, 0) as recovered_amount,
     adjudicated.recovery_date,
+    adjudicated.last_payment_date,
     coalesce(adjudicated.remittance_events, 0) as remittance_events,
     coalesce(adjudicated.reversals, 0) as reversals,
     coalesce(adjudicated.claim_outcome, 'awaiting_remittance') as claim_outcome,
@@ -82,4 +93,4 @@ left join submitted
 left join adjudicated
     on adjudicated.organization_id = keys.organization_id and adjudicated.client_id = keys.client_id
     and adjudicated.claim_key = keys.claim_key
-left join latest_lines on latest_lines.remittance_claim_key = adjudicated.latest_remittance_claim_key
+left join latest_lines on latest_lines.remittance_claim_key = adjudicated.primary_remittance_claim_key

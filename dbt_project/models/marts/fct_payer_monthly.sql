@@ -1,6 +1,9 @@
--- One row per payer, tenant and adjudication month (month of the initial remittance).
+-- One row per payer, tenant and adjudication month (month of the payer's initial remittance of
+-- the claim). Counted per claim and payer (int_claim_payer_adjudications): a secondary payer is
+-- in its own rows, its payment is not an overturn of the primary, and a payer's recovered money
+-- is only what its own overturns added.
 with claims as (
-    select * from {{ ref('fct_claim_reconciliation') }}
+    select * from {{ ref('int_claim_payer_adjudications') }}
     where adjudication_month is not null
 )
 select

@@ -1,5 +1,6 @@
 -- One row per PLB adjustment pair. Positive amounts reduce the check (e.g. WO overpayment
--- recovery, FB forwarding balance); negative amounts add to it (e.g. L6 interest).
+-- recovery, FB forwarding balance); negative amounts add to it (e.g. L6 interest). Only the first
+-- delivery of a remittance counts (int_remittances_identified); payer_key is the canonical payer.
 select
     adjustments.provider_adjustment_key,
     adjustments.remittance_key,
@@ -18,6 +19,7 @@ select
     adjustments.reference_id,
     adjustments.amount
 from {{ ref('stg_era__provider_adjustments') }} as adjustments
-inner join {{ ref('stg_era__remittances') }} as remittances on remittances.remittance_key = adjustments.remittance_key
+inner join {{ ref('int_remittances_identified') }} as remittances
+    on remittances.remittance_key = adjustments.remittance_key and remittances.is_first_delivery
 left join {{ ref('plb03_1_provider_adjustment_reason_codes') }} as reasons
     on trim(reasons.code) = adjustments.reason_code

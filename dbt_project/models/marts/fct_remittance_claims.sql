@@ -1,4 +1,7 @@
--- One row per CLP claim payment loop of every 835, with its ERA-to-claim match.
+-- One row per CLP claim payment loop of every 835, with its ERA-to-claim match. A remittance
+-- re-delivered in a new envelope is listed once (its first delivery). payer_key is the canonical
+-- payer; payer_id, payer_class, cob_level (CLP02 rank) and is_crossover come from
+-- int_remittance_claims_summarised; payer_event_sequence orders the claim's history with this payer.
 select
     matched.remittance_claim_key,
     matched.remittance_key,
@@ -8,6 +11,11 @@ select
     matched.claim_key,
     {{ tenant_key('matched.organization_id', 'matched.client_id', 'matched.payer_key') }} as payer_sk,
     matched.payer_key,
+    matched.payer_id,
+    matched.payer_class,
+    matched.cob_level,
+    matched.is_crossover,
+    matched.payer_event_sequence,
     matched.payment_date,
     {{ month_of('matched.payment_date') }} as payment_month,
     matched.trace_number,

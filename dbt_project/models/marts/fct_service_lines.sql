@@ -8,12 +8,22 @@
 -- line price (pricing_level = 'claim'; see fct_claim_pricing). Variance is only computed for lines
 -- the payer did not deny (a denied line is a denial, not an underpayment), not for reversals and not
 -- for predeterminations (CLP02=25 quotes a price; nothing was paid that could be under the contract).
+-- Variance is also only computed on the current adjudication of the claim by its payer
+-- (is_current_adjudication: the payer's last non-reversal CLP, int_claim_payer_adjudications): a
+-- claim underpaid, reversed and corrected is priced on the correction alone, and a line remitted
+-- again is counted once.
 with lines as (
     select * from {{ ref('stg_era__service_lines') }}
 ),
 claims as (
-    select remittance_claim_key, claim_key, payer_key, payment_date, claim_status_code, is_reversal, is_predetermination
-    from {{ ref('int_remittance_claims_summarised') }}
+    select
+        summarised.remittance_claim_key, summarised.claim_key, summarised.payer_key, summarised.payer_id,
+        summarised.payer_class, summarised.payment_date, summarised.claim_status_code, summarised.is_reversal,
+        summarised.is_predetermination, current_decisions.current_remittance_claim_key is not null
+            as is_current_adjudication
+    from {{ ref('int_remittance_claims_summarised') }} as summarised
+    left join {{ ref('int_claim_payer_adjudications') }} as current_decisions
+        on current_decisions.current_remittance_claim_key = summarised.remittance_claim_key
 ),
 adjustments as (
     select
@@ -43,8 +53,11 @@ joined as (
         claims.payment_date,
         claims.claim_status_code,
         claims.is_reversal,
-        not claims.is_reversal and not claims.is_predetermination and not coalesce(adjustments.is_denied, false)
-            as is_priced,
+        claims.payer_id,
+        claims.payer_class,
+        claims.is_current_adjudication,
+        claims.is_current_adjudication and not claims.is_reversal and not claims.is_predetermination
+        and not coalesce(adjustments.is_denied, false) as is_priced,
         coalesce(adjustments.adjustment_total, 0) as adjustment_total,
         coalesce(adjustments.co_amount, 0) as co_amount,
         coalesce(adjustments.pr_amount, 0) as pr_amount,
@@ -79,10 +92,13 @@ select
     claim_key,
     {{ tenant_key('organization_id', 'client_id', 'payer_key') }} as payer_sk,
     payer_key,
+    payer_id,
+    payer_class,
     payment_date,
     {{ month_of('payment_date') }} as payment_month,
     claim_status_code,
     is_reversal,
+    is_current_adjudication,
     line_index,
     procedure_code,
     modifier_1,

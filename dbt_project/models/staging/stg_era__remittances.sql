@@ -44,5 +44,9 @@ select
     cast(production_date as date) as production_date,
     {{ money('total_paid') }} as check_amount,
     {{ money('plb_total') }} as plb_total,
-    claim_count
+    claim_count,
+    interchange_control_number,
+    -- ISA09 (YYMMDD) || ISA10 (HHMM): sorts in time order within one century, which is all an
+    -- ordering of remittances paid the same day needs.
+    interchange_date || coalesce(interchange_time, '') as interchange_stamp
 from dated

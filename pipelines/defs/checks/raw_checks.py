@@ -22,7 +22,11 @@ def remittances_balance(warehouse: WarehouseResource) -> dg.AssetCheckResult:
                        from read_parquet('{layout.raw_glob("remittance_claims")}', union_by_name = true) group by all),
                  p as (select client_id, source_file_sha256, transaction_index, sum(amount) as plb
                        from read_parquet('{layout.raw_glob("provider_adjustments")}', union_by_name = true) group by all)
-            select count(*) filter (where r.total_paid <> coalesce(c.paid, 0) - coalesce(p.plb, 0)), count(*)
+            -- BPR03 = D: a debit, BPR02 counts negative against the CLP04s (which are negative too)
+            select count(*) filter (
+                where case when r.credit_debit = 'D' then -r.total_paid else r.total_paid end
+                      <> coalesce(c.paid, 0) - coalesce(p.plb, 0)
+            ), count(*)
             from r
             left join c using (client_id, source_file_sha256, transaction_index)
             left join p using (client_id, source_file_sha256, transaction_index)

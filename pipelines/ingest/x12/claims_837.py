@@ -314,7 +314,7 @@ def _claims(
             "transaction_index": txns,
             "claim_type": [claim_type(envelopes[t]) for t in txns],
             "_gs04": [envelopes[t].group_date for t in txns],
-            "_isa09": [envelopes[t].interchange_date for t in txns],
+            "_isa09": [envelopes[t].interchange_date or None for t in txns],
         },
         schema={"transaction_index": pl.Int64, "claim_type": pl.String, "_gs04": pl.String, "_isa09": pl.String},
     ).join(_bht_dates(segs), on="transaction_index", how="left")

@@ -26,15 +26,17 @@ class TransactionEnvelope:
     group_control_number: str
     transaction_control_number: str
     version: str
+    # ISA09 (YYMMDD) and ISA10 (HHMM): with ISA13 they order two remittances paid the same day.
+    interchange_date: str
+    interchange_time: str
     sender_id: str
     receiver_id: str
     transaction_set: str
     implementation_reference: str | None
     st_segment: int
-    # GS04 (CCYYMMDD) and ISA09 (YYMMDD): when the sender built the group / interchange. The
-    # 837 submission date falls back to them when BHT04 is missing or not a date.
+    # GS04 (CCYYMMDD): when the sender built the group. The 837 submission date falls back to it,
+    # then to ISA09, when BHT04 is missing or not a date.
     group_date: str | None = None
-    interchange_date: str | None = None
 
 
 def _get(el: list[str], i: int) -> str:
@@ -122,13 +124,14 @@ class EnvelopeValidator:
                 group_control_number=_get(self._gs, 6),
                 transaction_control_number=_get(el, 2),
                 version=_get(self._gs, 8),
+                interchange_date=_get(self._isa, 9).strip(),
+                interchange_time=_get(self._isa, 10).strip(),
                 sender_id=_get(self._isa, 6).strip(),
                 receiver_id=_get(self._isa, 8).strip(),
                 transaction_set=code,
                 implementation_reference=_get(el, 3) or None,
                 st_segment=seg_no,
                 group_date=_get(self._gs, 4) or None,
-                interchange_date=_get(self._isa, 9) or None,
             )
         )
 

@@ -230,6 +230,8 @@ def _with_envelope(remittances: pl.DataFrame, validator: EnvelopeValidator) -> p
         "version",
         "sender_id",
         "receiver_id",
+        "interchange_date",
+        "interchange_time",
     ]
     env = pl.DataFrame(
         {

@@ -41,6 +41,8 @@ REMITTANCES: Schema = {
     "claim_count": I,
     "plb_total": D,
     "st_segment_number": I,
+    "interchange_date": S,
+    "interchange_time": S,
 }
 
 REMITTANCE_CLAIMS: Schema = {

@@ -1,7 +1,7 @@
 """contract terms
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 Create Date: 2026-11-23 19:20:20.552031
 """
 

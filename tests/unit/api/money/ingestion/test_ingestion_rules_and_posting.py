@@ -90,6 +90,18 @@ def test_entry_types_for_payment_denial_patient_responsibility_and_reversal():
     assert orphan == [], "adjustments of an excluded claim are not posted"
 
 
+def test_negative_payment_without_clp02_22_is_a_recoupment():
+    # A payer takes 40.00 back on a CLP02=1 claim (no reversal): CLP04 -40.00 posts as a recoupment,
+    # never as a negative payment; its CAS amounts post as for any adjudication.
+    taken = plan_entries(_rows("1", "-40.00", [("CO", "45", "40.00")]))
+    assert [(p.entry_type, p.component, p.amount) for p in taken] == [
+        ("recoupment", "paid", Decimal("-40.00")),
+        ("adjustment", "cas", Decimal("40.00")),
+    ]
+    # the same amount under CLP02=22 stays a reversal
+    assert [p.entry_type for p in plan_entries(_rows("22", "-40.00", []))] == ["reversal"]
+
+
 money = st.decimals(min_value=Decimal("-99999.99"), max_value=Decimal("99999.99"), places=2, allow_nan=False)
 
 
