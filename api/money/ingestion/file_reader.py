@@ -17,7 +17,13 @@ import polars as pl
 from api.money.ingestion.records import ParsedRow, rows_from_835, rows_from_837, rows_from_tabular
 from pipelines.ingest.classify import unknown_carcs
 from pipelines.ingest.detect import EmptyFileError, UnknownFormatError, detect_format
-from pipelines.ingest.tabular import ConnectorProfile, TabularFileError, read_tabular
+from pipelines.ingest.tabular import (
+    ConnectorProfile,
+    SpreadsheetLimits,
+    SpreadsheetRefused,
+    TabularFileError,
+    read_tabular,
+)
 from pipelines.ingest.x12 import X12ParseError, parse_x12
 
 # Bump when the rows a file produces change; reprocess records the version it used.
@@ -30,6 +36,11 @@ TABULAR_KINDS = {"claim": "csv_claims", "payment": "csv_payments", "denial": "cs
 
 class UnsupportedFormat(ValueError):
     """Empty file or a format we do not read; the message says what was seen."""
+
+
+class FileRefused(ValueError):
+    """A file refused for its size or shape (a workbook beyond the limits, or whose reader crashed);
+    the message says which limit and what to do. Not a parse failure: nothing about it is a batch."""
 
 
 @dataclass
@@ -68,12 +79,18 @@ def detect(data: bytes, filename: str) -> str:
         raise UnsupportedFormat(f"{filename}: {exc}") from None
 
 
-def parse_file(data: bytes, filename: str, source_format: str, profile: ConnectorProfile | None = None) -> ParsedFile:
+def parse_file(
+    data: bytes,
+    filename: str,
+    source_format: str,
+    profile: ConnectorProfile | None = None,
+    spreadsheet_limits: SpreadsheetLimits | None = None,
+) -> ParsedFile:
     """Parse `data` of a detected `source_format` into rows, totals and a quality summary."""
     if source_format in X12_KINDS:
         return _parse_x12(data, filename, source_format)
     if source_format in TABULAR_FORMATS:
-        return _parse_tabular(data, filename, source_format, profile)
+        return _parse_tabular(data, filename, source_format, profile, spreadsheet_limits)
     raise UnsupportedFormat(f"{filename}: format {source_format} is not supported")
 
 
@@ -232,9 +249,17 @@ _TABULAR_TOTALS = {
 }
 
 
-def _parse_tabular(data: bytes, filename: str, source_format: str, profile: ConnectorProfile | None) -> ParsedFile:
+def _parse_tabular(
+    data: bytes,
+    filename: str,
+    source_format: str,
+    profile: ConnectorProfile | None,
+    spreadsheet_limits: SpreadsheetLimits | None,
+) -> ParsedFile:
     try:
-        result = read_tabular(data, filename=filename, profile=profile)
+        result = read_tabular(data, filename=filename, profile=profile, spreadsheet_limits=spreadsheet_limits)
+    except SpreadsheetRefused as exc:
+        raise FileRefused(f"Cannot import {filename}: {exc.message}") from None
     except TabularFileError as exc:
         kind = TABULAR_KINDS[profile.entity] if profile else "tabular_unknown"
         raise ParseFailure(

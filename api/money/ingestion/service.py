@@ -30,20 +30,45 @@ from api.money.ingestion.lifecycle import IMPORT_BATCH
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, LandingFile, PostedRemittance
 from api.money.ingestion.posting import EntryPlan, PostedEntry, RowView, link_reversals, plan_entries
 from api.money.ingestion.rules import RepairError, repair_tabular, repair_x12
-from pipelines.ingest.tabular import ConnectorProfile
+from pipelines.ingest.tabular import ConnectorProfile, SpreadsheetLimits
 
 INSERT_CHUNK = 1000
 
 
 class LandingSettings(Protocol):
-    """The part of the settings ingestion needs: where the landing zone keeps uploaded bytes."""
+    """The part of the settings ingestion needs: where the landing zone keeps uploaded bytes, and
+    how big a workbook may be (see `api.core.settings`)."""
 
     @property
     def landing_dir(self) -> Path: ...
+    @property
+    def spreadsheet_max_rows(self) -> int: ...
+    @property
+    def spreadsheet_max_columns(self) -> int: ...
+    @property
+    def spreadsheet_max_cells(self) -> int: ...
+    @property
+    def spreadsheet_max_uncompressed_bytes(self) -> int: ...
+    @property
+    def spreadsheet_memory_limit_bytes(self) -> int: ...
+    @property
+    def spreadsheet_timeout_seconds(self) -> float: ...
 
 
 def landing_zone(settings: LandingSettings) -> LandingZone:
     return LandingZone(Path(settings.landing_dir))
+
+
+def spreadsheet_limits(settings: LandingSettings) -> SpreadsheetLimits:
+    """The configured limits for uploaded workbooks."""
+    return SpreadsheetLimits(
+        max_rows=settings.spreadsheet_max_rows,
+        max_columns=settings.spreadsheet_max_columns,
+        max_cells=settings.spreadsheet_max_cells,
+        max_uncompressed_bytes=settings.spreadsheet_max_uncompressed_bytes,
+        memory_limit_bytes=settings.spreadsheet_memory_limit_bytes,
+        timeout_seconds=settings.spreadsheet_timeout_seconds,
+    )
 
 
 def _table(model: type[Base]) -> Table:
@@ -125,6 +150,7 @@ def upload(
         profile=profile,
         organization_id=organization_id,
         client_id=client_id,
+        limits=spreadsheet_limits(settings),
     )
     return batch, False
 
@@ -153,10 +179,14 @@ def _apply_parse(
     profile: ConnectorProfile | None,
     organization_id: int,
     client_id: int,
+    limits: SpreadsheetLimits,
 ) -> None:
-    """Parse and (re)fill the batch's rows; a broken file gives a failed batch with no rows."""
+    """Parse and (re)fill the batch's rows; a broken file gives a failed batch with no rows, a file
+    refused for its size or shape (a workbook beyond the limits) is InvalidInput: nothing is kept."""
     try:
-        parsed = parsing.parse_file(data, filename, source_format, profile)
+        parsed = parsing.parse_file(data, filename, source_format, profile, limits)
+    except parsing.FileRefused as refused:
+        raise InvalidInput(str(refused)) from None
     except parsing.ParseFailure as failure:
         _mark_failed(db, batch, failure)
         return
@@ -550,6 +580,7 @@ def reprocess(db: Session, batch_id: int, settings: LandingSettings) -> ImportBa
         profile=profile,
         organization_id=batch.organization_id,
         client_id=batch.client_id,
+        limits=spreadsheet_limits(settings),
     )
     return batch
 
