@@ -25,7 +25,7 @@ from dagster_dbt import DbtCliResource, dbt_assets
 from pipelines.defs.dbt.project import dbt_executable, dbt_project, ensure_manifest
 from pipelines.defs.dbt.translator import PlatformDbtTranslator
 from pipelines.resources import WarehouseResource
-from pipelines.warehouse.layout import BUILD_COMPLETE
+from pipelines.warehouse.layout import BUILD_COMPLETE, make_private_tree
 
 TRANSLATOR = PlatformDbtTranslator()
 _ENVIRONMENT = threading.Lock()
@@ -47,6 +47,7 @@ def build_dbt_models() -> dg.AssetsDefinition:
             os.environ.update(warehouse.dbt_env(context.run_id))
             invocation = dbt.cli(["build"], context=context, target_path=build_dir / "dbt_target")
         yield from invocation.stream()
+        make_private_tree(build_dir / "dbt_target")
         (build_dir / BUILD_COMPLETE).touch()
         prune_builds(warehouse.layout.builds_dir, keep=2)
 
