@@ -24,6 +24,8 @@ class Settings(BaseSettings):
     # RPC limits: ordinary procedures take small JSON; uploads have their own cap.
     rpc_max_body_bytes: int = 1_048_576
     upload_max_bytes: int = 512 * 1_048_576
+    # Uploads above this are stored and answered at once as `parsing`; the job queue parses them.
+    upload_parse_in_request_max_bytes: int = 8 * 1_048_576
 
     # Uploaded workbooks (XLSX): refused beyond these before any reader sees them, and read in a child
     # process whose address space is capped, so a hostile file can never take the service down.

@@ -8,8 +8,10 @@ is not a format we read raises `UnsupportedFormat`.
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -77,6 +79,26 @@ def detect(data: bytes, filename: str) -> str:
         raise UnsupportedFormat(f"{filename}: {exc}") from None
     except UnknownFormatError as exc:
         raise UnsupportedFormat(f"{filename}: {exc}") from None
+
+
+DETECT_PREFIX_BYTES = 1024 * 1024
+
+
+def detect_file(path: Path, filename: str) -> str:
+    """`detect` for a file too big to hold in memory: the sniffers read only the first bytes, except a
+    workbook (its zip directory is at the end) and JSON (checked whole when it is parsed)."""
+    with path.open("rb") as fh:
+        prefix = fh.read(DETECT_PREFIX_BYTES)
+    if prefix.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                if any(name.startswith("xl/") for name in archive.namelist()):
+                    return "xlsx"
+        except zipfile.BadZipFile:
+            pass  # not a workbook: the sniffer names what it is
+    if prefix.lstrip()[:1] in (b"[", b"{"):
+        return "json"
+    return detect(prefix, filename)
 
 
 def parse_file(

@@ -77,6 +77,22 @@ class LandingZone:
         _fsync_dir(final.parent)
         return StoredFile(digest, len(data), final, created=created)
 
+    def store_file(self, source: Path, sha256: str, size: int) -> StoredFile:
+        """Store a spooled file (on the same filesystem, already hashed as it arrived) by linking it
+        into place: no copy, no read into memory. `source` stays where it is; the caller removes it."""
+        final = self.path_for(sha256)
+        if final.exists():
+            return StoredFile(sha256, final.stat().st_size, final, created=False)
+        private_dir(final.parent)
+        os.chmod(source, LANDING_FILE_MODE)
+        try:
+            os.link(source, final)
+            created = True
+        except FileExistsError:
+            created = False
+        _fsync_dir(final.parent)
+        return StoredFile(sha256, size, final, created=created)
+
     def read(self, sha256: str) -> bytes:
         """The stored bytes, verified against their hash (a corrupted file is an error, never data)."""
         path = self.path_for(sha256)
