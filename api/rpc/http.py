@@ -22,7 +22,7 @@ from api.core.services import Services
 from api.rpc.errors import RpcError, error_envelope
 from api.rpc.executor import UNDEFINED, CallMeta, Envelope, execute, execute_async, run_public_async_ready
 from api.rpc.procedure import Procedure, Registry
-from api.rpc.uploads import SpoolContext, spool_multipart, spool_octet_stream, too_large
+from api.rpc.uploads import SpoolContext, spool_json_upload, spool_multipart, spool_octet_stream, too_large
 
 JSON = "application/json"
 
@@ -126,9 +126,20 @@ class RpcEndpoint:
             if proc is None or not proc.accepts_files:
                 raise RpcError("UNSUPPORTED_MEDIA_TYPE", "Only upload procedures take files; send JSON")
             return [await _spool_files(request, content_type, spool)]
-        body = await _read_limited(request, limit)
+        body = await self._read_json(request, proc, limit, spool)
+        if not isinstance(body, bytes):
+            return [body]  # a big JSON upload, its file already decoded to a spool file
         parsed = UNDEFINED if not body.strip() else _parse_json(body)
         return [parsed] if not is_batch else _split_batch(parsed, len(paths))
+
+    async def _read_json(self, request: Request, proc: Procedure | None, limit: int, spool: SpoolContext) -> Any:
+        """The JSON body as bytes; for an upload procedure spooled to disk first, and when it is big,
+        the input object with the base64 content already decoded (in chunks) to a spool file."""
+        if proc is None or not proc.accepts_files:
+            return await _read_limited(request, limit)
+        return await spool_json_upload(
+            request.stream(), spool, self.services.settings.upload_parse_in_request_max_bytes
+        )
 
     def _body_limit(self, proc: Procedure | None) -> int:
         settings = self.services.settings

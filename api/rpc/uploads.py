@@ -15,6 +15,8 @@ capped. The router deletes the spool files once the call is answered.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import os
 import re
@@ -24,6 +26,8 @@ from dataclasses import dataclass, field
 from email.message import Message
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from api.rpc.errors import RpcError
 
@@ -226,3 +230,141 @@ class _Part:
             fields[self.name] = self._writer.finish(self.filename or "upload.bin", self.content_type)
         else:
             fields[self.name] = bytes(self._value).decode("utf-8", errors="replace")
+
+
+# --- JSON bodies: {"filename": ..., "contentBase64": "..."} ------------------------------------------------
+
+_JSON_READ = 1024 * 1024
+_JSON_TOKENS = re.compile(rb'["\\{}\[\]:,]')
+_BASE64_KEY = b"contentBase64"
+
+
+async def spool_json_upload(chunks: AsyncIterator[bytes], spool: SpoolContext, inline_max: int) -> Any:
+    """The JSON body of an upload procedure, spooled to disk as it arrives.
+
+    A body up to `inline_max` bytes comes back as bytes, parsed as usual by the caller. A bigger
+    one must carry the file as the top-level "contentBase64" string: it is decoded chunk by chunk
+    into a spool file, and the rest of the object (capped at `inline_max`) is parsed, with the file
+    under "file" as a multipart upload would give it. Memory stays within a few read chunks.
+    """
+    body = spool.writer()
+    async for chunk in chunks:
+        body.write(chunk)
+    spooled_body = body.finish("body.json", "application/json")
+    if spooled_body.size <= inline_max:
+        return spooled_body.read_bytes()
+    span = _top_level_string(spooled_body.path, _BASE64_KEY)
+    if span is None:
+        raise RpcError(
+            "BAD_REQUEST",
+            f"A JSON upload above {inline_max} bytes carries the file in 'contentBase64' (or send it as multipart)",
+        )
+    start, end = span
+    with spooled_body.path.open("rb") as fh:
+        head = fh.read(start - 1)
+        fh.seek(end + 1)
+        tail = fh.read(inline_max + 1)
+    rest = head + b"null" + tail
+    if len(rest) > inline_max:
+        raise RpcError("BAD_REQUEST", f"The fields besides 'contentBase64' exceed {inline_max} bytes")
+    try:
+        fields = orjson.loads(rest)
+    except orjson.JSONDecodeError as exc:
+        raise RpcError("PARSE_ERROR", f"The input is not valid JSON: {exc.msg}") from None
+    if not isinstance(fields, dict):
+        raise RpcError("BAD_REQUEST", "The input must be an object")
+    name = fields.get("filename")
+    fields.pop(_BASE64_KEY, None)
+    fields["file"] = _decode_base64_span(spooled_body.path, start, end, spool, name if isinstance(name, str) else "")
+    return fields
+
+
+def _top_level_string(path: Path, key: bytes) -> tuple[int, int] | None:
+    """(start, end) byte offsets of the string value of `key` in the top-level object, quotes excluded.
+
+    A small tokenizer over the file in chunks: only quotes, backslashes and structure are looked at, so
+    a long base64 string is skipped at `re` speed and never held whole.
+    """
+    finder = _KeyFinder(path, key)
+    offset = 0
+    with path.open("rb") as fh:
+        while chunk := fh.read(_JSON_READ):
+            for m in _JSON_TOKENS.finditer(chunk):
+                found = finder.token(m.group(), offset + m.start())
+                if found is not None:
+                    return found
+            offset += len(chunk)
+    return None
+
+
+class _KeyFinder:
+    def __init__(self, path: Path, key: bytes):
+        self.path, self.key = path, key
+        self.depth, self.in_string, self.skip_at, self.string_start = 0, False, -1, 0
+        self.last_string: tuple[int, int] | None = None
+        self.want_value = False
+
+    def token(self, token: bytes, pos: int) -> tuple[int, int] | None:
+        if pos == self.skip_at:
+            return None
+        if self.in_string:
+            return self._in_string(token, pos)
+        if token == b'"':
+            self.in_string, self.string_start = True, pos + 1
+            return None
+        if token == b":" and self.depth == 1 and self.last_string is not None:
+            self.want_value = _read_at(self.path, self.last_string) == self.key
+        else:
+            self.want_value = False
+            self.depth += 1 if token in (b"{", b"[") else -1 if token in (b"}", b"]") else 0
+        self.last_string = None
+        return None
+
+    def _in_string(self, token: bytes, pos: int) -> tuple[int, int] | None:
+        if token == b"\\":
+            self.skip_at = pos + 1
+            return None
+        if token == b'"':
+            self.in_string = False
+            if self.depth == 1 and self.want_value:
+                return self.string_start, pos
+            self.last_string = (self.string_start, pos) if self.depth == 1 else None
+        return None
+
+
+def _read_at(path: Path, span: tuple[int, int]) -> bytes | None:
+    start, end = span
+    if end - start > 64:
+        return None  # not a key we look for
+    with path.open("rb") as fh:
+        fh.seek(start)
+        return fh.read(end - start)
+
+
+def _decode_base64_span(path: Path, start: int, end: int, spool: SpoolContext, filename: str) -> UploadedFile:
+    """Decode the base64 text at [start, end) of `path` into a spool file, a chunk (a multiple of 4) at a time."""
+    writer = spool.writer()
+    carry = b""
+    invalid = RpcError("BAD_REQUEST", "Invalid input: 'contentBase64' is not valid base64")
+    with path.open("rb") as fh:
+        fh.seek(start)
+        left = end - start
+        while left > 0:
+            chunk = carry + fh.read(min(_JSON_READ, left))
+            left = end - start - (fh.tell() - start)
+            if chunk.endswith(b"\\") and left > 0:
+                chunk, carry = chunk[:-1], b"\\"  # an escape split across reads: finish it with the next one
+            else:
+                carry = b""
+            text = chunk.replace(b"\\/", b"/")  # JSON may escape '/'; any other escape is not base64
+            usable = len(text) - len(text) % 4 if left > 0 else len(text)
+            if left > 0 and b"=" in text:
+                raise invalid  # padding only at the very end
+            try:
+                writer.write(base64.b64decode(text[:usable], validate=True))
+            except (binascii.Error, ValueError):
+                raise invalid from None
+            carry = text[usable:] + carry
+    if carry:
+        raise invalid
+    return writer.finish(filename or "upload.bin", "application/octet-stream")

@@ -8,6 +8,7 @@ The files are generated here with their numbers known by construction: N claim r
 
 from __future__ import annotations
 
+import base64
 import hashlib
 
 import pytest
@@ -88,3 +89,42 @@ def test_a_parsing_batch_cannot_be_confirmed_before_the_job_ran(member, services
 
     assert refused.code == "PRECONDITION_FAILED", refused.body
     _run_parse_jobs(services)
+
+
+def test_a_large_json_upload_is_decoded_from_disk_and_parsed_by_the_job_queue(member, services):
+    data = _claims_csv() + b"ACCJSON,1.00,2026-01-02,Aetna,????????????\n"  # "?"s encode to "/" somewhere
+    # The file before the filename, and every '/' escaped as JSON allows: both must be understood.
+    encoded = base64.b64encode(data).replace(b"/", b"\\/")
+    body = b'{"contentBase64": "' + encoded + b'", "filename": "json_claims.csv"}'
+    assert b"\\/" in body
+
+    r = member.rpc.http.post(
+        "/api/rpc/ingestion.uploadCsv",
+        content=body,
+        headers={**member.rpc.headers(), "content-type": "application/json"},
+    )
+
+    assert r.status_code == 200, r.text[:500]
+    batch = r.json()["result"]["data"]["batch"]
+    assert batch["status"] == "parsing"
+    assert batch["sourceFilename"] == "json_claims.csv"
+    assert batch["contentSha256"] == hashlib.sha256(data).hexdigest()
+    assert _run_parse_jobs(services) == 1
+    parsed = member.rpc.query("ingestion.getImportBatch", {"batchId": batch["id"]}).data
+    assert parsed["status"] == "parsed"
+    assert parsed["rowCount"] == ROWS + 1
+    assert parsed["totals"]["total_billed"] == "420001.00"  # 42,000 x 10.00 + 1.00
+
+
+def test_a_large_json_upload_with_broken_base64_is_refused(member):
+    body = b'{"filename": "bad.csv", "contentBase64": "' + b"QUJD" * (3 * 1024 * 1024) + b'!!!!"}'
+
+    r = member.rpc.http.post(
+        "/api/rpc/ingestion.uploadCsv",
+        content=body,
+        headers={**member.rpc.headers(), "content-type": "application/json"},
+    )
+
+    assert r.status_code == 400, r.text[:500]
+    assert r.json()["error"]["message"] == "Invalid input: 'contentBase64' is not valid base64"
+    assert member.rpc.query("ingestion.listImportBatches", {}).data["items"] == []
