@@ -237,6 +237,7 @@ class _Part:
 _JSON_READ = 1024 * 1024
 _JSON_TOKENS = re.compile(rb'["\\{}\[\]:,]')
 _BASE64_KEY = b"contentBase64"
+MAX_JSON_FIELDS_BYTES = 1024 * 1024  # the input besides the file (filename, profile): small by nature
 
 
 async def spool_json_upload(chunks: AsyncIterator[bytes], spool: SpoolContext, inline_max: int) -> Any:
@@ -244,7 +245,7 @@ async def spool_json_upload(chunks: AsyncIterator[bytes], spool: SpoolContext, i
 
     A body up to `inline_max` bytes comes back as bytes, parsed as usual by the caller. A bigger
     one must carry the file as the top-level "contentBase64" string: it is decoded chunk by chunk
-    into a spool file, and the rest of the object (capped at `inline_max`) is parsed, with the file
+    into a spool file, and the rest of the object (capped at 1 MiB) is parsed, with the file
     under "file" as a multipart upload would give it. Memory stays within a few read chunks.
     """
     body = spool.writer()
@@ -260,13 +261,15 @@ async def spool_json_upload(chunks: AsyncIterator[bytes], spool: SpoolContext, i
             f"A JSON upload above {inline_max} bytes carries the file in 'contentBase64' (or send it as multipart)",
         )
     start, end = span
+    if start - 1 > MAX_JSON_FIELDS_BYTES:
+        raise RpcError("BAD_REQUEST", f"The fields besides 'contentBase64' exceed {MAX_JSON_FIELDS_BYTES} bytes")
     with spooled_body.path.open("rb") as fh:
         head = fh.read(start - 1)
         fh.seek(end + 1)
-        tail = fh.read(inline_max + 1)
+        tail = fh.read(MAX_JSON_FIELDS_BYTES + 1)
     rest = head + b"null" + tail
-    if len(rest) > inline_max:
-        raise RpcError("BAD_REQUEST", f"The fields besides 'contentBase64' exceed {inline_max} bytes")
+    if len(rest) > MAX_JSON_FIELDS_BYTES:
+        raise RpcError("BAD_REQUEST", f"The fields besides 'contentBase64' exceed {MAX_JSON_FIELDS_BYTES} bytes")
     try:
         fields = orjson.loads(rest)
     except orjson.JSONDecodeError as exc:
@@ -274,7 +277,7 @@ async def spool_json_upload(chunks: AsyncIterator[bytes], spool: SpoolContext, i
     if not isinstance(fields, dict):
         raise RpcError("BAD_REQUEST", "The input must be an object")
     name = fields.get("filename")
-    fields.pop(_BASE64_KEY, None)
+    fields.pop(_BASE64_KEY.decode(), None)
     fields["file"] = _decode_base64_span(spooled_body.path, start, end, spool, name if isinstance(name, str) else "")
     return fields
 
