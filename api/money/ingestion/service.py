@@ -168,9 +168,7 @@ def upload(
     if content is None:
         db.add(batch)
         db.flush()
-        # The data directory travels with the job: the worker may serve another configuration's defaults.
-        payload = {"batch_id": batch.id, "data_dir": str(settings.resolved_data_dir)}
-        enqueue(db, PARSE_JOB_KIND, payload, organization_id=organization_id, max_attempts=1)
+        _enqueue_parse(db, batch, settings)
         return batch, False
     _apply_parse(
         db,
@@ -184,6 +182,12 @@ def upload(
         limits=spreadsheet_limits(settings),
     )
     return batch, False
+
+
+def _enqueue_parse(db: Session, batch: ImportBatch, settings: LandingSettings) -> None:
+    # The data directory travels with the job: the worker may serve another configuration's defaults.
+    payload = {"batch_id": batch.id, "data_dir": str(settings.resolved_data_dir)}
+    enqueue(db, PARSE_JOB_KIND, payload, organization_id=batch.organization_id, max_attempts=1)
 
 
 def _content(data: bytes | SpooledFile, settings: LandingSettings) -> tuple[SpooledFile | None, int, bytes | None]:
@@ -209,7 +213,9 @@ def parse_stored_batch(db: Session, batch: ImportBatch, settings: LandingSetting
         data = landing_zone(settings).read(batch.content_sha256)
     except OSError:
         raise _stored_file_missing(batch) from None
-    profile = resolve_profile(db, batch.profile_name) if batch.profile_name else None
+    # "auto:<entity>" records that headers were matched by synonyms: not a profile to resolve.
+    named = batch.profile_name if batch.profile_name and not batch.profile_name.startswith("auto:") else None
+    profile = resolve_profile(db, named) if named else None
     try:
         _apply_parse(
             db,
@@ -630,13 +636,20 @@ def _reversible_entries(db: Session, claim_keys: set[str]) -> list[PostedEntry]:
 
 
 def reprocess(db: Session, batch_id: int, settings: LandingSettings) -> ImportBatch:
-    """Re-parse the stored landing file with the current parser; replaces the batch's rows."""
+    """Re-parse the stored landing file with the current parser; replaces the batch's rows. A file
+    above the in-request threshold goes back to `parsing` and the job queue parses it again."""
     batch = get_batch(db, batch_id, for_update=True)
-    if batch.status in ("confirmed", "discarded"):
+    if batch.status in ("confirmed", "discarded", "parsing"):
         raise PreconditionFailed(
             f"Import batch {batch.id} is '{batch.status}'; only batches not yet "
-            "confirmed or discarded can be reprocessed",
+            "confirmed or discarded, and not being parsed, can be reprocessed",
         )
+    if batch.size_bytes > settings.upload_parse_in_request_max_bytes:
+        db.execute(delete(ImportRow).where(ImportRow.batch_id == batch.id))
+        batch.status = transition(IMPORT_BATCH, batch.status, "parsing")
+        batch.row_count = batch.valid_count = batch.invalid_count = batch.excluded_count = 0
+        _enqueue_parse(db, batch, settings)
+        return batch
     try:
         data = landing_zone(settings).read(batch.content_sha256)
     except OSError:

@@ -63,6 +63,15 @@ def test_a_large_upload_is_parsing_then_parsed_by_the_job_queue(member, services
     assert parsed["validCount"] == ROWS
     assert parsed["totals"]["total_billed"] == "420000.00"  # 42,000 rows x 10.00
 
+    # A reprocess of a big file goes through the queue again, never a parse inside the request.
+    again = member.rpc.mutation("ingestion.reprocess", {"batchId": batch["id"]}).data
+    assert (again["status"], again["rowCount"]) == ("parsing", 0)
+    busy = member.rpc.mutation("ingestion.reprocess", {"batchId": batch["id"]})
+    assert busy.code == "PRECONDITION_FAILED", busy.body
+    assert _run_parse_jobs(services) == 1
+    reparsed = member.rpc.query("ingestion.getImportBatch", {"batchId": batch["id"]}).data
+    assert (reparsed["status"], reparsed["rowCount"]) == ("parsed", ROWS)
+
 
 def test_a_large_file_broken_at_its_end_never_half_imports(member, services):
     data = _claims_csv(broken_tail=True)
