@@ -20,11 +20,13 @@ from api.infra.jobs.worker import Worker
 from api.infra.marts.reader import MartReader
 from api.infra.private_files import secure_data_dir
 from api.infra.security_headers import SecurityHeadersMiddleware
+from api.infra.signing.secret import load_or_create as load_or_create_secret
 from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
-from api.platform.audit import service as audit_service
+from api.platform.audit.anchor import AuditAnchor
 from api.platform.auth.oidc import OidcVerifier
 from api.platform.auth.resolve import principal_resolver
 from api.platform.organizations.membership import memberships_of, resolve_tenant
+from api.platform.organizations.service import add_member
 from api.rpc.http import RpcEndpoint
 from api.rpc.procedure import Registry, rpc
 
@@ -43,19 +45,27 @@ def build_services(settings: Settings | None = None) -> Services:
             settings.oidc_jwks_url,
             email_claim=settings.oidc_email_claim,
             leeway=settings.oidc_leeway_seconds,
+            min_refetch_seconds=settings.oidc_jwks_min_refetch_seconds,
         )
     database = Database(settings.resolved_database_url)
     worker = Worker(database, poll_seconds=settings.job_poll_seconds) if settings.job_worker_enabled else None
+    signing_keys = SigningKeys.from_settings(settings)
+    # Kept under DATA_DIR/keys (0600), never in the database: keys the audit digests and throttle keys.
+    digest_key = load_or_create_secret(settings.resolved_audit_key_path)
+    anchor = AuditAnchor(digest_key, signing_keys, settings.audit_checkpoint_dir, settings.audit_checkpoint_every)
     services = Services(
         settings=settings,
         database=database,
         oidc_verifier=verifier,
-        signing_keys=SigningKeys.from_settings(settings),
+        signing_keys=signing_keys,
         job_worker=worker,
         marts=MartReader(settings.warehouse_dir),
         resolve_tenant=resolve_tenant,
         memberships_of=memberships_of,
-        audit=audit_service.record,
+        audit=anchor.record,
+        add_member=add_member,
+        digest_key=digest_key,
+        audit_anchor=anchor,
     )
     # Bound after construction: resolving OIDC identities needs the services themselves.
     services.resolve_principal = principal_resolver(services)

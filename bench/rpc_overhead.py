@@ -96,7 +96,7 @@ KPIS_SQL = (
            coalesce(sum(initially_denied_claims), 0) as initially_denied_claims,
            sum(initial_denied_amount) as initial_denied_amount,
            coalesce(sum(clean_claims), 0) as clean_claims,
-           sum(denial_write_off_amount) as denial_write_off_amount,
+           sum(final_denial_write_off_amount) as final_denial_write_off_amount,
            coalesce(sum(overturned_claims), 0) as overturned_claims,
            sum(recovered_amount) as recovered_amount
        from {schema}.fct_kpis_monthly where organization_id = $org and client_id = $client and true""",

@@ -13,6 +13,7 @@ from api.infra.db.session import Database
 from api.infra.private_files import PRIVATE_FILE, private_dir
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import User
+from api.platform.auth.secrets import verify_password
 from api.platform.organizations import service as org_service
 from api.platform.organizations.models import Client, Organization
 
@@ -65,7 +66,7 @@ def bootstrap(settings: Settings, database: Database) -> BootstrapResult:
                     f"organization {DEMO_ORG_SLUG!r} has no client; add one with organizations.addClient"
                 )
             client = existing
-        shown = password if created or auth_service.verify_password(user.password_hash, password) else None
+        shown = password if created or verify_password(user.password_hash, password) else None
         return BootstrapResult(
             email=email, user_id=user.id, password=shown, organization_id=org.id, client_id=client.id, created=created
         )

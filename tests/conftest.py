@@ -90,7 +90,13 @@ def database_url(request, tmp_path_factory) -> Iterator[str]:
 def settings(database_url, tmp_path_factory) -> Settings:
     data_dir = tmp_path_factory.mktemp("data")
     return Settings(
-        data_dir=data_dir, database_url=database_url, billing_webhook_secret="whsec_test_one", job_worker_enabled=False
+        data_dir=data_dir,
+        database_url=database_url,
+        billing_webhook_secret="whsec_test_one",
+        job_worker_enabled=False,
+        # Every test calls from the same TestClient address; the shared app must not throttle the suite's
+        # own failed sign-ins (tests/integration/api/platform/auth/test_login_throttle.py uses the defaults).
+        login_free_failures_per_address=1_000_000,
     )
 
 
@@ -176,10 +182,14 @@ def make_member(services, rpc):
                 rpc.as_(owner_token, org["firstClientId"]),
             )
         user_id, email, pw = make_user(services)
-        rpc.as_(owner_token, org["firstClientId"]).mutation(
-            "organizations.inviteMember", {"email": email, "role": role}
-        ).data
+        invite = (
+            rpc.as_(owner_token, org["firstClientId"])
+            .mutation("organizations.inviteMember", {"email": email, "role": role})
+            .data
+        )
         token = sign_in(rpc, email, pw)
+        # An existing account joins by accepting the invitation while signed in as itself.
+        rpc.as_(token).mutation("organizations.acceptInvite", {"token": invite["inviteToken"]}).data
         return Member(user_id, email, pw, token, org["id"], org["firstClientId"], rpc.as_(token, org["firstClientId"]))
 
     return factory

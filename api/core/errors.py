@@ -45,7 +45,11 @@ class PreconditionFailed(DomainError):
 
 
 class RateLimited(DomainError):
-    """Too many attempts or a busy resource; retry later."""
+    """Too many attempts or a busy resource; retry later (after `retry_after` seconds when known)."""
+
+    def __init__(self, message: str, *, retry_after: int | None = None, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message, details=details)
+        self.retry_after = retry_after
 
 
 class Unavailable(DomainError):

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # types only: infrastructure and platform packages import cor
     from api.infra.jobs.worker import Worker
     from api.infra.marts.reader import MartReader
     from api.infra.signing.service import SigningKeys
+    from api.platform.audit.anchor import AuditAnchor
     from api.platform.auth.oidc import OidcVerifier
 
 
@@ -59,6 +60,12 @@ class AuditRecord:
     after: Any
 
 
+class MembershipWriter(Protocol):
+    """Makes a user a member of an organization with a role (organizations answers; auth asks)."""
+
+    def __call__(self, db: Session, organization_id: int, user_id: int, role: str, /) -> None: ...
+
+
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 
@@ -81,6 +88,10 @@ def _unconfigured_audit(db: Session, entry: AuditRecord, /) -> None:
     raise RuntimeError("no audit sink configured")
 
 
+def _unconfigured_add_member(db: Session, organization_id: int, user_id: int, role: str, /) -> None:
+    raise RuntimeError("no membership writer configured")
+
+
 @dataclass
 class Services:
     """Long-lived collaborators shared by every request."""
@@ -95,6 +106,11 @@ class Services:
     resolve_tenant: TenantResolver = field(default=_unconfigured_tenant)
     memberships_of: MembershipDirectory = field(default=_unconfigured_memberships)
     audit: AuditSink = field(default=_unconfigured_audit)
+    add_member: MembershipWriter = field(default=_unconfigured_add_member)
+    # The installation's secret for keyed digests (audit inputs, throttle keys); kept under
+    # DATA_DIR/keys, never in the database.
+    digest_key: bytes = b""
+    audit_anchor: AuditAnchor | None = None
 
     def close(self) -> None:
         if self.job_worker is not None:

@@ -41,6 +41,25 @@ class Settings(BaseSettings):
     # OpenAPI schema and Swagger UI at /openapi.json and /docs: off unless a deployment turns them on
     # (the RPC contract is served to signed-in callers by `system.contract`).
     api_docs_enabled: bool = False
+    # Sign-in throttling (state in the operational DB, so it holds across workers). A key (an
+    # account, a client address) gets `free` failed attempts; each failure after that blocks the key
+    # for base * 2^(n-1) seconds, capped; failures older than the window are forgotten.
+    login_free_failures_per_account: int = 5
+    login_free_failures_per_address: int = 20
+    login_backoff_base_seconds: int = 2
+    login_backoff_max_seconds: int = 900
+    login_failure_window_seconds: int = 3600
+    # The most calls one batched HTTP request may carry (every procedure).
+    rpc_max_batch_calls: int = 20
+
+    # API keys: an expiry is always set (default), never beyond the maximum.
+    api_key_default_days: int = 90
+    api_key_max_days: int = 365
+
+    # The audit log: a signed checkpoint of a chain's head every N events (and after each
+    # successful verification); keyed input digests use the secret at `audit_key_path`.
+    audit_checkpoint_every: int = 100
+    audit_key_path: Path | None = None
 
     # OIDC (production identity provider). Unset = local identity provider only.
     oidc_issuer: str | None = None
@@ -48,6 +67,11 @@ class Settings(BaseSettings):
     oidc_jwks_url: str | None = None
     oidc_email_claim: str = "email"
     oidc_leeway_seconds: int = 30
+    # Link an identity to an existing account by its email: only when the provider says the email
+    # is verified, the account has no subject yet, and this is on. Off: accounts link by subject only.
+    oidc_link_by_email: bool = False
+    # The provider's key set is refetched at most once per this many seconds (unknown kids included).
+    oidc_jwks_min_refetch_seconds: int = 60
 
     # SMART signing keys; unset = generated under DATA_DIR on first start.
     smart_keys_path: Path | None = None
@@ -76,6 +100,14 @@ class Settings(BaseSettings):
     @property
     def default_smart_keys_path(self) -> Path:
         return self.resolved_data_dir / "keys" / "smart_keys.json"
+
+    @property
+    def resolved_audit_key_path(self) -> Path:
+        return self.audit_key_path or self.resolved_data_dir / "keys" / "audit_hmac.key"
+
+    @property
+    def audit_checkpoint_dir(self) -> Path:
+        return self.resolved_data_dir / "audit" / "checkpoints"
 
     @property
     def landing_dir(self) -> Path:

@@ -42,13 +42,15 @@ ERROR_CODES: dict[str, tuple[int, int]] = {
 class RpcError(Exception):
     """An error a caller can act on; `code` is a key of ERROR_CODES."""
 
-    def __init__(self, code: str, message: str, *, data: dict[str, Any] | None = None):
+    def __init__(self, code: str, message: str, *, data: dict[str, Any] | None = None, retry_after: int | None = None):
         if code not in ERROR_CODES:
             raise ValueError(f"unknown tRPC error code {code!r}")
         super().__init__(message)
         self.code = code
         self.message = message
         self.data = data or {}
+        # Seconds: served as `data.retryAfter` and, by the HTTP layer, as the Retry-After header.
+        self.retry_after = retry_after
 
     @property
     def json_rpc_code(self) -> int:
@@ -78,11 +80,14 @@ def to_rpc_error(exc: domain.DomainError) -> RpcError:
     for cls in type(exc).__mro__:
         code = DOMAIN_ERROR_CODES.get(cls)
         if code is not None:
-            return RpcError(code, exc.message, data=dict(exc.details))
+            retry_after = exc.retry_after if isinstance(exc, domain.RateLimited) else None
+            return RpcError(code, exc.message, data=dict(exc.details), retry_after=retry_after)
     raise TypeError(f"{type(exc).__name__} derives from no mapped domain error")
 
 
 def error_envelope(err: RpcError, path: str | None) -> dict[str, Any]:
     data: dict[str, Any] = {"code": err.code, "httpStatus": err.http_status, "path": path}
     data.update(err.data)
+    if err.retry_after is not None:
+        data["retryAfter"] = err.retry_after
     return {"error": {"message": err.message, "code": err.json_rpc_code, "data": data}}

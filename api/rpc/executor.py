@@ -63,6 +63,8 @@ def build_context(services: Services, proc: Procedure, db: Session, meta: CallMe
     if proc.auth == "public":
         return PublicContext(**base)
     principal = services.resolve_principal(db, meta.authorization)
+    if principal.method == "api_key" and not proc.api_keys:
+        raise Forbidden(f"API keys cannot call {proc.name}; sign in as a person for it")
     if proc.auth == "platform_admin" and not principal.is_platform_admin:
         raise Forbidden("This procedure is for platform administrators")
     if proc.auth != "tenant":
@@ -142,7 +144,7 @@ def _failure(path: str, exc: Exception) -> tuple[Envelope, int]:
     elif isinstance(exc, IntegrityError):
         err = RpcError("CONFLICT", "This change conflicts with an existing record (a duplicate or a missing reference)")
     elif isinstance(exc, OperationalError) and "locked" in str(exc.orig).lower():
-        err = RpcError("TOO_MANY_REQUESTS", "The database is busy; retry shortly")
+        err = RpcError("TOO_MANY_REQUESTS", "The database is busy; retry shortly", retry_after=1)
     else:
         ref = uuid.uuid4().hex[:12]
         # Only the exception type and code locations are logged: messages can carry PHI.

@@ -37,6 +37,30 @@ def _request_error(err: RpcError, paths: list[str], is_batch: bool) -> Response:
     return _json_response(error_envelope(err, paths[0]), err.http_status)
 
 
+def _with_retry_after(response: Response, envelopes: list[Envelope]) -> Response:
+    """Retry-After (seconds) on a throttled answer: the longest wait any of its calls was given."""
+    waits = [
+        e["error"]["data"]["retryAfter"]
+        for e in envelopes
+        if "error" in e and isinstance(e["error"].get("data"), dict) and "retryAfter" in e["error"]["data"]
+    ]
+    if waits:
+        response.headers["Retry-After"] = str(max(waits))
+    return response
+
+
+def _batch_refusal(paths: list[str], procs: list[Procedure | None], max_calls: int) -> RpcError | None:
+    """Why a batch is refused as a whole, before any call runs: too many calls, or a call that must
+    travel alone (a password check: one guess per HTTP request). A batch of one is a single call
+    (tRPC's httpBatchLink sends every call that way)."""
+    if len(paths) > max_calls:
+        return RpcError("BAD_REQUEST", f"A batch may carry at most {max_calls} calls; this one has {len(paths)}")
+    alone = sorted({p.name for p in procs if p is not None and not p.batch})
+    if alone and len(paths) > 1:
+        return RpcError("BAD_REQUEST", f"{', '.join(alone)} cannot be batched; send it as a single call")
+    return None
+
+
 def batch_status(statuses: list[int]) -> int:
     distinct = set(statuses)
     return distinct.pop() if len(distinct) == 1 else 207
@@ -58,6 +82,10 @@ class RpcEndpoint:
             response = _request_error(err, paths, is_batch)
             response.headers["Allow"] = "GET, POST"
             return response
+        if is_batch:
+            refusal = _batch_refusal(paths, procs, self.services.settings.rpc_max_batch_calls)
+            if refusal is not None:
+                return _request_error(refusal, paths, is_batch)
         spool = SpoolContext(
             self.services.settings.landing_dir / ".spool", self._body_limit(procs[0] if not is_batch else None)
         )
@@ -83,13 +111,14 @@ class RpcEndpoint:
         results: list[tuple[dict, int]] = []
         for path, proc, raw in zip(paths, procs, inputs, strict=True):
             results.append(await self._call(path, proc, method, raw, meta))
+        envelopes = [r[0] for r in results]
         if not is_batch:
             envelope, status = results[0]
             response = _json_response(envelope, status)
             if status == 405 and procs[0] is not None:
                 response.headers["Allow"] = "GET" if procs[0].kind == "query" else "POST"
-            return response
-        return _json_response([r[0] for r in results], batch_status([r[1] for r in results]))
+            return _with_retry_after(response, envelopes)
+        return _with_retry_after(_json_response(envelopes, batch_status([r[1] for r in results])), envelopes)
 
     async def _call(
         self, path: str, proc: Procedure | None, method: str, raw: Any, meta: CallMeta

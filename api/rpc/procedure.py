@@ -46,6 +46,11 @@ class Procedure:
     is_async: bool
     max_body_bytes: int | None = None  # None: RPC_MAX_BODY_BYTES, or UPLOAD_MAX_BYTES for file procedures
     accepts_files: bool = False
+    # False: refused inside a batched request (password checks: one guess per HTTP request).
+    batch: bool = True
+    # Whether an API key may call it. Tenant procedures act in the key's organization already; a
+    # user-level one must be written to answer for that organization only before it says True.
+    api_keys: bool = True
 
     def __post_init__(self) -> None:
         self.output_adapter = TypeAdapter(self.output_type)
@@ -76,6 +81,8 @@ class Registry:
         permission: str | None = None,
         max_body_bytes: int | None = None,
         accepts_files: bool = False,
+        batch: bool = True,
+        api_keys: bool | None = None,
     ) -> Callable[[Callable], Callable]:
         if auth not in AUTH_LEVELS:
             raise ValueError(f"{name}: unknown auth level {auth!r}")
@@ -119,6 +126,8 @@ class Registry:
                 is_async=inspect.iscoroutinefunction(fn),
                 max_body_bytes=max_body_bytes,
                 accepts_files=accepts_files,
+                batch=batch,
+                api_keys=(auth == "tenant") if api_keys is None else api_keys,
             )
             return fn
 

@@ -199,6 +199,27 @@ EXTRACT_TABLES: dict[str, ExtractTable] = {
                 "resolved_at": "ts",
             },
         ),
+        # A client's uploaded contract terms (ingestion, contract_terms CSV); int_contract_terms prices with them.
+        ExtractTable(
+            "contract_terms",
+            {
+                **_TENANT,
+                "batch_id": "int",
+                "payer_name": "text",
+                "payer_key": "text",
+                "payer_id": "text",
+                "plan_code": "text",
+                "method": "text",
+                "procedure_code": "text",
+                "modifier": "text",
+                "drg_code": "text",
+                "rate": "money",
+                "percent_of_charges": "money",
+                "lesser_of": "bool",
+                "effective_from": "date",
+                "effective_to": "date",
+            },
+        ),
         # Not a table: the rows reviewers excluded from confirmed batches. The raw layer drops them
         # from the batch's parsed file; here they are, for lineage and for what the marts left out.
         ExtractTable(

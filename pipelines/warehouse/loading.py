@@ -10,6 +10,10 @@ Rows a reviewer excluded from an import batch never reach the raw zone: they
 are dropped from the batch's parsed tables (an excluded claim takes its
 service lines, adjustments and remarks with it), and a file is parsed again
 when its set of exclusions changes. Folder drops have no review: all rows load.
+
+Rows a reviewer repaired (``ingestion.repairImportRow``) reach the raw zone repaired: the repaired
+values are written over the parsed row (``apply_repairs``), so the marts read what was confirmed, and a
+file is parsed again when its repairs change.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 from multiprocessing import get_context
 from pathlib import Path
@@ -37,7 +42,7 @@ from pipelines.warehouse.raw_tables import (
     empty_raw,
     tables_of_kind,
 )
-from pipelines.warehouse.sources import RowExclusion, SourceFile
+from pipelines.warehouse.sources import RowExclusion, RowRepair, SourceFile
 
 #: money columns summed into each table's materialisation metadata
 MONEY_TOTALS: dict[str, tuple[str, ...]] = {
@@ -90,7 +95,7 @@ class SyncResult:
 
 def parse_source(src: SourceFile) -> dict[str, pl.DataFrame]:
     """The raw tables of one source file without its excluded rows, with lineage columns. Raises RawLoadError."""
-    tables = drop_excluded(_parse_by_kind(src), src.kind, src.exclusions)
+    tables = apply_repairs(drop_excluded(_parse_by_kind(src), src.kind, src.exclusions), src.kind, src.repairs)
     lineage = {
         "organization_id": pl.lit(src.organization_id, pl.Int64),
         "client_id": pl.lit(src.client_id, pl.Int64),
@@ -191,6 +196,105 @@ def drop_excluded(
     return out
 
 
+#: X12 import row entity -> (raw table, the row's key columns in that table -> RowRepair attribute, the
+#: columns a repair may set). The columns are those ``ingestion.repairImportRow`` lets a person patch that
+#: exist in the raw table (claim_level_/line_adjustment_total of a claim are derived sums: the marts
+#: recompute them from the adjustments, so they are not written back).
+X12_REPAIRS: dict[str, tuple[str, dict[str, str], tuple[str, ...]]] = {
+    "remittance_claim": (
+        "remittance_claims",
+        {"claim_index": "claim_index"},
+        (
+            "patient_control_number",
+            "claim_status_code",
+            "total_charge",
+            "paid_amount",
+            "patient_responsibility",
+            "payer_claim_control_number",
+            "payer_name",
+            "statement_from",
+            "statement_to",
+            "payment_date",
+        ),
+    ),
+    "adjustment": (
+        "remittance_adjustments",
+        {"segment_number": "segment_number", "triplet_index": "part_index"},
+        ("group_code", "carc", "amount"),
+    ),
+    "service_line": (
+        "remittance_service_lines",
+        {"segment_number": "segment_number"},
+        ("procedure_code", "charge_amount", "paid_amount"),
+    ),
+    "provider_adjustment": (
+        "provider_adjustments",
+        {"segment_number": "segment_number", "pair_index": "part_index"},
+        ("reason_code", "amount", "reference_id"),
+    ),
+    "claim": (
+        "claims",
+        {"claim_index": "claim_index"},
+        ("patient_control_number", "total_charge", "payer_name", "statement_from", "statement_to"),
+    ),
+    "claim_line": ("claim_lines", {"segment_number": "segment_number"}, ("procedure_code", "charge_amount")),
+}
+
+
+def _typed(value: Any, dtype: pl.DataType) -> Any:
+    """A repaired row's canonical JSON value (money and dates as text) as the raw column's Python value."""
+    if value is None or value == "":
+        return None
+    if dtype == pl.Date:
+        return date.fromisoformat(str(value)[:10])
+    if isinstance(dtype, pl.Decimal):
+        return Decimal(str(value))
+    if dtype.is_integer():
+        return int(value)
+    if dtype.is_float():
+        return float(value)
+    if dtype == pl.Boolean:
+        return bool(value)
+    return str(value)
+
+
+def _set_row(frame: pl.DataFrame, match: pl.Expr, values: dict[str, Any]) -> pl.DataFrame:
+    """``frame`` with ``values`` written into the rows ``match`` selects (list columns are left alone)."""
+    updates = []
+    for name, value in values.items():
+        dtype = frame.schema.get(name)
+        if dtype is None or isinstance(dtype, pl.List):
+            continue
+        typed = pl.lit(_typed(value, dtype), dtype=dtype)
+        updates.append(pl.when(match).then(typed).otherwise(pl.col(name)).alias(name))
+    return frame.with_columns(updates) if updates else frame
+
+
+def apply_repairs(tables: dict[str, pl.DataFrame], kind: str, repairs: Iterable[RowRepair]) -> dict[str, pl.DataFrame]:
+    """The parsed tables of a batch's file with its repaired rows' values written over the parsed ones.
+
+    X12 rows are located as ``drop_excluded`` locates them; a CSV row by its row number, and a repaired
+    CSV row passed the reader's validation again, so it is ``valid`` (an invalid row reaches the marts
+    only repaired)."""
+    out = dict(tables)
+    for repair in repairs:
+        values = json.loads(repair.values)
+        if kind == "csv":
+            values = {**values, "row_status": "valid"}
+            for table, frame in out.items():
+                out[table] = _set_row(frame, pl.col("row_number") == repair.row_number, values)
+            continue
+        spec = X12_REPAIRS.get(repair.entity)
+        if spec is None or spec[0] not in out:
+            continue
+        table, keys, columns = spec
+        match = pl.lit(True)
+        for column, attribute in keys.items():
+            match = match & (pl.col(column) == getattr(repair, attribute))
+        out[table] = _set_row(out[table], match, {c: values.get(c) for c in columns})
+    return out
+
+
 def _totals(frame: pl.DataFrame, table: str) -> dict[str, str]:
     out = {}
     for column in MONEY_TOTALS.get(table, ()):
@@ -230,6 +334,7 @@ def load_one(src: SourceFile, data_dir: str) -> dict[str, Any]:
         "batch_id": src.batch_id,
         "parser_version": RAW_PARSER_VERSION,
         "exclusions_digest": src.exclusions_digest,
+        "repairs_digest": src.repairs_digest,
         "tables": table_records,
     }
     for table in tables_of_kind(src.kind):
@@ -278,6 +383,7 @@ def _is_current(record: dict, src: SourceFile) -> bool:
         and record.get("batch_id") == src.batch_id
         and record.get("organization_id") == src.organization_id
         and record.get("exclusions_digest", "") == src.exclusions_digest
+        and record.get("repairs_digest", "") == src.repairs_digest
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.warehouse.layout import PRIVATE_FILE_MODE, WarehouseLayout, atomic_write_bytes, make_private_dir
+from pipelines.warehouse.quarantine import Quarantine
 
 KEEP = 3
 SNAPSHOT_PREFIX = "marts_"
@@ -37,6 +39,7 @@ class PublishResult:
     run_id: str | None
     tables: dict[str, int]
     removed: tuple[Path, ...]
+    quarantines: tuple[dict, ...] = ()
 
 
 def _snapshot_name(now: datetime) -> str:
@@ -54,6 +57,7 @@ def publish_snapshot(
     *,
     run_id: str | None = None,
     now: datetime | None = None,
+    quarantines: Sequence[Quarantine] = (),
 ) -> PublishResult:
     """Publish ``tables`` (``(schema, name)`` in the build database) as a new snapshot.
 
@@ -62,6 +66,10 @@ def publish_snapshot(
     read raw Parquet files), every other schema, every unlisted table. The snapshot therefore
     holds plain tables only and does not depend on the build database or the raw zone. Readers
     find the marts in their schema (``open_published`` makes it the default schema).
+
+    ``quarantines`` (``pipelines.warehouse.quarantine``): those tenants' rows are removed from every
+    mart and their rows of the previously published snapshot carried forward, so they keep their last
+    good numbers; the pointer lists the quarantines and when each quarantined tenant's rows were built.
     """
     if not tables:
         raise PublishError("nothing to publish: no mart tables were given")
@@ -76,12 +84,17 @@ def publish_snapshot(
     building.unlink(missing_ok=True)
     _checkpoint(build_db)
     counts: dict[str, int] = {}
+    previous = _previous_pointer(layout)
+    built_at = now.isoformat().replace("+00:00", "Z")
+    held = _held_tenants(quarantines, previous, built_at)
     try:
         shutil.copyfile(build_db, building)
         os.chmod(building, PRIVATE_FILE_MODE)  # copyfile creates with the umask's mode; the marts are PHI
         con = duckdb.connect(str(building))
         try:
             _keep_only(con, mart_schema, {name for _, name in tables})
+            if held:
+                _carry_forward(con, mart_schema, [name for _, name in tables], set(held), previous)
             for _, name in tables:
                 row = con.execute(f"select count(*) from {_quote(mart_schema)}.{_quote(name)}").fetchone()
                 assert row is not None  # count(*) always returns one row
@@ -94,11 +107,98 @@ def publish_snapshot(
         building.unlink(missing_ok=True)
         building.with_name(building.name + ".wal").unlink(missing_ok=True)
         raise
-    built_at = now.isoformat().replace("+00:00", "Z")
-    pointer = {"snapshot": str(final), "schema": mart_schema, "built_at": built_at, "run_id": run_id, "tables": counts}
+    listed = _quarantine_list(quarantines, previous, built_at)
+    pointer: dict[str, object] = {
+        "snapshot": str(final),
+        "schema": mart_schema,
+        "built_at": built_at,
+        "run_id": run_id,
+        "tables": counts,
+    }
+    if listed:
+        pointer["quarantines"] = listed
+        # client id -> when and by which run the rows it is served were built (only held-back clients)
+        pointer["tenant_data"] = {str(client): held[client] for client in sorted(held)}
     atomic_write_bytes(layout.published_pointer, (json.dumps(pointer, indent=2, sort_keys=True) + "\n").encode())
     removed = prune_snapshots(layout, keep=KEEP)
-    return PublishResult(final, built_at, run_id, counts, removed)
+    return PublishResult(final, built_at, run_id, counts, removed, tuple(listed))
+
+
+def _previous_pointer(layout: WarehouseLayout) -> dict | None:
+    """The pointer of the snapshot published before this one (None on the first publish)."""
+    try:
+        return json.loads(layout.published_pointer.read_text())
+    except FileNotFoundError:
+        return None
+
+
+def _held_tenants(quarantines: Sequence[Quarantine], previous: dict | None, built_at: str) -> dict[int, dict]:
+    """``{client_id: {"built_at", "run_id"}}`` of the rows each quarantined client keeps: those of the
+    previous snapshot (or the older ones it already carried); ``built_at`` None when it had none."""
+    out: dict[int, dict] = {}
+    for q in quarantines:
+        if previous is None:
+            out[q.client_id] = {"built_at": None, "run_id": None}
+            continue
+        carried = (previous.get("tenant_data") or {}).get(str(q.client_id))
+        out[q.client_id] = carried or {"built_at": previous["built_at"], "run_id": previous.get("run_id")}
+    return out
+
+
+def _quarantine_list(quarantines: Sequence[Quarantine], previous: dict | None, built_at: str) -> list[dict]:
+    """The pointer's quarantine entries; ``since`` is when the same test first held the client back."""
+    before = {(q["client_id"], q["test"]): q.get("since") for q in (previous or {}).get("quarantines") or []}
+    return [
+        {**q.to_json(), "detected_at": built_at, "since": before.get((q.client_id, q.test)) or built_at}
+        for q in quarantines
+    ]
+
+
+def _carry_forward(
+    con: duckdb.DuckDBPyConnection, schema: str, names: list[str], clients: set[int], previous: dict | None
+) -> None:
+    """Replace the quarantined clients' rows of every tenant mart with their rows of the previous snapshot.
+
+    Columns are matched by name (a mart may have gained columns since: those are null for carried rows);
+    a mart the previous snapshot lacks gives those clients no rows."""
+    ids = ", ".join(str(int(c)) for c in sorted(clients))
+    old_path = Path(previous["snapshot"]) if previous else None
+    attached = old_path is not None and old_path.is_file()
+    if attached:
+        con.execute(f"attach {_sql_string(str(old_path))} as previous_snapshot (read_only)")
+    here = con.execute("select current_database()").fetchone()
+    assert here is not None  # current_database() always answers
+    try:
+        for name in names:
+            columns = _column_names(con, str(here[0]), schema, name)
+            if "client_id" not in columns:
+                continue  # reference data (codes, payers' seed rows): nobody's rows
+            table = f"{_quote(schema)}.{_quote(name)}"
+            con.execute(f"delete from {table} where client_id in ({ids})")
+            if not attached:
+                continue
+            old_schema = (previous or {}).get("schema") or "main"
+            old_columns = _column_names(con, "previous_snapshot", old_schema, name)
+            common = [c for c in columns if c in old_columns]
+            if "client_id" not in common:
+                continue
+            listed = ", ".join(_quote(c) for c in common)
+            con.execute(
+                f"insert into {table} ({listed}) select {listed} from previous_snapshot.{_quote(old_schema)}.{_quote(name)} "
+                f"where client_id in ({ids})"
+            )
+    finally:
+        if attached:
+            con.execute("detach previous_snapshot")
+
+
+def _column_names(con: duckdb.DuckDBPyConnection, database: str, schema: str, table: str) -> list[str]:
+    rows = con.execute(
+        "select column_name from duckdb_columns() where database_name = ? and schema_name = ? and table_name = ? "
+        "order by column_index",
+        [database, schema, table],
+    ).fetchall()
+    return [r[0] for r in rows]
 
 
 def _checkpoint(build_db: Path) -> None:

@@ -12,7 +12,7 @@ from pipelines.ingest.tabular.entities import entity_spec
 from pipelines.ingest.x12.schemas import TABLES_835, TABLES_837
 
 # Bump when the rows a file produces change: every file is re-parsed once.
-RAW_PARSER_VERSION = "raw-2026.11.2"
+RAW_PARSER_VERSION = "raw-2026.11.3"
 
 LINEAGE_COLUMNS: dict[str, pl.DataType] = {
     "organization_id": pl.Int64(),

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, inspect, text
 
 from pipelines.ingest.x12 import detect_transaction_set
 from pipelines.warehouse.extract import EXTRACT_TABLES, plain_rows, read_table
@@ -52,6 +52,20 @@ class RowExclusion:
     part_index: int | None = None  # CAS triplet / PLB pair
 
 
+@dataclass(frozen=True, order=True)
+class RowRepair:
+    """One import row a reviewer repaired (``ingestion.repairImportRow``) before confirming: located like
+    a ``RowExclusion``, with the row's canonical values after the repair (``values``: JSON object text,
+    sorted keys). The raw layer writes these values over the parsed row, so the marts read the repair."""
+
+    entity: str
+    row_number: int
+    claim_index: int | None = None
+    segment_number: int | None = None
+    part_index: int | None = None
+    values: str = "{}"
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """One file to hold in the raw zone, with its tenant and (for a batch) the rows excluded from it."""
@@ -64,6 +78,7 @@ class SourceFile:
     batch_id: int | None
     name: str
     exclusions: tuple[RowExclusion, ...] = ()
+    repairs: tuple[RowRepair, ...] = ()
 
     @property
     def key(self) -> str:
@@ -75,6 +90,14 @@ class SourceFile:
         if not self.exclusions:
             return ""
         doc = json.dumps([list(vars(x).values()) for x in sorted(self.exclusions)], separators=(",", ":"))
+        return hashlib.sha256(doc.encode()).hexdigest()
+
+    @property
+    def repairs_digest(self) -> str:
+        """SHA-256 of the sorted repairs ("" when none): a changed repair means the file is parsed again."""
+        if not self.repairs:
+            return ""
+        doc = json.dumps([list(vars(x).values()) for x in sorted(self.repairs)], separators=(",", ":"))
         return hashlib.sha256(doc.encode()).hexdigest()
 
 
@@ -122,14 +145,49 @@ def batch_exclusions(engine: Engine) -> dict[int, tuple[RowExclusion, ...]]:
     return {batch: tuple(sorted(rows)) for batch, rows in out.items()}
 
 
+_REPAIRED_ROWS = text(
+    "select r.batch_id, r.row_number, r.entity, r.data "
+    "from import_rows r join import_batches b on b.id = r.batch_id "
+    "where b.status = 'confirmed' and r.status = 'repaired' and r.decision <> 'exclude' order by r.id"
+)
+
+
+def batch_repairs(engine: Engine) -> dict[int, tuple[RowRepair, ...]]:
+    """``{batch_id: repaired rows}`` of confirmed batches: the keys that locate each row in its file and
+    its values after the repair. Read straight from the operational database at parse time and never
+    written to the extract: unlike the keys of an exclusion, the values may be PHI."""
+    found = inspect(engine)
+    if not (found.has_table("import_rows") and found.has_table("import_batches")):
+        return {}
+    out: dict[int, list[RowRepair]] = {}
+    with engine.connect() as conn:
+        for batch_id, number, entity, raw in plain_rows(conn.execute(_REPAIRED_ROWS)):
+            data: dict = json.loads(raw) if isinstance(raw, str) else (raw or {})
+            part = data.get("triplet_index") if entity == "adjustment" else data.get("pair_index")
+            claim, segment = data.get("claim_index"), data.get("segment_number")
+            out.setdefault(int(batch_id), []).append(
+                RowRepair(
+                    str(entity),
+                    int(number),
+                    None if claim is None else int(claim),
+                    None if segment is None else int(segment),
+                    None if part is None else int(part),
+                    json.dumps(data, sort_keys=True, default=str),
+                )
+            )
+    return {batch: tuple(sorted(rows)) for batch, rows in out.items()}
+
+
 def confirmed_batch_files(engine: Engine, layout: WarehouseLayout) -> list[SourceFile]:
-    """The landing files of every confirmed import batch of a kind the raw layer loads, with their exclusions."""
+    """The landing files of every confirmed import batch of a kind the raw layer loads, with their
+    exclusions and repairs."""
     query = text(
         "select id, organization_id, client_id, kind, content_sha256, source_filename "
         "from import_batches where status = 'confirmed' order by id"
     )
     out = []
     exclusions = batch_exclusions(engine)
+    repairs = batch_repairs(engine)
     with engine.connect() as conn:
         for batch_id, org, client, kind, sha, name in plain_rows(conn.execute(query)):
             raw_kind = BATCH_KINDS.get(kind)
@@ -150,6 +208,7 @@ def confirmed_batch_files(engine: Engine, layout: WarehouseLayout) -> list[Sourc
                     int(batch_id),
                     str(name),
                     exclusions.get(int(batch_id), ()),
+                    repairs.get(int(batch_id), ()),
                 )
             )
     return out

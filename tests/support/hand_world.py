@@ -13,6 +13,7 @@ Nothing here computes an expected figure: tests write theirs by hand from the se
 from __future__ import annotations
 
 import base64
+import dataclasses
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -90,6 +91,20 @@ class HandWorld:
             if not worker.run_once():
                 break
         return self.rpc.query("operations.getRun", {"runId": queued["id"]}).data
+
+    def add_tenant(self, name: str = "Other") -> HandTenant:
+        """A second tenant in the same installation: a new organization (and its first client) created by
+        the same user, so one pipeline run builds both tenants' marts."""
+        org = (
+            self.rpc.as_(self.rpc.token)
+            .mutation("organizations.create", {"name": f"{name} {uuid.uuid4().hex[:8]}", "firstClientName": name})
+            .data
+        )
+        return HandTenant(org["id"], org["firstClientId"], self.rpc.as_(self.rpc.token, org["firstClientId"]))
+
+    def as_tenant(self, tenant: HandTenant) -> HandWorld:
+        """This world seen as `tenant` (same database, data directory and server; its own batches)."""
+        return dataclasses.replace(self, tenant=tenant, batches={})
 
     def pages(self, path: str, input: dict | None = None) -> list[dict]:
         return collect_pages(self.rpc, path, input or {})

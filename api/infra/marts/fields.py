@@ -42,7 +42,9 @@ class ClientResults(ClaimVolume):
     """A client's volume with its initial denials (and rate) and overturned claims."""
 
     initially_denied_claims: int
-    initial_denial_rate: float
+    initial_denial_rate: float | None = Field(
+        description="initially_denied_claims / claims_adjudicated; null without claims"
+    )
     overturned_claims: int
 
 

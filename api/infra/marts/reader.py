@@ -26,7 +26,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -55,14 +55,40 @@ class Snapshot:
     tenant_tables: frozenset[str]  # tables with organization_id/client_id; the rest is reference data
     run_id: str | None = None  # the pipeline run that published it
     schema: str = "main"  # the snapshot schema holding the marts
+    # Quarantine (pipelines/warehouse/quarantine.py): the tenants a failing mart contract held back, with
+    # the reason, and when each held-back client's rows were built (None: it has no rows yet).
+    quarantines: tuple[dict[str, Any], ...] = ()
+    tenant_data_built_at: dict[int, datetime | None] = field(default_factory=dict)
+
+    def data_built_at(self, client_id: int | None) -> datetime | None:
+        """When the rows of `client_id` were built: the snapshot's build unless the client is held back."""
+        if client_id is not None and client_id in self.tenant_data_built_at:
+            return self.tenant_data_built_at[client_id]
+        return self.built_at
+
+    def quarantines_of(self, organization_id: int, client_id: int | None) -> list[dict[str, Any]]:
+        """The quarantine entries of one tenant (of the organization when `client_id` is None)."""
+        return [
+            q
+            for q in self.quarantines
+            if q.get("organization_id") == organization_id and client_id in (None, q.get("client_id"))
+        ]
 
 
 class ScopedMarts:
     """One request's view of the marts: tenant-filtered, read-only."""
 
-    def __init__(self, conn: duckdb.DuckDBPyConnection, snapshot: Snapshot) -> None:
+    def __init__(
+        self,
+        conn: duckdb.DuckDBPyConnection,
+        snapshot: Snapshot,
+        organization_id: int | None = None,
+        client_id: int | None = None,
+    ) -> None:
         self.conn = conn
         self.snapshot = snapshot
+        self.organization_id = organization_id
+        self.client_id = client_id  # None: organization-wide (or unscoped)
 
     @property
     def built_at(self) -> datetime:
@@ -208,17 +234,7 @@ class MartReader:
                 "WHERE database_name = 'snap' AND schema_name = $schema",
                 {"schema": schema},
             ).fetchall()
-            tables = sorted({t for t, _ in columns if _IDENT.match(t)})
-            with_org = {t for t, c in columns if c == "organization_id"}
-            with_client = {t for t, c in columns if c == "client_id"}
-            snapshot = Snapshot(
-                path=path,
-                built_at=datetime.fromisoformat(doc["built_at"].replace("Z", "+00:00")),
-                tables=tuple(tables),
-                tenant_tables=frozenset(with_org & with_client),
-                run_id=doc.get("run_id"),
-                schema=schema,
-            )
+            snapshot = _snapshot(doc, path, schema, columns)
             # The previous root connection is left to the garbage collector: requests that
             # still hold its cursors finish on the snapshot they started with.
             previous, self._current = self._current, _Published(stamp, snapshot, conn)
@@ -238,12 +254,35 @@ class MartReader:
         key: _PoolKey = (int(organization_id), None if client_id is None else int(client_id), wanted)
         conn = published.take(key)
         try:
-            yield ScopedMarts(conn, snapshot)
+            yield ScopedMarts(conn, snapshot, key[0], key[1])
         except BaseException:
             # A failed request may have left the connection mid-statement: not worth reusing.
             conn.close()
             raise
         published.give_back(key, conn)
+
+
+def _snapshot(doc: dict[str, Any], path: Path, schema: str, columns: list[tuple[str, str]]) -> Snapshot:
+    """The snapshot the pointer document describes, from the (table, column) pairs of its mart schema."""
+    tables = sorted({t for t, _ in columns if _IDENT.match(t)})
+    with_org = {t for t, c in columns if c == "organization_id"}
+    with_client = {t for t, c in columns if c == "client_id"}
+    return Snapshot(
+        path=path,
+        built_at=datetime.fromisoformat(doc["built_at"].replace("Z", "+00:00")),
+        tables=tuple(tables),
+        tenant_tables=frozenset(with_org & with_client),
+        run_id=doc.get("run_id"),
+        schema=schema,
+        quarantines=tuple(doc.get("quarantines") or ()),
+        tenant_data_built_at={
+            int(client): _instant(held.get("built_at")) for client, held in (doc.get("tenant_data") or {}).items()
+        },
+    )
+
+
+def _instant(text: str | None) -> datetime | None:
+    return None if not text else datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _quote(path: Path) -> str:

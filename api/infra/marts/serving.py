@@ -55,6 +55,17 @@ class SnapshotOut(Output):
     built_at: datetime = Field(description="When the pipeline published this snapshot (UTC)")
     age_seconds: float = Field(description="Seconds between the snapshot build and this answer")
     run_id: str | None = Field(default=None, description="Pipeline run that published it")
+    quarantined: bool = Field(
+        default=False,
+        description="True when a failing mart contract held this client's new data back: its rows are "
+        "those built at dataBuiltAt (see operationalObservability.quarantines for why)",
+    )
+    data_built_at: datetime | None = Field(
+        default=None, description="When this client's rows were built (builtAt unless quarantined; null: none yet)"
+    )
+    data_age_seconds: float | None = Field(
+        default=None, description="Seconds between dataBuiltAt and this answer: the age of this client's numbers"
+    )
 
 
 class MartAnswer(Output):
@@ -72,9 +83,26 @@ class MartPage(MartAnswer, Generic[T]):
 
 def snapshot_of(m: ScopedMarts, *, now: datetime | None = None) -> SnapshotOut:
     """The snapshot descriptor for answers read through `m`."""
-    built = m.built_at if m.built_at.tzinfo else m.built_at.replace(tzinfo=UTC)
+    built = _utc(m.built_at)
     now = now or datetime.now(UTC)
-    return SnapshotOut(built_at=built, age_seconds=round(max(0.0, (now - built).total_seconds()), 3), run_id=m.run_id)
+    data = m.snapshot.data_built_at(m.client_id)
+    data = None if data is None else _utc(data)
+    return SnapshotOut(
+        built_at=built,
+        age_seconds=_age(built, now),
+        run_id=m.run_id,
+        quarantined=bool(m.organization_id is not None and m.snapshot.quarantines_of(m.organization_id, m.client_id)),
+        data_built_at=data,
+        data_age_seconds=None if data is None else _age(data, now),
+    )
+
+
+def _utc(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _age(then: datetime, now: datetime) -> float:
+    return round(max(0.0, (now - then).total_seconds()), 3)
 
 
 @contextmanager
@@ -98,17 +126,18 @@ def open_marts(ctx: Context, *tables: str, organization_wide: bool = False) -> I
         yield m
 
 
-def rate(numerator: int | None, denominator: int | None) -> float:
-    """numerator / denominator rounded to 6 places; 0.0 when there is nothing to divide by."""
+def rate(numerator: int | float | None, denominator: int | float | None) -> float | None:
+    """numerator / denominator rounded to 6 places; None when there is nothing to divide by (a rate
+    of nothing is unknown, not 0 %)."""
     if not denominator:
-        return 0.0
+        return None
     return round((numerator or 0) / denominator, 6)
 
 
-def money_ratio(numerator: Decimal | int | None, denominator: Decimal | int | None) -> float:
-    """A ratio of two money sums as a float rounded to 6 places; 0.0 when there is nothing to divide by."""
+def money_ratio(numerator: Decimal | int | None, denominator: Decimal | int | None) -> float | None:
+    """A ratio of two money sums as a float rounded to 6 places; None when there is nothing to divide by."""
     if not denominator:
-        return 0.0
+        return None
     return round(float(numerator or 0) / float(denominator), 6)
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import KeySet
 
 from api.infra.db.base import utcnow
 from api.infra.signing import keyset, store
@@ -82,6 +84,14 @@ class SigningKeys:
         entry = keyset.signing_entry(self._entries(), "ES384", self.clock())
         key = keyset.import_private(entry)
         return jwt.encode({"alg": "ES384", "kid": entry["kid"], "typ": "JWT"}, claims, key, algorithms=["ES384"])
+
+    def verify(self, compact: str) -> dict[str, Any] | None:
+        """The claims of a JWT this platform signed with any key still in the key set, else None."""
+        try:
+            keys = KeySet([keyset.import_private(e) for e in self._entries()])
+            return dict(jwt.decode(compact, keys, algorithms=list(keyset.ALGORITHMS)).claims)
+        except (JoseError, ValueError, KeyError):
+            return None
 
     def _entries(self) -> list[dict[str, Any]]:
         stat = self._stat()

@@ -8,9 +8,16 @@ from sqlalchemy import func, select
 from api.core.errors import PreconditionFailed
 from api.infra.jobs.models import Job
 from api.infra.jobs.queue import queue_stats
-from api.infra.marts.serving import snapshot_of
+from api.infra.marts.serving import open_marts, snapshot_of
 from api.integrations.operational_observability import queries
-from api.integrations.operational_observability.schemas import FreshnessOut, ObservedRun, PipelineRunsIn, QueueOut
+from api.integrations.operational_observability.schemas import (
+    FreshnessOut,
+    ObservedRun,
+    PipelineRunsIn,
+    QuarantineOut,
+    QuarantinesOut,
+    QueueOut,
+)
 from api.integrations.operations.models import PipelineRun
 from api.integrations.operations.schemas import PipelineRunOut
 from api.rpc.context import Context
@@ -76,6 +83,23 @@ def freshness(ctx: Context) -> FreshnessOut:
         stale=snap.age_seconds > STALE_AFTER_SECONDS,
         stale_after_seconds=STALE_AFTER_SECONDS,
         marts=marts,
+    )
+
+
+@rpc.query("operationalObservability.quarantines")
+def quarantines(ctx: Context) -> QuarantinesOut:
+    """Why this client's new data is held back from the published marts: each failing mart contract (the
+    dbt test, model, column, this client's failing rows, when it was found) and the age of the rows the
+    client is served instead. Other clients' snapshots publish regardless. Empty when nothing is held back."""
+    with open_marts(ctx) as m:
+        snap = snapshot_of(m)
+        items = [QuarantineOut.model_validate(q) for q in m.snapshot.quarantines_of(ctx.org_id, ctx.client_id)]
+    return QuarantinesOut(
+        snapshot=snap,
+        quarantined=bool(items),
+        data_built_at=snap.data_built_at,
+        data_age_seconds=snap.data_age_seconds,
+        items=items,
     )
 
 

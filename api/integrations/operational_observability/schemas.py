@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import Field
 
+from api.infra.marts.serving import MartAnswer
 from api.integrations.operations.schemas import PipelineRunOut
 from api.rpc.schema import Output, PageInput
 
@@ -44,3 +45,25 @@ class QueueOut(Output):
     running: int = Field(description="This organization's jobs running now")
     organization_jobs: dict[str, int] = Field(description="This organization's jobs by status")
     pipeline_runs_pending: int = Field(description="This client's pipeline runs queued or running")
+
+
+class QuarantineOut(Output):
+    """One failing mart contract that held this client's new data back (names tests and counts, never values)."""
+
+    test: str = Field(
+        description="The dbt data test that failed, e.g. not_null_fct_remittance_claims_claim_status_code"
+    )
+    kind: str = Field(description="not_null, unique, accepted_values, relationships, ... or singular")
+    model: str | None = Field(description="The mart (or model) the test checks")
+    column: str | None = Field(description="The column the test checks, when it has one")
+    failing_rows: int = Field(description="This client's rows failing the test")
+    reason: str
+    detected_at: datetime = Field(description="The build that found it (the published snapshot's builtAt)")
+    since: datetime = Field(description="The first consecutive build that quarantined this client for this test")
+
+
+class QuarantinesOut(MartAnswer):
+    quarantined: bool = Field(description="True when this client's marts hold older data than the snapshot")
+    data_built_at: datetime | None = Field(description="When the rows this client is served were built")
+    data_age_seconds: float | None
+    items: list[QuarantineOut]

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
 from api.infra.marts.inputs import MonthRange, month_label
 from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import money_ratio, rate, round_days, to_money
-from api.intelligence.analytics.schemas import BreakdownRow, Kpis, TrendPoint
+from api.intelligence.analytics.schemas import CLEAN_CLAIM_RATE_UNAVAILABLE, BreakdownRow, Kpis, TrendPoint
 
 KPI_MARTS = ("fct_kpis_monthly", "fct_claim_reconciliation")
 TREND_MARTS = ("fct_kpis_monthly",)
 BREAKDOWN_MARTS = ("fct_claim_reconciliation",)
 
-# Rate metrics: numerator and denominator columns of fct_kpis_monthly.
+# Rate metrics: numerator and denominator expressions over fct_kpis_monthly (see _analytics.yml).
 RATES = {
     "initial_denial_rate": ("initially_denied_claims", "claims_adjudicated"),
-    "initial_denial_rate_dollars": ("initial_denied_amount", "billed_amount"),
-    "clean_claim_rate": ("clean_claims", "claims_adjudicated"),
-    "denial_write_off_pct": ("denial_write_off_amount", "paid_amount + patient_responsibility"),
-    "overturn_rate": ("overturned_claims", "initially_denied_claims"),
+    "initial_denial_rate_dollars": ("initially_denied_charges", "billed_amount"),
+    "first_pass_yield": ("clean_claims", "claims_adjudicated"),
+    "final_denial_write_off_pct": ("final_denial_write_off_amount", "net_patient_revenue"),
+    "overturn_rate": ("appeal_overturned_claims", "initially_denied_claims"),
+    "net_collection_rate": ("paid_amount", "billed_amount - contractual_amount"),
+    "cost_to_collect": ("cost_to_collect_amount", "paid_amount"),
+    "aged_ar_over_90_pct": ("aged_ar_amount", "ar_amount"),
+    "days_in_ar": ("ar_amount", "trailing_net_patient_revenue / trailing_days"),
+    "days_in_dnfb": ("dnfb_amount", "trailing_discharged_charges / trailing_days"),
 }
 # Breakdown dimensions: the fct_claim_reconciliation expression each one groups on.
 DIMENSIONS = {
@@ -34,23 +40,37 @@ DIMENSIONS = {
 }
 
 
-def kpis(m: ScopedMarts, months: MonthRange) -> tuple[int, Kpis]:
-    """(months covered, the KPIs summed over them). Days to pay average the claims of those months."""
+_SUMS = """
+    select count(*) as months, max(data_as_of) as data_as_of, max(month) as last_month,
+           coalesce(sum(claims_adjudicated), 0) as claims_adjudicated,
+           sum(billed_amount) as billed_amount, sum(paid_amount) as paid_amount,
+           sum(patient_responsibility) as patient_responsibility, sum(net_patient_revenue) as net_patient_revenue,
+           sum(contractual_amount) as contractual_amount,
+           coalesce(sum(initially_denied_claims), 0) as initially_denied_claims,
+           sum(initial_denied_amount) as initial_denied_amount, sum(initially_denied_charges) as initially_denied_charges,
+           coalesce(sum(clean_claims), 0) as clean_claims,
+           coalesce(sum(final_write_off_claims), 0) as final_write_off_claims,
+           sum(final_denial_write_off_amount) as final_denial_write_off_amount,
+           coalesce(sum(overturned_claims), 0) as overturned_claims,
+           coalesce(sum(appeal_overturned_claims), 0) as appeal_overturned_claims,
+           count(*) filter (where not is_mature) as immature_months,
+           sum(recovered_amount) as recovered_amount, sum(cost_to_collect_amount) as cost_to_collect_amount,
+           coalesce(sum(days_in_month), 0) as days, sum(discharged_billed_charges) as discharged_billed_charges
+    from fct_kpis_monthly where {where}"""
+
+
+def kpis(m: ScopedMarts, months: MonthRange) -> tuple[int, date | None, Kpis]:
+    """(months covered, the data horizon, the KPIs over them): cohort figures summed over the months,
+    balances (A/R, DNFB) at the last month's end over the range's average daily revenue. Days to pay
+    average the claims of those months. A ratio with a zero denominator is None."""
     where, params = months.month_params("month")
-    row = m.one(
-        f"""
-        select count(*) as months, coalesce(sum(claims_adjudicated), 0) as claims_adjudicated,
-               sum(billed_amount) as billed_amount, sum(paid_amount) as paid_amount,
-               sum(patient_responsibility) as patient_responsibility,
-               coalesce(sum(initially_denied_claims), 0) as initially_denied_claims,
-               sum(initial_denied_amount) as initial_denied_amount,
-               coalesce(sum(clean_claims), 0) as clean_claims,
-               sum(denial_write_off_amount) as denial_write_off_amount,
-               coalesce(sum(overturned_claims), 0) as overturned_claims,
-               sum(recovered_amount) as recovered_amount
-        from fct_kpis_monthly where {where}""",
-        params,
-    )
+    row = m.one(_SUMS.format(where=where), params)
+    end: dict[str, Any] = {"ar_amount": None, "aged_ar_amount": None, "dnfb_amount": None}
+    if row["last_month"] is not None:
+        end = m.one(
+            "select ar_amount, aged_ar_amount, dnfb_amount from fct_kpis_monthly where month = $last_month",
+            {"last_month": row["last_month"]},
+        )
     adj_where, _ = months.month_params("adjudication_month")
     days = m.one(
         f"""select avg(days_to_pay) as d from fct_claim_reconciliation
@@ -58,24 +78,40 @@ def kpis(m: ScopedMarts, months: MonthRange) -> tuple[int, Kpis]:
         params,
     )
     n, denied = int(row["claims_adjudicated"]), int(row["initially_denied_claims"])
-    clean, overturned = int(row["clean_claims"]), int(row["overturned_claims"])
-    revenue = (row["paid_amount"] or 0) + (row["patient_responsibility"] or 0)
+    revenue, paid = row["net_patient_revenue"] or 0, row["paid_amount"] or 0
+    ar, dnfb, span = end.get("ar_amount"), end.get("dnfb_amount"), int(row["days"])
     values = Kpis.model_validate(
         {
             **row,
+            **end,
             "claims_adjudicated": n,
             "initially_denied_claims": denied,
-            "clean_claims": clean,
-            "overturned_claims": overturned,
+            "immature_months": int(row["immature_months"] or 0),
             "initial_denial_rate": rate(denied, n),
-            "initial_denial_rate_dollars": money_ratio(row["initial_denied_amount"], row["billed_amount"] or 0),
-            "clean_claim_rate": rate(clean, n),
-            "denial_write_off_pct": money_ratio(row["denial_write_off_amount"], revenue),
-            "overturn_rate": rate(overturned, denied),
+            "initial_denial_rate_dollars": money_ratio(row["initially_denied_charges"], row["billed_amount"]),
+            "first_pass_yield": rate(row["clean_claims"], n),
+            "clean_claim_rate": None,
+            "clean_claim_rate_unavailable": CLEAN_CLAIM_RATE_UNAVAILABLE,
+            "final_denial_write_off_pct": money_ratio(row["final_denial_write_off_amount"], revenue),
+            "overturn_rate": rate(row["appeal_overturned_claims"], denied),
+            "net_collection_rate": money_ratio(paid, (row["billed_amount"] or 0) - (row["contractual_amount"] or 0)),
+            "cost_to_collect": money_ratio(row["cost_to_collect_amount"], paid),
             "avg_days_to_pay": round_days(days["d"]),
+            "balances_month": month_label(row["last_month"]) if row["last_month"] is not None else None,
+            "aged_ar_over_90_pct": money_ratio(end.get("aged_ar_amount"), ar),
+            "days_in_ar": _days_of(ar, revenue, span),
+            "days_in_dnfb": _days_of(dnfb, row["discharged_billed_charges"], span),
         }
     )
-    return int(row["months"]), values
+    return int(row["months"]), row["data_as_of"], values
+
+
+def _days_of(balance: Decimal | None, flow: Decimal | int | None, days: int) -> float | None:
+    """balance / (flow / days): how many days of the average daily flow the balance holds (None when
+    there is no balance, no flow or no day)."""
+    if balance is None or not flow or not days:
+        return None
+    return round(float(balance) * days / float(flow), 6)
 
 
 def trend(m: ScopedMarts, months: MonthRange, metric: str) -> list[TrendPoint]:
@@ -86,20 +122,18 @@ def trend(m: ScopedMarts, months: MonthRange, metric: str) -> list[TrendPoint]:
         select = f"cast({num} as double) as numerator, cast({den} as double) as denominator"
     else:
         select = f"cast({metric} as double) as value"
-    rows = m.rows(f"select month, {select} from fct_kpis_monthly where {where} order by month", params)
+    rows = m.rows(f"select month, is_mature, {select} from fct_kpis_monthly where {where} order by month", params)
     return [TrendPoint.model_validate(_point(r, is_rate=metric in RATES)) for r in rows]
 
 
 def _point(row: dict[str, Any], *, is_rate: bool) -> dict[str, Any]:
+    label = month_label(row["month"])
     if not is_rate:
-        return {"month": month_label(row["month"]), "value": row["value"]}
+        return {"month": label, "value": row["value"]}
     num, den = row["numerator"], row["denominator"]
-    return {
-        "month": month_label(row["month"]),
-        "value": round(num / den, 6) if den else 0.0,
-        "numerator": num,
-        "denominator": den,
-    }
+    # A rate of nothing is unknown: null, never 0.0.
+    value = None if num is None or not den else round(num / den, 6)
+    return {"month": label, "value": value, "numerator": num, "denominator": den, "is_mature": row["is_mature"]}
 
 
 def breakdown(m: ScopedMarts, months: MonthRange, by: str, limit: int) -> tuple[int, Decimal, list[BreakdownRow]]:

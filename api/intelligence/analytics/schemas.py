@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Literal
 
 from pydantic import Field
@@ -14,39 +15,75 @@ from api.rpc.schema import Output
 TrendMetric = Literal[
     "initial_denial_rate",
     "initial_denial_rate_dollars",
-    "clean_claim_rate",
-    "denial_write_off_pct",
+    "first_pass_yield",
+    "final_denial_write_off_pct",
     "overturn_rate",
+    "net_collection_rate",
+    "cost_to_collect",
+    "aged_ar_over_90_pct",
+    "days_in_ar",
+    "days_in_dnfb",
     "avg_days_to_pay",
     "billed_amount",
     "paid_amount",
     "claims_adjudicated",
+    "ar_amount",
+    "dnfb_amount",
 ]
 BreakdownDimension = Literal["category", "carc", "payer", "group_code", "hard_or_soft", "preventable", "claim_type"]
+CLEAN_CLAIM_RATE_UNAVAILABLE = (
+    "HFMA's clean claim rate counts claims accepted by the clearinghouse and the payer without manual "
+    "intervention; it needs acknowledgement data (999 and 277CA), which are not ingested yet. "
+    "first_pass_yield is the remittance-side figure."
+)
 
 
 class KpisIn(MonthRange):
-    """Adjudication months to cover (default: every month in the snapshot)."""
+    """Months to cover (default: every month in the snapshot)."""
 
 
+# Every ratio is null when its denominator is 0. Definitions: dbt_project/models/marts/_analytics.yml.
 class Kpis(ClaimVolume):
     patient_responsibility: Money
+    net_patient_revenue: Money = Field(description="paid_amount + patient_responsibility of the claims adjudicated")
+    contractual_amount: Money = Field(description="CO adjustments that are not denials")
     initially_denied_claims: int
     initial_denied_amount: Money
-    initial_denial_rate: float = Field(description="initially_denied_claims / claims_adjudicated")
-    initial_denial_rate_dollars: float = Field(description="initial_denied_amount / billed_amount")
-    clean_claims: int
-    clean_claim_rate: float
-    denial_write_off_amount: Money
-    denial_write_off_pct: float = Field(description="denial_write_off_amount / (paid + patient responsibility)")
-    overturned_claims: int
-    overturn_rate: float = Field(description="overturned_claims / initially_denied_claims")
+    initially_denied_charges: Money = Field(description="Charges of the claims denied on first adjudication")
+    initial_denial_rate: float | None = Field(description="initially_denied_claims / claims_adjudicated")
+    initial_denial_rate_dollars: float | None = Field(description="initially_denied_charges / billed_amount")
+    clean_claims: int = Field(description="Claims without a denial on their first adjudication")
+    first_pass_yield: float | None = Field(description="clean_claims / claims_adjudicated")
+    clean_claim_rate: float | None = Field(description="Always null until acknowledgement data exist")
+    clean_claim_rate_unavailable: str = Field(description="Why clean_claim_rate is null")
+    final_write_off_claims: int
+    final_denial_write_off_amount: Money = Field(
+        description="Provider-loss denials not paid later whose appeal window (180 days) has closed"
+    )
+    final_denial_write_off_pct: float | None = Field(description="final_denial_write_off_amount / net_patient_revenue")
+    overturned_claims: int = Field(description="Initially denied claims paid later by anyone")
+    appeal_overturned_claims: int = Field(
+        description="Initially denied claims paid later by the same payer, not as COB nor a corrected claim"
+    )
+    overturn_rate: float | None = Field(description="appeal_overturned_claims / initially_denied_claims")
+    immature_months: int = Field(description="Months in the range younger than the overturn maturity (90 days)")
     recovered_amount: Money
+    net_collection_rate: float | None = Field(description="paid_amount / (billed_amount - contractual_amount)")
+    cost_to_collect_amount: Money = Field(description="From the cost_assumptions seed until case work records effort")
+    cost_to_collect: float | None = Field(description="cost_to_collect_amount / paid_amount")
     avg_days_to_pay: float | None
+    balances_month: str | None = Field(description="The month at whose last day the balances are taken")
+    ar_amount: OptionalMoney = Field(description="Gross open A/R at the end of the range")
+    aged_ar_amount: OptionalMoney = Field(description="The part of ar_amount over 90 days past the statement end")
+    aged_ar_over_90_pct: float | None = Field(description="aged_ar_amount / ar_amount")
+    days_in_ar: float | None = Field(description="ar_amount / (net_patient_revenue / days in the range)")
+    dnfb_amount: OptionalMoney = Field(description="Discharged not final billed at the end of the range")
+    days_in_dnfb: float | None = Field(description="dnfb_amount / (discharged charges / days in the range)")
 
 
 class KpisOut(MonthSpanAnswer):
     months: int
+    data_as_of: date | None = Field(description="The latest remittance payment date: ages are measured to it")
     kpis: Kpis
 
 
@@ -56,9 +93,12 @@ class TrendIn(MonthRange):
 
 class TrendPoint(Output):
     month: str
-    value: float | None
+    value: float | None = Field(description="Null for a rate whose denominator is 0")
     numerator: float | None = Field(default=None, description="For rates: the counted part")
     denominator: float | None = Field(default=None, description="For rates: the whole")
+    is_mature: bool | None = Field(
+        default=None, description="overturn_rate: false while the month is younger than the maturity (90 days)"
+    )
 
 
 class TrendOut(MartAnswer):
@@ -75,7 +115,7 @@ class BreakdownRow(Output):
     key: str
     denied_claims: int
     denied_amount: Money
-    share_of_denials: float = Field(description="denied_claims / all initially denied claims in the range")
+    share_of_denials: float | None = Field(description="denied_claims / all initially denied claims in the range")
     overturned_claims: int
     recovered_amount: OptionalMoney = None
 

@@ -17,9 +17,9 @@ class PortalIn(MonthRange):
 
 
 class PortalKpis(ClaimVolume):
-    initial_denial_rate: float
+    initial_denial_rate: float | None
     initially_denied_claims: int
-    overturn_rate: float
+    overturn_rate: float | None
     overturned_claims: int
 
 

@@ -1,5 +1,6 @@
-"""payerChangeRadar.*: payers behaving outside their usual range (fct_payer_change_alerts: a CARC's
-denial rate or the days to pay above baseline mean + 3 sigma), and acknowledging them."""
+"""payerChangeRadar.*: payers behaving outside their usual range (a CARC's denial rate or the days to
+pay significantly above the payer's own baseline, after a Benjamini-Hochberg correction across every
+cell of that metric tested for the tenant), and acknowledging them."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from api.rpc.procedure import rpc
 
 @rpc.query("payerChangeRadar.alerts")
 def alerts(ctx: Context, input: AlertsIn) -> AlertsOut:
-    """Detected shifts, strongest first (z-score), each with its baseline, threshold and whether someone
-    of this client acknowledged it; filter by months, payer, metric; paginated."""
+    """Detected shifts, strongest (smallest p-value) first, each with its counts, baseline, p-value,
+    q-value (Benjamini-Hochberg over every cell of the same metric tested for this client), the false discovery rate and
+    minimum denial count applied, and whether someone of this client acknowledged it; filter by
+    months, payer, metric (the filters never change which cells are alerts); paginated."""
     acknowledged = {a.alert_key: a for a in ctx.db.scalars(select(AlertAcknowledgement))}
     with open_marts(ctx, queries.ALERT_MART) as m:
         items, cursor = queries.alerts(m, input, acknowledged)

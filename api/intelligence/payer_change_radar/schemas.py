@@ -19,18 +19,26 @@ class AlertsIn(MonthRange, MartPageInput):
 
 
 class Alert(Output):
+    """A tested cell whose Benjamini-Hochberg q-value is within the false discovery rate."""
+
     alert_key: str
     payer_key: str
     month: str
     metric: str
     carc: str | None
     claims_adjudicated: int
+    sample_size: int
     value: float
+    denied_claims: int | None
+    baseline_denied_claims: int | None
+    baseline_sample_size: int
     baseline_mean: float
     baseline_stddev: float | None
     baseline_months: int
-    threshold: float
-    z_score: float
+    min_denials: int | None
+    p_value: float
+    q_value: float
+    false_discovery_rate: float
     acknowledged: bool
     acknowledged_at: datetime | None = None
     acknowledged_by: int | None = None

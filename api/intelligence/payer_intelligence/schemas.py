@@ -23,13 +23,13 @@ class _PayerNamed(Output):
 class PayerScore(ClaimVolume, _PayerNamed):
     denied_claims: int
     denied_amount: Money
-    denial_rate: float = Field(description="denied_claims / claims_adjudicated")
-    denial_rate_dollars: float = Field(description="denied_amount / billed_amount")
-    first_pass_yield: float
+    denial_rate: float | None = Field(description="denied_claims / claims_adjudicated; null without claims")
+    denial_rate_dollars: float | None = Field(description="denied_amount / billed_amount")
+    first_pass_yield: float | None
     clean_claims: int
     avg_days_to_pay: float | None
     overturned_claims: int
-    overturn_rate: float = Field(description="overturned_claims / denied_claims")
+    overturn_rate: float | None = Field(description="overturned_claims / denied_claims; null without denials")
     recovered_amount: Money
 
 
@@ -49,8 +49,8 @@ class DenialReason(Output):
     denied_amount: Money
     overturned_claims: int
     recovered_amount: Money
-    overturn_rate: float
-    denial_rate: float = Field(description="denied_claims / the payer's claims adjudicated in the range")
+    overturn_rate: float | None
+    denial_rate: float | None = Field(description="denied_claims / the payer's claims adjudicated in the range")
     payer_claims_adjudicated: int
 
 

@@ -18,7 +18,7 @@ COMPARE_MARTS = ("fct_kpis_monthly",)
 # Rate metrics: numerator and denominator columns of fct_kpis_monthly.
 RATES = {
     "initial_denial_rate": ("initially_denied_claims", "claims_adjudicated"),
-    "clean_claim_rate": ("clean_claims", "claims_adjudicated"),
+    "first_pass_yield": ("clean_claims", "claims_adjudicated"),
     "overturn_rate": ("overturned_claims", "initially_denied_claims"),
 }
 _KPI_SQL = """select {key} as client_id, coalesce(sum(claims_adjudicated), 0) as n, sum(billed_amount) as billed,
@@ -88,7 +88,7 @@ def _metric_sql(metric: str) -> str:
     """The SQL aggregate of `metric` over the months and clients grouped."""
     if metric in RATES:
         num, den = RATES[metric]
-        return f"case when sum({den}) = 0 then 0.0 else round(sum({num}) / sum({den}), 6) end"
+        return f"case when sum({den}) = 0 then null else round(sum({num}) / sum({den}), 6) end"
     if metric == "avg_days_to_pay":
         # fct_kpis_monthly holds a monthly mean: weight it by the claims it averages.
         return "sum(avg_days_to_pay * claims_adjudicated) / nullif(sum(claims_adjudicated), 0)"

@@ -13,7 +13,7 @@ from api.rpc.schema import DbId, Output
 
 PortfolioMetric = Literal[
     "initial_denial_rate",
-    "clean_claim_rate",
+    "first_pass_yield",
     "overturn_rate",
     "avg_days_to_pay",
     "billed_amount",
@@ -34,7 +34,7 @@ class _ClientNamed(Output):
 
 # Bases in reverse wire order: the client, then its results, then its own fields.
 class ClientFigures(ClientResults, _ClientNamed):
-    overturn_rate: float
+    overturn_rate: float | None
     recovered_amount: Money
     cost_of_work: Money
     roi: float | None

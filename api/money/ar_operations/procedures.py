@@ -1,7 +1,9 @@
 """arOperations.*: open accounts receivable from fct_claim_reconciliation, aged and queued for follow-up.
 
-A claim is open when it awaits its remittance (open amount = billed) or was initially denied in whole
-or in part and not overturned (open amount = the denied amount). Age counts from the statement end date.
+A claim is open at a date when it had been billed and awaited its first remittance (open amount = billed)
+or had been initially denied in whole or in part and not yet overturned (open amount = the denied amount).
+The state is rebuilt at `asOf` (default: the snapshot build date) from the claim's dates: only remittances
+paid on or before `asOf` count. Age counts from the statement end date.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from api.rpc.procedure import rpc
 
 @rpc.query("arOperations.aging")
 def aging(ctx: Context, input: AgingIn) -> AgingOut:
-    """Open A/R in age buckets (0-30, 31-60, 61-90, 91-120, 120+ days since the statement end) at a date."""
+    """Open A/R in age buckets (0-30, 31-60, 61-90, 91-120, 120+ days since the statement end) as it stood
+    at `asOf`: only remittances paid on or before that date count, so a claim paid later was open then."""
     with open_marts(ctx, *queries.AR_MARTS) as m:
         found = queries.aging(m, input)
         snap = snapshot_of(m)

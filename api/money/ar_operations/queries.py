@@ -1,4 +1,4 @@
-"""Open accounts receivable from fct_claim_reconciliation for arOperations.*."""
+"""Open accounts receivable from fct_claim_reconciliation for arOperations.*, as it stood at a date."""
 
 from __future__ import annotations
 
@@ -17,14 +17,34 @@ AR_MARTS = ("fct_claim_reconciliation",)
 ClaimState = Literal["open", "closed", "missing"]
 
 _OPEN = "(claim_outcome = 'awaiting_remittance' or (initially_denied and not overturned))"
-_OPEN_SQL = f"""
-    select claim_key, payer_key, statement_to, primary_denial_category as denial_category,
-           claim_outcome as reason,
-           case when claim_outcome = 'awaiting_remittance' then billed_amount else initial_denied_amount end as open_amount,
+# The claims open at $as_of, rebuilt from each claim's dates so that only remittances paid on or
+# before $as_of count: awaiting its first remittance from the day it was billed (837 submission date,
+# else statement end) until its first payment date -> the charge is open; denied at its first
+# adjudication and not overturned by $as_of -> the denied amount is open. A claim paid after
+# $as_of was open at $as_of; one overturned after $as_of was still denied then.
+_OPEN_SQL = """
+    select claim_key, payer_key, statement_to, denial_category, reason, open_amount,
            greatest(0, date_diff('day', statement_to, $as_of)) as age_days
-    from fct_claim_reconciliation
-    where {_OPEN}
-      and statement_to is not null and statement_to <= $as_of"""
+    from (
+        select claim_key, payer_key, statement_to,
+               case when initial_payment_date <= $as_of then primary_denial_category end as denial_category,
+               case
+                   when initial_payment_date is null or initial_payment_date > $as_of then 'awaiting_remittance'
+                   when initially_fully_denied then 'denied'
+                   else 'partially_denied'
+               end as reason,
+               case
+                   when initial_payment_date is null or initial_payment_date > $as_of then billed_amount
+                   else initial_denied_amount
+               end as open_amount,
+               case
+                   when initial_payment_date is null or initial_payment_date > $as_of then
+                       coalesce(submission_date, statement_to) <= $as_of
+                   else initially_denied and not (overturned and recovery_date <= $as_of)
+               end as is_open
+        from fct_claim_reconciliation
+    )
+    where is_open and statement_to is not null and statement_to <= $as_of"""
 _BUCKET_SQL = """case when age_days <= 30 then '0-30' when age_days <= 60 then '31-60'
                       when age_days <= 90 then '61-90' when age_days <= 120 then '91-120' else '120+' end"""
 

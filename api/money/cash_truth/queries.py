@@ -1,5 +1,5 @@
-"""Cash received against cash expected, from fct_remittances (or fct_bank_deposits) and fct_service_lines,
-for cashTruth.*."""
+"""Cash received against cash expected, from fct_remittances (or fct_bank_deposits) and the contract
+shortfall of the priced lines and claims (fct_service_lines, fct_claim_pricing), for cashTruth.*."""
 
 from __future__ import annotations
 
@@ -10,13 +10,16 @@ from api.infra.marts.inputs import DateRange, month_label, page_rows, payer_filt
 from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import to_money
 from api.money.cash_truth.schemas import CashDay, CashFigures, CashGap, CashIn, CashPayer, GapsIn
+from api.money.payment_integrity.queries import PRICED_ROWS, VARIANCE_MARTS
 from api.money.revenue_reconciliation.deposit_basis import DEPOSITS_MART, Basis
 
-CASH_MARTS = ("fct_remittances", "fct_service_lines")
+CASH_MARTS = ("fct_remittances", *VARIANCE_MARTS)
 # Per basis: the rows cash is counted from, with payment_date / payment_month / payer_key to group on.
 _CASH_ROWS: dict[Basis, str] = {
-    "era": """select payer_key, payment_date, payment_month, 1 as remittance, check_amount as received,
-                     check_amount as era_amount, claims_paid_amount, provider_adjustment_amount
+    # payment_amount, not check_amount: a debit remittance (BPR03 = D, a recoupment) takes money back;
+    # counting its BPR02 as received while its reversals lower the claim payments counted it twice.
+    "era": """select payer_key, payment_date, payment_month, 1 as remittance, payment_amount as received,
+                     payment_amount as era_amount, claims_paid_amount, provider_adjustment_amount
               from fct_remittances""",
     "bank_deposits": f"""select coalesce(payer_key, '(no ERA)') as payer_key, cash_date as payment_date, cash_month as payment_month,
                      case when remittance_key is null then 0 else 1 end as remittance,
@@ -53,7 +56,7 @@ def cash_sql(where: str, keys: list[str], basis: Basis = "era") -> str:
         ),
         s as (
             select {group}{"," if keys else ""} -sum(allowed_variance) filter (where allowed_variance < 0) as contract_shortfall
-            from fct_service_lines where not is_reversal and {where} {group_by}
+            from ({PRICED_ROWS}) where not is_reversal and {where} {group_by}
         )
         select {select_keys}r.remittances, r.cash_received, r.era_payments, r.claim_payments, r.provider_adjustments,
                coalesce(s.contract_shortfall, 0) as contract_shortfall,

@@ -33,7 +33,13 @@ PARSER_VERSION = "ingest-2026.11.1"
 
 TABULAR_FORMATS = frozenset({"csv", "tsv", "psv", "xlsx", "json"})
 X12_KINDS = {"x12_835": "era_835", "x12_837": "claims_837"}
-TABULAR_KINDS = {"claim": "csv_claims", "payment": "csv_payments", "denial": "csv_denials", "deposit": "csv_deposits"}
+TABULAR_KINDS = {
+    "claim": "csv_claims",
+    "payment": "csv_payments",
+    "denial": "csv_denials",
+    "deposit": "csv_deposits",
+    "contract_term": "csv_contract_terms",
+}
 
 
 class UnsupportedFormat(ValueError):
@@ -268,6 +274,7 @@ _TABULAR_TOTALS = {
     "payment": {"total_paid": "paid_amount", "total_adjustment": "adjustment_amount"},
     "denial": {"total_denied": "denied_amount"},
     "deposit": {"total_deposited": "amount"},
+    "contract_term": {},
 }
 
 

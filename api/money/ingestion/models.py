@@ -41,7 +41,7 @@ class ImportBatch(IdMixin, CreatedAtMixin, TenantScoped, Base):
     landing_file_id: Mapped[int] = mapped_column(BigId, ForeignKey("landing_files.id", ondelete="RESTRICT"))
     kind: Mapped[str] = mapped_column(
         String(30)
-    )  # era_835 | claims_837 | csv_claims | csv_payments | csv_denials | csv_deposits | unknown
+    )  # era_835 | claims_837 | csv_claims | csv_payments | csv_denials | csv_deposits | csv_contract_terms | unknown
     source_filename: Mapped[str] = mapped_column(String(255))
     content_sha256: Mapped[str] = mapped_column(String(64))
     size_bytes: Mapped[int] = mapped_column(BigInteger)

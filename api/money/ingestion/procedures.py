@@ -65,8 +65,10 @@ def _upload(ctx: Context, input: UploadIn, accepts: frozenset[str] | None) -> Up
 
 @rpc.mutation("ingestion.uploadCsv", accepts_files=True)
 def upload_csv(ctx: Context, input: CsvUploadIn) -> UploadOut:
-    """Upload a claims, payments or denials export (CSV/TSV/pipe, also XLSX/JSON) with an optional
-    connector `profile`; answers the import batch (duplicate=true when the same content was already uploaded)."""
+    """Upload a claims, payments, denials, bank deposits or contract terms export (CSV/TSV/pipe, also
+    XLSX/JSON) with an optional connector `profile`; answers the import batch (duplicate=true when the same
+    content was already uploaded). Confirmed contract terms replace the client's terms of each payer and
+    plan the file names; the marts price with them after the next pipeline run."""
     return _upload(ctx, input, TABULAR_FORMATS)
 
 

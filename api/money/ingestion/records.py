@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from api.money.ingestion import rules
+from pipelines.ingest import contract_terms
 from pipelines.ingest.classify import ordered_rarcs
 
 
@@ -206,4 +207,22 @@ def rows_from_tabular(entity: str, rows: pl.DataFrame) -> list[ParsedRow]:
         status = record.pop("row_status")
         number = int(record.pop("row_number"))
         out.append(ParsedRow(number, f"csv_{entity}", record, "invalid" if status == "invalid" else "valid", errors))
-    return out
+    return _checked_contract_terms(out) if entity == "contract_term" else out
+
+
+def _checked_contract_terms(rows: list[ParsedRow]) -> list[ParsedRow]:
+    """Contract-term rows with the term rules applied (method, rates, dates) and, across the file's
+    rows, overlapping effective dates of the same payer/plan/method/code/modifier/DRG marked on both rows."""
+    terms = []
+    for row in rows:
+        term, errors = contract_terms.check_row(row.data)
+        row.errors += errors
+        if term is not None:
+            row.data["method"] = term.method  # stored canonical, whatever the file spelled
+            terms.append((row.row_number, term))
+    overlapping = contract_terms.overlap_errors(terms)
+    for row in rows:
+        row.errors += overlapping.get(row.row_number, [])
+        if row.errors:
+            row.status = "invalid"
+    return rows

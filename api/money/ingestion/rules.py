@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from api.money.ingestion.values import jsonable
+from pipelines.ingest import contract_terms
 from pipelines.ingest.tabular.entities import entity_spec
 from pipelines.ingest.tabular.validate import canonicalise
 
@@ -140,6 +141,12 @@ def repair_tabular(entity: str, data: dict[str, Any], patch: dict[str, Any]) -> 
     )
     checked = canonicalise(frame, spec).row(0, named=True)
     errors = list(checked.pop("row_errors") or [])
+    if entity == "contract_term":
+        # The term rules of one row; overlaps with the other rows are checked again at confirm.
+        term, term_errors = contract_terms.check_row(checked)
+        errors += term_errors
+        if term is not None:
+            checked["method"] = term.method
     checked.pop("row_status")
     checked.pop("row_number")
     return {k: jsonable(v) for k, v in checked.items()}, errors

@@ -15,7 +15,14 @@ BatchStatus = Literal[
     "parsing", "parsed", "needs_review", "held", "confirmed", "discarded", "failed", "duplicate_remittance"
 ]
 BatchKind = Literal[
-    "era_835", "claims_837", "csv_claims", "csv_payments", "csv_denials", "csv_deposits", "tabular_unknown"
+    "era_835",
+    "claims_837",
+    "csv_claims",
+    "csv_payments",
+    "csv_denials",
+    "csv_deposits",
+    "csv_contract_terms",
+    "tabular_unknown",
 ]
 EntryType = Literal[
     "payment", "adjustment", "patient_responsibility", "denial", "reversal", "provider_adjustment", "charge", "deposit"

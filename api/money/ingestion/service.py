@@ -31,6 +31,7 @@ from api.money.ingestion.lifecycle import IMPORT_BATCH
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, LandingFile, PostedRemittance
 from api.money.ingestion.posting import EntryPlan, PostedEntry, RowView, link_reversals, plan_entries
 from api.money.ingestion.rules import RepairError, repair_tabular, repair_x12
+from api.money.payment_integrity.service import store_uploaded_terms
 from pipelines.ingest.tabular import ConnectorProfile, SpreadsheetLimits
 
 INSERT_CHUNK = 1000
@@ -481,6 +482,9 @@ def confirm(
         return batch, {}
     batch.status = transition(IMPORT_BATCH, batch.status, "confirmed")
     rows = [r for r in _postable_rows(db, batch.id) if r.data.get("transaction_index") not in skipped]
+    if batch.kind == "csv_contract_terms":
+        # Contract terms post no money: they become the client's stored terms.
+        store_uploaded_terms(db, batch.id, [(r.row_number, r.data) for r in rows])
     plans = plan_entries(rows)
     _post_entries(db, batch, plans)
     batch.entries_posted = len(plans)

@@ -1,6 +1,7 @@
-"""paymentIntegrity.*: payments against contract terms. The contract expectation per service line
-comes from fct_service_lines (expected_allowed_amount from the contract_terms seed); a claim is
-underpaid when its lines were allowed below contract and overpaid when above."""
+"""paymentIntegrity.*: payments against contract terms. The contract expectation comes from the marts:
+per claim from fct_claim_pricing (DRG case rate, per diem) and per service line from fct_service_lines
+(fee schedule, percent of charges), priced with the client's uploaded terms (the contract_terms seed
+for payers without any); a claim is underpaid when it was allowed below contract and overpaid when above."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from api.rpc.procedure import rpc
 
 def _variances(ctx: Context, direction: queries.Direction, input: VariancesIn) -> VariancesOut:
     flagged = set(ctx.db.scalars(select(VarianceFlag.claim_key).where(VarianceFlag.direction == direction)))
-    with open_marts(ctx, queries.LINES_MART) as m:
+    with open_marts(ctx, *queries.VARIANCE_MARTS) as m:
         items, cursor, totals = queries.variances(m, direction, input, flagged)
         snap = snapshot_of(m)
     return VariancesOut(
@@ -49,7 +50,7 @@ def overpayments(ctx: Context, input: VariancesIn) -> VariancesOut:
 def flag_variance(ctx: Context, input: FlagVarianceIn) -> VarianceFlagOut:
     """Flag a claim's under- or overpayment for follow-up with the payer. The claim must show that
     variance in the current snapshot (PRECONDITION_FAILED otherwise); flagging twice is a CONFLICT."""
-    with open_marts(ctx, *queries.CLAIM_MARTS) as m:
+    with open_marts(ctx, *queries.CLAIM_MARTS, queries.PRICING_MART) as m:
         exists = queries.claim_exists(m, input.claim_key)
         variance = queries.claim_variance(m, input.claim_key, input.direction)
     if not exists:
@@ -83,12 +84,14 @@ def flag_variance(ctx: Context, input: FlagVarianceIn) -> VarianceFlagOut:
 
 @rpc.query("paymentIntegrity.expectedReimbursement")
 def expected_reimbursement(ctx: Context, input: ExpectedReimbursementIn) -> ExpectedReimbursementOut:
-    """What the contract says a claim should have been allowed, line by line (latest adjudication),
-    against what the payer allowed and paid."""
-    with open_marts(ctx, *queries.CLAIM_MARTS) as m:
+    """What the contract says a claim should have been allowed (latest adjudication), against what the
+    payer allowed and paid: `pricing` names the term used (id, method, source, effective dates) for a
+    claim priced as a whole (DRG case rate, per diem), each line names its own (fee schedule, percent of
+    charges); when no term applies the expected amount is null and `pricing.noTermReason` says why."""
+    with open_marts(ctx, *queries.EXPECTED_MARTS) as m:
         found = queries.expected_reimbursement(m, input.claim_key)
         if found is None:
             raise NotFound("Claim was not found in this client's current snapshot")
         snap = snapshot_of(m)
-    claim, lines = found
-    return ExpectedReimbursementOut(snapshot=snap, lines=lines, **claim.model_dump())
+    claim, pricing, lines = found
+    return ExpectedReimbursementOut(snapshot=snap, pricing=pricing, lines=lines, **claim.model_dump())

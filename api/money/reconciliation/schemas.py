@@ -25,7 +25,7 @@ class MatchBucket(Output):
 class SummaryOut(MartAnswer):
     claims: int
     matched_claims: int
-    match_rate: float = Field(description="matched_claims / claims")
+    match_rate: float | None = Field(description="matched_claims / claims; null without claims")
     manually_matched: int
     buckets: list[MatchBucket]
 

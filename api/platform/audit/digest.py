@@ -1,25 +1,34 @@
 """Canonical digests and chain hashes for the audit log (pure, no I/O).
 
 Audit rows never hold inputs or records in clear (they may carry PHI): they
-hold SHA-256 digests of a canonical JSON form, which proves what was done
-without revealing it.
+hold keyed digests (HMAC-SHA256 with the installation secret kept under
+DATA_DIR/keys, never in the database) of a canonical JSON form, which proves
+what was done without revealing it. Without the key, someone who reads the
+database cannot test guesses (a date of birth, a member id) against a digest.
+
+Secrets are never digested at all: a `SecretStr`/`SecretBytes` field (passwords,
+tokens, invite tokens) enters the canonical form as the constant "<secret>".
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretBytes, SecretStr
 
 GENESIS = "0" * 64
+SECRET = "<secret>"
 
 
 def _default(value: Any) -> Any:
+    if isinstance(value, SecretStr | SecretBytes):
+        return SECRET
     if isinstance(value, BaseModel):
         return value.model_dump(mode="python")
     if isinstance(value, bytes | bytearray | memoryview):
@@ -41,10 +50,13 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, default=_default, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def digest(value: Any) -> str | None:
+def digest(value: Any, key: bytes) -> str | None:
+    """HMAC-SHA256 of the canonical form under the installation key (None stays None)."""
     if value is None:
         return None
-    return hashlib.sha256(canonical_json(value).encode()).hexdigest()
+    if not key:
+        raise ValueError("audit digests are keyed: no key given")
+    return hmac.new(key, canonical_json(value).encode(), hashlib.sha256).hexdigest()
 
 
 def chain_hash(prev_hash: str, fields: dict[str, Any]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from pydantic import Field
 from sqlalchemy import Select, select
 
 from api.core.errors import NotFound
@@ -49,6 +50,7 @@ class VerifyOut(Output):
     valid: bool
     first_broken_seq: int | None
     problem: str | None
+    checkpoints: int = Field(description="Signed checkpoints (kept outside the database) the chain was held against")
 
 
 def _org_events(ctx: Context) -> Select[AuditEvent]:
@@ -81,5 +83,9 @@ def get_event(ctx: Context, input: AuditRef) -> AuditEventOut:
 
 @rpc.query("audit.verifyChain", permission="audit")
 def verify_chain(ctx: Context) -> VerifyOut:
-    """Re-hash the organization's whole chain; any edited, removed or inserted event is reported."""
-    return VerifyOut.model_validate(verify_scope(ctx.db, scope_for(ctx.org_id)))
+    """Re-hash the organization's whole chain and hold it against its signed checkpoints (kept outside
+    the database); any edited, removed or inserted event, or a chain rewritten and re-hashed, is reported."""
+    anchor = ctx.services.audit_anchor
+    scope = scope_for(ctx.org_id)
+    report = anchor.verify(ctx.db, scope) if anchor is not None else verify_scope(ctx.db, scope)
+    return VerifyOut.model_validate(report)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -22,6 +22,7 @@ def scope_for(organization_id: int | None) -> str:
 def append(
     db: Session,
     *,
+    key: bytes,
     organization_id: int | None,
     client_id: int | None,
     actor_user_id: int | None,
@@ -61,9 +62,9 @@ def append(
         procedure=procedure,
         target_type=target_type,
         target_id=target_id,
-        input_digest=digest(input_value) or digest({}),
-        before_digest=digest(before),
-        after_digest=digest(after),
+        input_digest=digest(input_value, key) or digest({}, key),
+        before_digest=digest(before, key),
+        after_digest=digest(after, key),
         created_at=datetime.now(UTC),
         prev_hash=head.last_hash,
     )
@@ -79,18 +80,33 @@ def append(
 
 
 @dataclass(frozen=True)
+class Anchor:
+    """A signed checkpoint: the chain `scope` had `hash` at `seq` when it was signed."""
+
+    seq: int
+    hash: str
+    signed_at: str
+
+    def describe(self) -> str:
+        return f"the signed checkpoint of event #{self.seq} ({self.signed_at})"
+
+
+@dataclass(frozen=True)
 class ChainReport:
     scope: str
     events: int
     valid: bool
     first_broken_seq: int | None
     problem: str | None
+    checkpoints: int = 0  # signed checkpoints the chain was held against
+    last_hash: str | None = None  # the verified head (valid chains only)
 
 
-def record(db: Session, entry: AuditRecord) -> None:
-    """The audit sink the RPC executor calls for every mutation (wired in `api.app.build_services`)."""
-    append(
+def record(db: Session, entry: AuditRecord, *, key: bytes) -> AuditEvent:
+    """Append one mutation's record (the audit sink wraps this, see `api.platform.audit.anchor`)."""
+    return append(
         db,
+        key=key,
         organization_id=entry.organization_id,
         client_id=entry.client_id,
         actor_user_id=entry.actor_user_id,
@@ -104,29 +120,52 @@ def record(db: Session, entry: AuditRecord) -> None:
     )
 
 
-def verify_rows(scope: str, rows: Iterable[AuditEvent], head_hash: str | None) -> ChainReport:
-    """Walk a chain in seq order; any edited, deleted or inserted row breaks it."""
+def verify_rows(
+    scope: str, rows: Iterable[AuditEvent], head_hash: str | None, anchors: Mapping[int, Anchor] | None = None
+) -> ChainReport:
+    """Walk a chain in seq order; any edited, deleted or inserted row breaks it. `anchors` are signed
+    checkpoints (seq -> hash) kept outside the database: a chain rewritten and re-hashed end to end
+    still differs from them."""
+    anchors = anchors or {}
     prev = GENESIS
     expected_seq = 1
     count = 0
     for row in rows:
         count += 1
-        if row.seq != expected_seq:
-            return ChainReport(scope, count, False, expected_seq, f"event #{expected_seq} is missing")
-        if row.prev_hash != prev:
-            return ChainReport(scope, count, False, row.seq, f"event #{row.seq} does not follow its predecessor")
-        if chain_hash(prev, chained_fields(row)) != row.hash:
-            return ChainReport(scope, count, False, row.seq, f"event #{row.seq} was altered after it was written")
+        problem = _row_problem(row, expected_seq, prev, anchors)
+        if problem is not None:
+            return ChainReport(scope, count, False, problem[0], problem[1], checkpoints=len(anchors))
         prev = row.hash
         expected_seq += 1
+    beyond = [seq for seq in anchors if seq >= expected_seq]
+    if beyond:
+        seq = min(beyond)
+        return ChainReport(scope, count, False, seq, f"event #{seq} is missing: {anchors[seq].describe()} names it")
     if head_hash is not None and head_hash != prev:
-        return ChainReport(scope, count, False, expected_seq, "the newest events were removed")
-    return ChainReport(scope, count, True, None, None)
+        return ChainReport(
+            scope, count, False, expected_seq, "the newest events were removed", checkpoints=len(anchors)
+        )
+    return ChainReport(scope, count, True, None, None, checkpoints=len(anchors), last_hash=prev)
 
 
-def verify_scope(db: Session, scope: str) -> ChainReport:
+def _row_problem(
+    row: AuditEvent, expected_seq: int, prev: str, anchors: Mapping[int, Anchor]
+) -> tuple[int, str] | None:
+    if row.seq != expected_seq:
+        return expected_seq, f"event #{expected_seq} is missing"
+    if row.prev_hash != prev:
+        return row.seq, f"event #{row.seq} does not follow its predecessor"
+    if chain_hash(prev, chained_fields(row)) != row.hash:
+        return row.seq, f"event #{row.seq} was altered after it was written"
+    anchor = anchors.get(row.seq)
+    if anchor is not None and anchor.hash != row.hash:
+        return row.seq, f"event #{row.seq} differs from {anchor.describe()}: the chain was rewritten"
+    return None
+
+
+def verify_scope(db: Session, scope: str, anchors: Mapping[int, Anchor] | None = None) -> ChainReport:
     rows = db.scalars(
         select(AuditEvent).where(AuditEvent.scope == scope).order_by(AuditEvent.seq).execution_options(yield_per=1000)
     )
     head = db.scalar(select(AuditHead.last_hash).where(AuditHead.scope == scope))
-    return verify_rows(scope, rows, head)
+    return verify_rows(scope, rows, head, anchors)

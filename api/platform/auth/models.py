@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, String
+from sqlalchemy import Boolean, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, OrgScoped, UtcDateTime
@@ -43,14 +43,37 @@ class ApiKey(IdMixin, CreatedAtMixin, OrgScoped, Base):
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     last_used_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
+    # Always set: a key stops working at its expiry (defaulted and bounded at creation).
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class Invitation(IdMixin, CreatedAtMixin, OrgScoped, Base):
-    """A pending invitation; accepting it sets the invitee's password."""
+    """A pending invitation to one organization, for one email, with one role.
+
+    Accepting it creates the membership. A password is set through it only for an account that
+    has never had a credential (created by an invitation, no password, no OIDC subject); an
+    existing account accepts while signed in as itself.
+    """
 
     __tablename__ = "invitations"
 
     user_id: Mapped[int] = mapped_column(BigId, ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    email: Mapped[str] = mapped_column(String(320))
+    role: Mapped[str] = mapped_column(String(20))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
     accepted_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
+
+
+class LoginThrottle(Base):
+    """Failed sign-in attempts per key (a keyed digest of an account's email or a client address).
+
+    In the operational database so every worker process shares it; only digests are stored.
+    """
+
+    __tablename__ = "login_throttle"
+
+    key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    last_failure_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
+    blocked_until: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)

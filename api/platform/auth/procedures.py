@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from api.core.errors import InvalidInput, NotFound
+from api.core.errors import Forbidden, InvalidInput, NotFound
 from api.infra.db.base import utcnow
-from api.platform.auth import service
+from api.platform.auth import service, signin
 from api.platform.auth.models import ApiKey, AuthSession, User
 from api.platform.auth.schemas import (
     AcceptInviteIn,
     ApiKeyOut,
     ApiKeyRef,
+    ChangePasswordIn,
     CreateApiKeyIn,
     CreatedApiKeyOut,
     LoginIn,
@@ -22,18 +23,22 @@ from api.platform.auth.schemas import (
     MembershipOut,
     SessionOut,
 )
+from api.platform.auth.secrets import verify_password
 from api.rpc.context import Context, PublicContext, UserContext
 from api.rpc.procedure import rpc
 from api.rpc.schema import Ok
 
 
-@rpc.mutation("auth.login", auth="public")
+@rpc.mutation("auth.login", auth="public", batch=False)
 def login(ctx: PublicContext, input: LoginIn) -> LoginOut:
-    """Sign in with email and password; returns a bearer token for `Authorization: Bearer`."""
-    user, session, token = service.login(ctx.db, input.email, input.password, ctx.services.settings.session_ttl_hours)
-    ctx.audit.actor_user_id = user.id
-    ctx.note("auth_session", session.id)
-    return LoginOut(token=token, expires_at=session.expires_at, user_id=user.id)
+    """Sign in with email and password; returns a bearer token for `Authorization: Bearer`.
+
+    Throttled per account and per client address (TOO_MANY_REQUESTS with Retry-After); never in a batch.
+    """
+    done = signin.sign_in(ctx.db, ctx.services, input.email, input.password.get_secret_value(), ctx.client_ip)
+    ctx.audit.actor_user_id = done.user.id
+    ctx.note("auth_session", done.session.id)
+    return LoginOut(token=done.token, expires_at=done.session.expires_at, user_id=done.user.id)
 
 
 @rpc.mutation("auth.logout", auth="user")
@@ -49,13 +54,17 @@ def logout(ctx: UserContext) -> Ok:
     return Ok()
 
 
-@rpc.query("auth.session", auth="user")
+@rpc.query("auth.session", auth="user", api_keys=True)
 def current_session(ctx: UserContext) -> SessionOut:
-    """Who the bearer token belongs to, how it was verified, and the caller's organizations."""
+    """Who the bearer token belongs to, how it was verified, and the caller's organizations
+    (for an API key: its own organization only)."""
     user = ctx.db.get(User, ctx.user_id)
     # The signed-in caller: the principal was resolved from this user's row on this call.
     assert user is not None
-    memberships = ctx.services.memberships_of(ctx.db, user.id)
+    key_org = ctx.principal.api_key_org_id
+    memberships = [
+        m for m in ctx.services.memberships_of(ctx.db, user.id) if key_org is None or m.organization_id == key_org
+    ]
     return SessionOut(
         user_id=user.id,
         email=user.email,
@@ -69,10 +78,15 @@ def current_session(ctx: UserContext) -> SessionOut:
     )
 
 
-@rpc.mutation("auth.createApiKey", auth="tenant", permission="write")
+@rpc.mutation("auth.createApiKey", auth="tenant", permission="manage", api_keys=False)
 def create_api_key(ctx: Context, input: CreateApiKeyIn) -> CreatedApiKeyOut:
-    """Create an API key acting as you inside the current organization; the secret is shown once."""
-    key, token = service.create_api_key(ctx.db, ctx.user_id, ctx.org_id, input.name)
+    """Create an API key acting as you inside the current organization, expiring after `expiresInDays`
+    (default 90, bounded); the secret is shown once. Needs the manage permission and a signed-in person."""
+    settings = ctx.services.settings
+    expires_at = service.api_key_expiry(
+        input.expires_in_days, default_days=settings.api_key_default_days, max_days=settings.api_key_max_days
+    )
+    key, token = service.create_api_key(ctx.db, ctx.user_id, ctx.org_id, input.name, expires_at)
     ctx.note("api_key", key.id)
     return CreatedApiKeyOut.model_validate({**ApiKeyOut.model_validate(key).model_dump(), "key": token})
 
@@ -97,10 +111,32 @@ def list_api_keys(ctx: UserContext) -> list[ApiKeyOut]:
     return [ApiKeyOut.model_validate(k) for k in keys]
 
 
-@rpc.mutation("auth.acceptInvite", auth="public")
+@rpc.mutation("auth.acceptInvite", auth="public", batch=False)
 def accept_invite(ctx: PublicContext, input: AcceptInviteIn) -> Ok:
-    """Accept an invitation from organizations.inviteMember by choosing a password."""
-    user = service.accept_invitation(ctx.db, input.token, input.password, input.display_name)
-    ctx.audit.actor_user_id = user.id
+    """Accept an invitation to a new account by choosing its first password (the token is single-use,
+    expires, and is bound to the invitation's email). An account that already has a sign-in method
+    accepts with organizations.acceptInvite while signed in instead."""
+    invite = service.accept_with_password(
+        ctx.db,
+        input.token.get_secret_value(),
+        input.password.get_secret_value(),
+        input.display_name,
+        is_member=lambda user_id: bool(ctx.services.memberships_of(ctx.db, user_id)),
+    )
+    ctx.services.add_member(ctx.db, invite.organization_id, invite.user_id, invite.role)
+    ctx.audit.actor_user_id = invite.user_id
+    ctx.audit.organization_id = invite.organization_id
+    ctx.note("membership", invite.user_id, after={"role": invite.role})
+    return Ok()
+
+
+@rpc.mutation("auth.changePassword", auth="user", batch=False)
+def change_password(ctx: UserContext, input: ChangePasswordIn) -> Ok:
+    """Change your password (the current one is required); every other session of yours is signed out."""
+    user = ctx.db.get(User, ctx.user_id)
+    assert user is not None  # the principal was resolved from this row on this call
+    if not verify_password(user.password_hash, input.current_password.get_secret_value()):
+        raise Forbidden("The current password is not correct")
+    service.set_password(ctx.db, user, input.new_password.get_secret_value(), keep_session_id=ctx.principal.session_id)
     ctx.note("user", user.id)
     return Ok()

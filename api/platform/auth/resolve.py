@@ -6,7 +6,7 @@ Three kinds of token travel the same way: local sessions (`dps_`), API keys
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from api.core.errors import Unauthenticated
@@ -14,6 +14,7 @@ from api.core.identity import Principal
 from api.core.services import PrincipalResolver, Services
 from api.infra.db.base import utcnow
 from api.platform.auth.models import ApiKey, AuthSession, User
+from api.platform.auth.oidc import VerifiedIdentity
 from api.platform.auth.secrets import API_KEY_PREFIX, SESSION_PREFIX, token_digest
 
 _MISSING = "Sign in first: send 'Authorization: Bearer <token>' (get one from auth.login)"
@@ -95,6 +96,8 @@ def _from_api_key(db: Session, token: str) -> Principal:
     row = db.scalar(select(ApiKey).where(ApiKey.token_hash == token_digest(token)))
     if row is None or row.revoked_at is not None:
         raise Unauthenticated("This API key is not valid (revoked or unknown)")
+    if row.expires_at <= utcnow():
+        raise Unauthenticated("This API key has expired; create a new one")
     user = _active_user(db, row.user_id)
     # API keys never carry platform-admin power: that needs an interactive sign-in.
     return Principal(
@@ -109,10 +112,16 @@ def _from_oidc(db: Session, services: Services, token: str) -> Principal:
     identity = verifier.verify(token)
     subject_key = f"{identity.issuer}|{identity.subject}"
     user = db.scalar(select(User).where(User.oidc_subject == subject_key))
-    if user is None and identity.email:
-        user = db.scalar(select(User).where(User.email == identity.email.lower()))
-        if user is not None and user.oidc_subject is None:
-            _link_subject(services, user.id, subject_key)
+    if user is None and _may_link_by_email(services, identity):
+        assert identity.email is not None  # _may_link_by_email checked it
+        candidate = db.scalar(select(User).where(User.email == identity.email.lower()))
+        # Never re-link: an account already bound to another subject stays bound to it.
+        if (
+            candidate is not None
+            and candidate.oidc_subject is None
+            and _link_subject(services, candidate.id, subject_key)
+        ):
+            user = candidate
     if user is None:
         raise Unauthenticated("This identity has no platform account; ask an administrator to invite it")
     if user.disabled:
@@ -120,10 +129,30 @@ def _from_oidc(db: Session, services: Services, token: str) -> Principal:
     return Principal(user_id=user.id, email=user.email, method="oidc", is_platform_admin=user.is_platform_admin)
 
 
-def _link_subject(services: Services, user_id: int, subject_key: str) -> None:
-    """Remember the provider's subject for this user, committed on its own: the call
-    itself may be a query whose transaction is rolled back."""
+def _may_link_by_email(services: Services, identity: VerifiedIdentity) -> bool:
+    """Link by email only when the deployment allows it and the provider vouches for the email."""
+    return bool(
+        services.settings.oidc_link_by_email and identity.email and identity.claims.get("email_verified") is True
+    )
+
+
+def _link_subject(services: Services, user_id: int, subject_key: str) -> bool:
+    """Bind the provider's subject to this account, committed on its own (the call itself may be a
+    query whose transaction is rolled back). True when this call bound it.
+
+    A local password on the account is cleared and its sessions revoked: whoever chose that password
+    may not own the email the provider has just verified.
+    """
     with services.database.transaction() as db:
-        user = db.get(User, user_id)
-        if user is not None and user.oidc_subject is None:
-            user.oidc_subject = subject_key
+        user = db.get(User, user_id, with_for_update=True)
+        if user is None or user.oidc_subject is not None:
+            return False
+        user.oidc_subject = subject_key
+        user.password_hash = None
+        db.execute(
+            update(AuthSession)
+            .where(AuthSession.user_id == user_id, AuthSession.revoked_at.is_(None))
+            .values(revoked_at=utcnow())
+            .execution_options(synchronize_session=False)
+        )
+        return True

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 
 from api.rpc.schema import Output, Schema
+
+# Secrets travel as SecretStr: the audit digest leaves them out (see api.platform.audit.digest),
+# and they never appear in a repr or a log line.
 
 
 class LoginIn(Schema):
     email: str = Field(min_length=3, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
-    password: str = Field(min_length=1, max_length=1024)
+    password: SecretStr = Field(min_length=1, max_length=1024)
 
 
 class LoginOut(Output):
@@ -37,6 +40,12 @@ class SessionOut(Output):
 
 class CreateApiKeyIn(Schema):
     name: str = Field(min_length=1, max_length=120)
+    expires_in_days: int | None = Field(
+        default=None,
+        ge=1,
+        le=3650,
+        description="Days until the key stops working (default 90; at most API_KEY_MAX_DAYS)",
+    )
 
 
 class ApiKeyOut(Output):
@@ -47,6 +56,7 @@ class ApiKeyOut(Output):
     created_at: datetime
     last_used_at: datetime | None
     revoked_at: datetime | None
+    expires_at: datetime
 
 
 class CreatedApiKeyOut(ApiKeyOut):
@@ -58,6 +68,11 @@ class ApiKeyRef(Schema):
 
 
 class AcceptInviteIn(Schema):
-    token: str = Field(min_length=10, max_length=200)
-    password: str = Field(min_length=12, max_length=1024, description="At least 12 characters")
+    token: SecretStr = Field(min_length=10, max_length=200)
+    password: SecretStr = Field(min_length=12, max_length=1024, description="At least 12 characters")
     display_name: str | None = Field(default=None, max_length=200)
+
+
+class ChangePasswordIn(Schema):
+    current_password: SecretStr = Field(min_length=1, max_length=1024)
+    new_password: SecretStr = Field(min_length=12, max_length=1024, description="At least 12 characters")

@@ -5,10 +5,13 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from api.core.errors import NotFound
+from api.platform.auth import service as auth_service
 from api.platform.auth.models import User
 from api.platform.organizations import service
 from api.platform.organizations.models import Client, Membership, Organization
 from api.platform.organizations.schemas import (
+    AcceptedInvitationOut,
+    AcceptInvitationIn,
     ClientIn,
     ClientOut,
     CreatedOrganizationOut,
@@ -32,15 +35,18 @@ def get(ctx: Context) -> OrganizationOut:
     return OrganizationOut.model_validate(ctx.db.get(Organization, ctx.org_id))
 
 
-@rpc.query("organizations.list", auth="user")
+@rpc.query("organizations.list", auth="user", api_keys=True)
 def list_organizations(ctx: UserContext) -> list[OrganizationOut]:
-    """Organizations you are a member of."""
-    rows = ctx.db.scalars(
+    """Organizations you are a member of (for an API key: its own organization only)."""
+    stmt = (
         select(Organization)
         .join(Membership, Membership.organization_id == Organization.id)
         .where(Membership.user_id == ctx.user_id)
         .order_by(Organization.name)
     )
+    if ctx.principal.api_key_org_id is not None:
+        stmt = stmt.where(Organization.id == ctx.principal.api_key_org_id)
+    rows = ctx.db.scalars(stmt)
     return [OrganizationOut.model_validate(o) for o in rows]
 
 
@@ -84,10 +90,23 @@ def list_members(ctx: Context) -> list[MemberOut]:
 
 @rpc.mutation("organizations.inviteMember", permission="manage")
 def invite_member(ctx: Context, input: InviteIn) -> InviteOut:
-    """Invite someone by email with a role; new users get a one-time token for auth.acceptInvite."""
-    user, token = service.invite(ctx.db, ctx.org_id, input.email, input.role, input.display_name)
-    ctx.note("membership", user.id, after={"role": input.role})
-    return InviteOut(user_id=user.id, role=input.role, invite_token=token)
+    """Invite someone by email with a role. The answer is the same whether or not they have an account:
+    a single-use token that grants the membership once the invitee accepts it, never a credential."""
+    invite, token = service.invite(ctx.db, ctx.org_id, input.email, input.role, input.display_name)
+    ctx.note("invitation", invite.id, after={"role": input.role})
+    return InviteOut(
+        invitation_id=invite.id, email=invite.email, role=input.role, invite_token=token, expires_at=invite.expires_at
+    )
+
+
+@rpc.mutation("organizations.acceptInvite", auth="user")
+def accept_invite(ctx: UserContext, input: AcceptInvitationIn) -> AcceptedInvitationOut:
+    """Accept an invitation made for your account while signed in as yourself; you become a member."""
+    invite = auth_service.accept_signed_in(ctx.db, input.token.get_secret_value(), ctx.user_id)
+    service.add_member(ctx.db, invite.organization_id, ctx.user_id, invite.role)
+    ctx.audit.organization_id = invite.organization_id
+    ctx.note("membership", ctx.user_id, after={"role": invite.role})
+    return AcceptedInvitationOut(organization_id=invite.organization_id, role=as_role(invite.role))
 
 
 @rpc.mutation("organizations.setRole", permission="manage")

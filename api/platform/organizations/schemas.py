@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal, TypeGuard, get_args
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 
 from api.rpc.schema import Output, Schema
 
@@ -66,11 +66,27 @@ class InviteIn(Schema):
 
 
 class InviteOut(Output):
-    user_id: int
+    """The same shape whether or not the email already has an account."""
+
+    invitation_id: int
+    email: str
     role: Role
-    invite_token: str | None = Field(
-        description="One-time token for auth.acceptInvite; null if the user already had an account"
+    invite_token: str = Field(
+        description=(
+            "Single-use token for the invitee: a new account accepts it with auth.acceptInvite (choosing "
+            "its password); an existing account signs in and accepts it with organizations.acceptInvite"
+        )
     )
+    expires_at: datetime
+
+
+class AcceptInvitationIn(Schema):
+    token: SecretStr = Field(min_length=10, max_length=200)
+
+
+class AcceptedInvitationOut(Output):
+    organization_id: int
+    role: Role
 
 
 class SetRoleIn(Schema):

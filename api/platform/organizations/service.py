@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, NotFound, PreconditionFailed
 from api.platform.auth import service as auth_service
-from api.platform.auth.models import User
+from api.platform.auth.models import Invitation, User
 from api.platform.organizations.models import Client, Membership, Organization
 
 
@@ -54,26 +54,27 @@ def add_client(db: Session, organization_id: int, name: str, npi: str | None) ->
     return client
 
 
-def invite(db: Session, organization_id: int, email: str, role: str, display_name: str) -> tuple[User, str | None]:
+def invite(db: Session, organization_id: int, email: str, role: str, display_name: str = "") -> tuple[Invitation, str]:
+    """A pending invitation; the membership exists only once the invitee accepts it."""
     email = auth_service.normalise_email(email)
-    user = db.scalar(select(User).where(User.email == email))
-    token = None
-    if user is None:
-        user = auth_service.create_user(db, email, None, display_name=display_name)
-    if (
-        db.scalar(
-            select(Membership.id)
-            .where(Membership.user_id == user.id)
-            .where(Membership.organization_id == organization_id)
-        )
-        is not None
-    ):
+    member = db.scalar(
+        select(Membership.id)
+        .join(User, User.id == Membership.user_id)
+        .where(User.email == email, Membership.organization_id == organization_id)
+    )
+    if member is not None:
         raise Conflict(f"{email} is already a member of this organization")
-    db.add(Membership(organization_id=organization_id, user_id=user.id, role=role))
-    if user.password_hash is None:
-        token = auth_service.create_invitation(db, user.id, organization_id)
-    db.flush()
-    return user, token
+    return auth_service.create_invitation(db, organization_id, email, role, display_name)
+
+
+def add_member(db: Session, organization_id: int, user_id: int, role: str) -> None:
+    """Make `user_id` a member with `role` (an accepted invitation); an existing membership is kept as is."""
+    exists = db.scalar(
+        select(Membership.id).where(Membership.organization_id == organization_id, Membership.user_id == user_id)
+    )
+    if exists is None:
+        db.add(Membership(organization_id=organization_id, user_id=user_id, role=role))
+        db.flush()
 
 
 def membership(db: Session, organization_id: int, user_id: int) -> Membership:

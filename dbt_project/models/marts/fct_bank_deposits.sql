@@ -1,13 +1,13 @@
 -- Three-way cash match: each bank deposit against the 835 remittance with the same trace number
 -- (TRN02), and that remittance's claim payments posted to claims. One row per deposit, plus one
 -- row per paying remittance no deposit matched. A remittance of zero or less moves no money to
--- the bank, so it is never "missing" a deposit.
+-- the bank (a debit, BPR03 = D, takes money out), so it is never "missing" a deposit.
 with deposits as (
     select * from {{ ref('stg_exports__deposits') }}
 ),
 remittances as (
     select * from {{ ref('fct_remittances') }}
-    where check_amount > 0
+    where payment_amount > 0
 ),
 candidates as (
     -- When one trace number has several candidates, the equal amount wins; each deposit and each

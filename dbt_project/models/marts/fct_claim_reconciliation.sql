@@ -12,14 +12,9 @@ adjudicated as (
     select * from {{ ref('int_claims_latest_status') }}
 ),
 latest_lines as (
-    select
-        remittance_claim_key,
-        sum(allowed_amount) as allowed_amount,
-        sum(expected_allowed_amount) as expected_allowed_amount,
-        sum(allowed_variance) as allowed_variance,
-        count(expected_allowed_amount) as lines_with_contract
-    from {{ ref('fct_service_lines') }}
-    group by remittance_claim_key
+    -- The contract price of each remittance of the claim, claim-level terms (DRG, per diem) included.
+    select remittance_claim_key, allowed_amount, expected_allowed_amount, allowed_variance
+    from {{ ref('fct_claim_pricing') }}
 ),
 keys as (
     select organization_id, client_id, claim_key from submitted
@@ -39,6 +34,7 @@ select
     coalesce(submitted.statement_from, adjudicated.statement_from) as statement_from,
     coalesce(submitted.statement_to, adjudicated.statement_to) as statement_to,
     {{ month_of('coalesce(submitted.statement_from, adjudicated.statement_from)') }} as service_month,
+    submitted.submission_date,
     submitted.billed_amount as submitted_billed_amount,
     adjudicated.remit_billed_amount,
     coalesce(submitted.billed_amount, adjudicated.remit_billed_amount) as billed_amount,

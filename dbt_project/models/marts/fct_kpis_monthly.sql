@@ -1,47 +1,378 @@
--- Revenue-cycle KPIs per tenant and adjudication month (month of the initial remittance).
-with claims as (
+-- Revenue-cycle KPIs per tenant and month, each computed as its numerator over its denominator
+-- (definitions, numerators and denominators in _analytics.yml). Claim-cohort KPIs count a claim in
+-- its adjudication month (month of its first remittance); balance KPIs (A/R, aged A/R, DNFB) are
+-- the state at the month's last day. Every month from the tenant's first to its last is a row, so a
+-- month with nothing adjudicated is a row whose rates are null (a ratio is null when its
+-- denominator is 0, never 0).
+--
+-- Ages (appeal window, maturity) are measured against the tenant's data horizon, `data_as_of` =
+-- the latest remittance payment or 837 submission date it sent: a rebuild gives the same figures,
+-- and an outcome is only called final once the data could have shown the overturn.
+{% set maturity_days = var('overturn_maturity_days', 90) %}
+with recursive claims as (
     select * from {{ ref('fct_claim_reconciliation') }}
+),
+adjudicated as (
+    select * from claims
     where adjudication_month is not null
 ),
-monthly as (
+-- The latest date the tenant's files speak of: its last remittance payment or 837 submission.
+horizon as (
+    select organization_id, client_id, max(known_date) as data_as_of
+    from (
+        select organization_id, client_id, payment_date as known_date from {{ ref('fct_remittance_claims') }}
+        union all
+        select organization_id, client_id, submission_date as known_date from claims
+    ) as known
+    group by organization_id, client_id
+),
+-- Appeal window until payer classes exist: the longest first-level appeal window of the
+-- payer_appeal_limits seed (180 days: ERISA internal appeal and the commercial default), so no
+-- denial is called final before any payer's window has closed.
+appeal_window as (
+    select max(days) as appeal_days
+    from {{ ref('payer_appeal_limits') }}
+    where level in ('redetermination', 'internal_appeal', 'first_level_appeal')
+),
+costs as (
+    select
+        max(case when assumption = 'cost_to_process_claim' then value end) as claim_cost,
+        max(case when assumption = 'cost_to_rework_denial' then value end) as hard_cost,
+        max(case when assumption = 'cost_to_rework_soft_denial' then value end) as soft_cost
+    from {{ ref('cost_assumptions') }}
+),
+-- Contractual adjustments: CO amounts that are not payer denials, net over the claim's history
+-- (a reversal's negative CAS undoes its original); predeterminations are not adjudications.
+contractual as (
+    select organization_id, client_id, claim_key, sum(amount) as contractual_amount
+    from {{ ref('fct_claim_adjustments') }}
+    where group_code = 'CO' and not is_payer_denial and claim_status_code <> '25'
+    group by organization_id, client_id, claim_key
+),
+-- Decisions (not reversals, not predeterminations) of the initially denied claims, with CLP09.
+denied_events as (
+    select
+        events.organization_id,
+        events.client_id,
+        events.claim_key,
+        events.payer_key,
+        events.event_sequence,
+        events.claim_status_code,
+        events.is_denied,
+        events.provider_denied_amount,
+        era.frequency_code,
+        row_number() over (
+            partition by events.organization_id, events.client_id, events.claim_key order by events.event_sequence
+        ) as decision_number
+    from {{ ref('fct_remittance_claims') }} as events
+    inner join adjudicated
+        on adjudicated.organization_id = events.organization_id and adjudicated.client_id = events.client_id
+        and adjudicated.claim_key = events.claim_key
+    left join {{ ref('stg_era__claims') }} as era on era.remittance_claim_key = events.remittance_claim_key
+    where adjudicated.initially_denied and not events.is_reversal and events.claim_status_code <> '25'
+),
+-- The provider corrected and billed the claim again (837 frequency 7 or 8) after the denial (or at
+-- an unknown date): a later payment pays the corrected claim, it is not an appeal overturn.
+resubmitted as (
+    select distinct submitted.organization_id, submitted.client_id, submitted.claim_key
+    from {{ ref('stg_claims__claims') }} as submitted
+    inner join adjudicated
+        on adjudicated.organization_id = submitted.organization_id and adjudicated.client_id = submitted.client_id
+        and adjudicated.claim_key = submitted.claim_key
+    where
+        submitted.frequency_code in ('7', '8')
+        and (submitted.submission_date is null or submitted.submission_date > adjudicated.initial_payment_date)
+),
+-- Appeal overturn: a later decision without a denial by the same payer as the denial, that is not
+-- a coordination-of-benefits adjudication (CLP02 2/3/20/21: processed as secondary or tertiary)
+-- nor the adjudication of a corrected claim (CLP09 7/8). Payers are told apart by payer_key.
+appeal_overturns as (
+    select later.organization_id, later.client_id, later.claim_key
+    from denied_events as later
+    inner join denied_events as first_decision
+        on first_decision.organization_id = later.organization_id and first_decision.client_id = later.client_id
+        and first_decision.claim_key = later.claim_key and first_decision.decision_number = 1
+    where
+        later.decision_number > 1
+        and not later.is_denied
+        and later.payer_key = first_decision.payer_key
+        and later.claim_status_code not in ('2', '3', '20', '21')
+        and coalesce(later.frequency_code, '1') not in ('7', '8')
+    group by later.organization_id, later.client_id, later.claim_key
+),
+claim_kpis as (
+    select
+        adjudicated.*,
+        coalesce(contractual.contractual_amount, 0) as contractual_amount,
+        first_decision.provider_denied_amount as initial_provider_denied_amount,
+        adjudicated.initially_denied and adjudicated.overturned and appeal_overturns.claim_key is not null
+        and resubmitted.claim_key is null as appeal_overturned,
+        -- Final denial write-off until case outcomes exist: denied, never paid later by anyone, and
+        -- the appeal window has closed by the data horizon.
+        adjudicated.initially_denied and not adjudicated.overturned
+        and cast({{ dbt.dateadd('day', 'appeal_window.appeal_days', 'adjudicated.initial_payment_date') }} as date)
+        <= horizon.data_as_of as finally_written_off
+    from adjudicated
+    cross join appeal_window
+    left join horizon
+        on horizon.organization_id = adjudicated.organization_id and horizon.client_id = adjudicated.client_id
+    left join contractual
+        on contractual.organization_id = adjudicated.organization_id and contractual.client_id = adjudicated.client_id
+        and contractual.claim_key = adjudicated.claim_key
+    left join denied_events as first_decision
+        on first_decision.organization_id = adjudicated.organization_id
+        and first_decision.client_id = adjudicated.client_id
+        and first_decision.claim_key = adjudicated.claim_key and first_decision.decision_number = 1
+    left join appeal_overturns
+        on appeal_overturns.organization_id = adjudicated.organization_id
+        and appeal_overturns.client_id = adjudicated.client_id and appeal_overturns.claim_key = adjudicated.claim_key
+    left join resubmitted
+        on resubmitted.organization_id = adjudicated.organization_id and resubmitted.client_id = adjudicated.client_id
+        and resubmitted.claim_key = adjudicated.claim_key
+),
+cohort as (
+    select
+        claim_kpis.organization_id,
+        claim_kpis.client_id,
+        claim_kpis.adjudication_month as month,
+        count(*) as claims_adjudicated,
+        sum(claim_kpis.remit_billed_amount) as billed_amount,
+        sum(claim_kpis.paid_amount) as paid_amount,
+        sum(claim_kpis.patient_responsibility) as patient_responsibility,
+        sum(claim_kpis.contractual_amount) as contractual_amount,
+        sum(case when claim_kpis.initially_denied then 1 else 0 end) as initially_denied_claims,
+        sum(claim_kpis.initial_denied_amount) as initial_denied_amount,
+        sum(case when claim_kpis.initially_denied then claim_kpis.remit_billed_amount else 0 end)
+            as initially_denied_charges,
+        sum(case when not claim_kpis.initially_denied then 1 else 0 end) as clean_claims,
+        sum(case when claim_kpis.finally_written_off then 1 else 0 end) as final_write_off_claims,
+        sum(case when claim_kpis.finally_written_off then claim_kpis.initial_provider_denied_amount else 0 end)
+            as final_denial_write_off_amount,
+        avg(cast(claim_kpis.days_to_pay as double precision)) as avg_days_to_pay,
+        sum(case when claim_kpis.overturned then 1 else 0 end) as overturned_claims,
+        sum(case when claim_kpis.appeal_overturned then 1 else 0 end) as appeal_overturned_claims,
+        sum(claim_kpis.recovered_amount) as recovered_amount,
+        sum(
+            case
+                when not claim_kpis.initially_denied then 0
+                when claim_kpis.primary_denial_hard_or_soft = 'soft' then costs.soft_cost
+                else costs.hard_cost
+            end
+        ) as denial_rework_cost,
+        count(*) * max(costs.claim_cost) as claim_processing_cost
+    from claim_kpis
+    cross join costs
+    group by claim_kpis.organization_id, claim_kpis.client_id, claim_kpis.adjudication_month
+),
+-- Balances as intervals [opened, closed) of an amount: open A/R while awaiting the first remittance
+-- (the charge, from the 837 submission date or else the statement end) and while denied and not
+-- overturned (the denied amount, from the denial to the overturn); aged A/R is the part of those
+-- intervals after day 90 from the statement end; DNFB from the statement end to the submission date.
+segments as (
+    select
+        organization_id, client_id, 'ar' as balance, coalesce(submission_date, statement_to) as opened,
+        initial_payment_date as closed, billed_amount as amount, statement_to
+    from claims
+    where coalesce(submission_date, statement_to) is not null and billed_amount is not null
+    union all
+    select
+        organization_id, client_id, 'ar' as balance, initial_payment_date as opened,
+        case when overturned then recovery_date end as closed, initial_denied_amount as amount, statement_to
+    from claims
+    where initially_denied
+    union all
+    select
+        organization_id, client_id, 'dnfb' as balance, statement_to as opened, submission_date as closed,
+        billed_amount as amount, statement_to
+    from claims
+    where submission_date is not null and statement_to is not null and billed_amount is not null
+),
+balance_segments as (
+    select organization_id, client_id, balance, opened, closed, amount from segments
+    union all
+    select
+        organization_id, client_id, 'aged_ar' as balance,
+        greatest(opened, cast({{ dbt.dateadd('day', 91, 'statement_to') }} as date)) as opened, closed, amount
+    from segments
+    where balance = 'ar' and statement_to is not null
+),
+-- +amount in the month it opens, -amount in the month it closes: the running sum is the balance
+-- at each month's end (opened <= month end < closed).
+deltas as (
+    select organization_id, client_id, balance, {{ month_of('opened') }} as month, amount as delta
+    from balance_segments
+    where closed is null or closed > opened
+    union all
+    select organization_id, client_id, balance, {{ month_of('closed') }} as month, -amount as delta
+    from balance_segments
+    where closed is not null and closed > opened
+),
+monthly_deltas as (
     select
         organization_id,
         client_id,
-        adjudication_month as month,
-        count(*) as claims_adjudicated,
-        sum(remit_billed_amount) as billed_amount,
-        sum(case when initially_denied then 1 else 0 end) as initially_denied_claims,
-        sum(initial_denied_amount) as initial_denied_amount,
-        sum(case when not initially_denied then 1 else 0 end) as clean_claims,
-        sum(case when initially_denied and not overturned then initial_denied_amount else 0 end)
-            as denial_write_off_amount,
-        sum(paid_amount) as paid_amount,
-        sum(patient_responsibility) as patient_responsibility,
-        avg(cast(days_to_pay as double precision)) as avg_days_to_pay,
-        sum(case when overturned then 1 else 0 end) as overturned_claims,
-        sum(recovered_amount) as recovered_amount
+        month,
+        sum(case when balance = 'ar' then delta else 0 end) as ar_delta,
+        sum(case when balance = 'aged_ar' then delta else 0 end) as aged_ar_delta,
+        sum(case when balance = 'dnfb' then delta else 0 end) as dnfb_delta
+    from deltas
+    group by organization_id, client_id, month
+),
+discharges as (
+    select
+        organization_id,
+        client_id,
+        {{ month_of('statement_to') }} as month,
+        sum(case when submission_date is not null then billed_amount else 0 end) as discharged_billed_charges,
+        count(submission_date) as discharged_claims_with_submission_date
     from claims
-    group by organization_id, client_id, adjudication_month
+    where statement_to is not null
+    group by organization_id, client_id, {{ month_of('statement_to') }}
+),
+-- From the tenant's first month to the month of its data horizon: a balance that would only age
+-- after the horizon (a later month) is a projection, not a fact.
+bounds as (
+    select
+        all_months.organization_id,
+        all_months.client_id,
+        min(all_months.month) as first_month,
+        coalesce(max({{ month_of('horizon.data_as_of') }}), max(all_months.month)) as last_month
+    from (
+        select organization_id, client_id, month from cohort
+        union all
+        select organization_id, client_id, month from monthly_deltas
+    ) as all_months
+    left join horizon
+        on horizon.organization_id = all_months.organization_id and horizon.client_id = all_months.client_id
+    group by all_months.organization_id, all_months.client_id
+),
+spine as (
+    select organization_id, client_id, first_month as month, last_month from bounds
+    union all
+    select organization_id, client_id, cast({{ dbt.dateadd('month', 1, 'month') }} as date) as month, last_month
+    from spine
+    where month < last_month
+),
+balances as (
+    select
+        spine.organization_id,
+        spine.client_id,
+        spine.month,
+        cast({{ dbt.datediff('spine.month', dbt.dateadd('month', 1, 'spine.month'), 'day') }} as integer)
+            as days_in_month,
+        sum(coalesce(monthly_deltas.ar_delta, 0)) over tenant_months as ar_amount,
+        sum(coalesce(monthly_deltas.aged_ar_delta, 0)) over tenant_months as aged_ar_amount,
+        sum(coalesce(monthly_deltas.dnfb_delta, 0)) over tenant_months as dnfb_amount
+    from spine
+    left join monthly_deltas
+        on monthly_deltas.organization_id = spine.organization_id and monthly_deltas.client_id = spine.client_id
+        and monthly_deltas.month = spine.month
+    window tenant_months as (
+        partition by spine.organization_id, spine.client_id order by spine.month rows unbounded preceding
+    )
+),
+monthly as (
+    select
+        balances.organization_id,
+        balances.client_id,
+        balances.month,
+        balances.days_in_month,
+        horizon.data_as_of,
+        coalesce(cohort.claims_adjudicated, 0) as claims_adjudicated,
+        coalesce(cohort.billed_amount, 0) as billed_amount,
+        coalesce(cohort.paid_amount, 0) as paid_amount,
+        coalesce(cohort.patient_responsibility, 0) as patient_responsibility,
+        coalesce(cohort.paid_amount, 0) + coalesce(cohort.patient_responsibility, 0) as net_patient_revenue,
+        coalesce(cohort.contractual_amount, 0) as contractual_amount,
+        coalesce(cohort.initially_denied_claims, 0) as initially_denied_claims,
+        coalesce(cohort.initial_denied_amount, 0) as initial_denied_amount,
+        coalesce(cohort.initially_denied_charges, 0) as initially_denied_charges,
+        coalesce(cohort.clean_claims, 0) as clean_claims,
+        coalesce(cohort.final_write_off_claims, 0) as final_write_off_claims,
+        coalesce(cohort.final_denial_write_off_amount, 0) as final_denial_write_off_amount,
+        cohort.avg_days_to_pay,
+        coalesce(cohort.overturned_claims, 0) as overturned_claims,
+        coalesce(cohort.appeal_overturned_claims, 0) as appeal_overturned_claims,
+        coalesce(cohort.recovered_amount, 0) as recovered_amount,
+        coalesce(cohort.claim_processing_cost, 0) + coalesce(cohort.denial_rework_cost, 0) as cost_to_collect_amount,
+        balances.ar_amount,
+        balances.aged_ar_amount,
+        balances.dnfb_amount,
+        coalesce(discharges.discharged_billed_charges, 0) as discharged_billed_charges,
+        coalesce(discharges.discharged_claims_with_submission_date, 0) as discharged_claims_with_submission_date
+    from balances
+    left join cohort
+        on cohort.organization_id = balances.organization_id and cohort.client_id = balances.client_id
+        and cohort.month = balances.month
+    left join discharges
+        on discharges.organization_id = balances.organization_id and discharges.client_id = balances.client_id
+        and discharges.month = balances.month
+    left join horizon
+        on horizon.organization_id = balances.organization_id and horizon.client_id = balances.client_id
+),
+-- Average daily revenue over the month and the two before it (HFMA's usual three-month basis), so a
+-- month with little adjudicated does not make the days in A/R explode.
+with_trailing as (
+    select
+        *,
+        sum(net_patient_revenue) over last_three as trailing_net_patient_revenue,
+        sum(days_in_month) over last_three as trailing_days,
+        sum(discharged_billed_charges) over last_three as trailing_discharged_charges,
+        sum(discharged_claims_with_submission_date) over last_three as trailing_submitted_discharges
+    from monthly
+    window last_three as (
+        partition by organization_id, client_id order by month rows between 2 preceding and current row
+    )
 )
 select
     {{ tenant_key('organization_id', 'client_id', 'month') }} as kpi_key,
     organization_id,
     client_id,
     month,
+    data_as_of,
     claims_adjudicated,
-    billed_amount,
-    paid_amount,
-    patient_responsibility,
+    {{ money('billed_amount') }} as billed_amount,
+    {{ money('paid_amount') }} as paid_amount,
+    {{ money('patient_responsibility') }} as patient_responsibility,
+    {{ money('net_patient_revenue') }} as net_patient_revenue,
+    {{ money('contractual_amount') }} as contractual_amount,
     initially_denied_claims,
-    initial_denied_amount,
+    {{ money('initial_denied_amount') }} as initial_denied_amount,
+    {{ money('initially_denied_charges') }} as initially_denied_charges,
     {{ ratio('initially_denied_claims', 'claims_adjudicated') }} as initial_denial_rate,
-    {{ ratio('initial_denied_amount', 'billed_amount') }} as initial_denial_rate_dollars,
+    {{ ratio('initially_denied_charges', 'billed_amount') }} as initial_denial_rate_dollars,
     clean_claims,
-    {{ ratio('clean_claims', 'claims_adjudicated') }} as clean_claim_rate,
-    denial_write_off_amount,
-    {{ ratio('denial_write_off_amount', 'paid_amount + patient_responsibility') }} as denial_write_off_pct,
+    {{ ratio('clean_claims', 'claims_adjudicated') }} as first_pass_yield,
+    -- HFMA's clean claim rate counts claims passing edits and accepted by the payer without
+    -- intervention: that needs acknowledgements (999 / 277CA), which are not ingested yet.
+    cast(null as double precision) as clean_claim_rate,
+    final_write_off_claims,
+    {{ money('final_denial_write_off_amount') }} as final_denial_write_off_amount,
+    {{ ratio('final_denial_write_off_amount', 'net_patient_revenue') }} as final_denial_write_off_pct,
     avg_days_to_pay,
     overturned_claims,
-    {{ ratio('overturned_claims', 'initially_denied_claims') }} as overturn_rate,
-    recovered_amount
-from monthly
+    appeal_overturned_claims,
+    {{ ratio('appeal_overturned_claims', 'initially_denied_claims') }} as overturn_rate,
+    data_as_of is not null
+    and cast({{ dbt.dateadd('day', maturity_days, dbt.dateadd('month', 1, 'month')) }} as date)
+    <= cast({{ dbt.dateadd('day', 1, 'data_as_of') }} as date) as is_mature,
+    {{ money('recovered_amount') }} as recovered_amount,
+    {{ ratio('paid_amount', 'billed_amount - contractual_amount') }} as net_collection_rate,
+    {{ money('cost_to_collect_amount') }} as cost_to_collect_amount,
+    {{ ratio('cost_to_collect_amount', 'paid_amount') }} as cost_to_collect,
+    {{ money('ar_amount') }} as ar_amount,
+    {{ money('aged_ar_amount') }} as aged_ar_amount,
+    {{ ratio('aged_ar_amount', 'ar_amount') }} as aged_ar_over_90_pct,
+    days_in_month,
+    trailing_days,
+    {{ money('trailing_net_patient_revenue') }} as trailing_net_patient_revenue,
+    {{ ratio('ar_amount', ratio('trailing_net_patient_revenue', 'trailing_days')) }} as days_in_ar,
+    -- DNFB needs 837 submission dates: null unless claims discharged in the three months carry one.
+    {{ money('case when trailing_submitted_discharges > 0 then dnfb_amount end') }} as dnfb_amount,
+    {{ money('discharged_billed_charges') }} as discharged_billed_charges,
+    {{ money('trailing_discharged_charges') }} as trailing_discharged_charges,
+    {{ ratio(
+        'case when trailing_submitted_discharges > 0 then dnfb_amount end',
+        ratio('trailing_discharged_charges', 'trailing_days'),
+    ) }} as days_in_dnfb
+from with_trailing

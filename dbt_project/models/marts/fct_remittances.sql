@@ -1,5 +1,7 @@
 -- One row per 835 transaction (check or EFT): the check amount and how it balances
--- (BPR02 = sum of CLP04 - sum of PLB amounts).
+-- (BPR02 = sum of CLP04 - sum of PLB amounts). check_amount is BPR02 as sent (never negative);
+-- payment_amount is the money that moved, signed by BPR03: a debit (D, the payer takes money back,
+-- e.g. a recoupment larger than the payments it offsets) is negative.
 with claim_totals as (
     select remittance_key, count(*) as claim_payments, sum(paid_amount) as claims_paid_amount
     from {{ ref('stg_era__claims') }}
@@ -23,6 +25,10 @@ select
     remittances.trace_number,
     remittances.payment_method,
     remittances.check_amount,
+    remittances.credit_debit,
+    case
+        when remittances.credit_debit = 'D' then -remittances.check_amount else remittances.check_amount
+    end as payment_amount,
     coalesce(claim_totals.claim_payments, 0) as claim_payments,
     coalesce(claim_totals.claims_paid_amount, 0) as claims_paid_amount,
     coalesce(plb_totals.provider_adjustment_amount, 0) as provider_adjustment_amount

@@ -1,9 +1,13 @@
 -- One row per SVC service line: billed vs allowed vs paid vs patient responsibility, its
 -- adjustments by group, and the expected (contracted) allowed amount with the variance.
--- Expected allowed: fee_schedule -> least(charge, allowed_per_unit x units); pct_of_charges ->
--- charge x pct; both truncated to the cent. Variance is only computed for lines the payer did
--- not deny (a denied line is a denial, not an underpayment), not for reversals and not for
--- predeterminations (CLP02=25 quotes a price; nothing was paid that could be under the contract).
+-- Allowed is AMT*B6 when the payer sent it, else paid + patient responsibility (PR adjustments):
+-- allowed_source says which; a value that cannot be known stays null, never 0.
+-- Expected allowed: the line-level contract term in effect (int_contract_pricing_lines; pricing
+-- rules in macros/contract_pricing.sql), with the term that priced it (contract_term_id, method,
+-- source, effective dates). Lines of a claim priced as a whole (DRG case rate, per diem) carry no
+-- line price (pricing_level = 'claim'; see fct_claim_pricing). Variance is only computed for lines
+-- the payer did not deny (a denied line is a denial, not an underpayment), not for reversals and not
+-- for predeterminations (CLP02=25 quotes a price; nothing was paid that could be under the contract).
 with lines as (
     select * from {{ ref('stg_era__service_lines') }}
 ),
@@ -25,13 +29,11 @@ adjustments as (
     where service_line_key is not null
     group by service_line_key
 ),
-fee_schedule as (
-    select * from {{ ref('int_contract_terms') }}
-    where method = 'fee_schedule'
+line_pricing as (
+    select * from {{ ref('int_contract_pricing_lines') }}
 ),
-pct_of_charges as (
-    select * from {{ ref('int_contract_terms') }}
-    where method = 'pct_of_charges' and procedure_code = '*'
+claim_pricing as (
+    select remittance_claim_key, term_id from {{ ref('int_contract_pricing_claims') }}
 ),
 joined as (
     select
@@ -50,18 +52,24 @@ joined as (
         coalesce(adjustments.pi_amount, 0) as pi_amount,
         coalesce(adjustments.denied_amount, 0) as denied_amount,
         coalesce(adjustments.is_denied, false) as is_denied,
+        lines.allowed_amount as reported_allowed_amount,
+        coalesce(lines.allowed_amount, lines.paid_amount + coalesce(adjustments.pr_amount, 0)) as line_allowed_amount,
         case
-            when fee_schedule.payer_key is not null
-                then least(lines.charge_amount, floor(fee_schedule.allowed_per_unit * lines.units * 100) / 100)
-            when pct_of_charges.payer_key is not null
-                then floor(lines.charge_amount * pct_of_charges.pct_of_charges * 100) / 100
-        end as contract_allowed_amount
+            when lines.allowed_amount is not null then 'amt_b6'
+            when lines.paid_amount is not null then 'paid_plus_patient'
+        end as allowed_source,
+        case when claim_pricing.term_id is not null then 'claim' else 'line' end as pricing_level,
+        line_pricing.term_id as contract_term_id,
+        line_pricing.term_source as contract_term_source,
+        line_pricing.pricing_method as contract_method,
+        line_pricing.effective_from as contract_effective_from,
+        line_pricing.effective_to as contract_effective_to,
+        line_pricing.contract_allowed_amount
     from lines
     inner join claims on claims.remittance_claim_key = lines.remittance_claim_key
     left join adjustments on adjustments.service_line_key = lines.service_line_key
-    left join fee_schedule
-        on fee_schedule.payer_key = claims.payer_key and fee_schedule.procedure_code = lines.procedure_code
-    left join pct_of_charges on pct_of_charges.payer_key = claims.payer_key
+    left join line_pricing on line_pricing.service_line_key = lines.service_line_key
+    left join claim_pricing on claim_pricing.remittance_claim_key = lines.remittance_claim_key
 )
 select
     service_line_key,
@@ -82,7 +90,9 @@ select
     units,
     service_date,
     charge_amount,
-    allowed_amount,
+    line_allowed_amount as allowed_amount,
+    reported_allowed_amount,
+    allowed_source,
     paid_amount,
     pr_amount as patient_responsibility,
     adjustment_total,
@@ -92,10 +102,16 @@ select
     pi_amount,
     denied_amount,
     is_denied,
+    pricing_level,
+    case when is_priced then contract_term_id end as contract_term_id,
+    case when is_priced then contract_term_source end as contract_term_source,
+    case when is_priced then contract_method end as contract_method,
+    case when is_priced then contract_effective_from end as contract_effective_from,
+    case when is_priced then contract_effective_to end as contract_effective_to,
     case when is_priced then {{ money('contract_allowed_amount') }} end
         as expected_allowed_amount,
     case
-        when is_priced and contract_allowed_amount is not null and allowed_amount is not null
-            then {{ money('allowed_amount - ' ~ money('contract_allowed_amount')) }}
+        when is_priced and contract_allowed_amount is not null and line_allowed_amount is not null
+            then {{ money('line_allowed_amount - ' ~ money('contract_allowed_amount')) }}
     end as allowed_variance
 from joined

@@ -18,6 +18,7 @@ select
     cast(statement_from as date) as statement_from,
     cast(statement_to as date) as statement_to,
     cast(admission_date as date) as admission_date,
+    cast(submission_date as date) as submission_date,
     prior_authorization is not null as has_prior_authorization,
     line_count
 from {{ source('claims', 'claims') }}

@@ -4,8 +4,10 @@ import dagster as dg
 import duckdb
 
 from pipelines.defs.dbt.assets import dbt_models
+from pipelines.defs.dbt.project import dbt_project
 from pipelines.resources import WarehouseResource
 from pipelines.warehouse.publish import publish_snapshot
+from pipelines.warehouse.quarantine import find_quarantines
 
 MART_PREFIXES = ("fct_", "dim_")
 MARTS_SCHEMA = "marts"
@@ -37,8 +39,9 @@ def mart_tables(build_db: str) -> list[tuple[str, str]]:
     kinds={"duckdb"},
     description=(
         "Copy every mart into a new immutable DuckDB snapshot (tables only) and atomically switch "
-        "warehouse/published.json to it; the API reads only published snapshots. Runs only after "
-        "the dbt build and its tests succeeded. Keeps the last 3 snapshots."
+        "warehouse/published.json to it; the API reads only published snapshots. Runs after the dbt "
+        "build; a tenant whose rows fail a contract test is quarantined (its previous rows are kept "
+        "and the pointer says why), every other tenant is published. Keeps the last 3 snapshots."
     ),
 )
 def published_snapshot(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult:
@@ -48,7 +51,11 @@ def published_snapshot(context: dg.AssetExecutionContext, warehouse: WarehouseRe
     if not build_db.is_file():
         build_db = layout.latest_complete_build() or build_db
     tables = mart_tables(str(build_db))
-    result = publish_snapshot(layout, build_db, tables, run_id=context.run_id)
+    # ContractStop (a failure no tenant can be held responsible for) fails this step: nothing publishes.
+    quarantines = find_quarantines(build_db, build_db.parent / "dbt_target", dbt_project.manifest_path)
+    for q in quarantines:
+        context.log.warning(f"client {q.client_id} quarantined: {q.reason}")
+    result = publish_snapshot(layout, build_db, tables, run_id=context.run_id, quarantines=quarantines)
     lines = ["| mart | rows |", "|---|---|"] + [
         f"| {name} | {rows:,} |" for name, rows in sorted(result.tables.items())
     ]
@@ -60,6 +67,7 @@ def published_snapshot(context: dg.AssetExecutionContext, warehouse: WarehouseRe
             "marts": dg.MetadataValue.int(len(result.tables)),
             "tables": dg.MetadataValue.md("\n".join(lines)),
             "snapshots_removed": dg.MetadataValue.int(len(result.removed)),
+            "quarantined_clients": dg.MetadataValue.int(len({q.client_id for q in quarantines})),
         }
     )
 

@@ -1,4 +1,4 @@
-"""Canonical schemas of the tabular entities (claim, payment, denial, bank deposit).
+"""Canonical schemas of the tabular entities (claim, payment, denial, bank deposit, contract term).
 
 Each field has a kind that decides how the raw string is cast:
 ``text`` (trimmed string), ``code`` (trimmed, upper-cased), ``code_list``
@@ -17,7 +17,7 @@ import polars as pl
 from pipelines.ingest.money import POLARS_MONEY
 
 FieldKind = Literal["text", "code", "code_list", "date", "money"]
-EntityName = Literal["claim", "payment", "denial", "deposit"]
+EntityName = Literal["claim", "payment", "denial", "deposit", "contract_term"]
 
 MONEY_DTYPE = POLARS_MONEY
 _DTYPES: dict[str, pl.DataType] = {
@@ -167,7 +167,29 @@ DEPOSIT = EntitySpec(
     identifiers=("trace_number",),
 )
 
-ENTITIES: dict[str, EntitySpec] = {spec.name: spec for spec in (CLAIM, PAYMENT, DENIAL, DEPOSIT)}
+# A payer contract's pricing terms, one row per term (pipelines/ingest/contract_terms.py checks the
+# method, the rates and overlapping effective dates; the marts price with them).
+CONTRACT_TERM = EntitySpec(
+    name="contract_term",
+    fields=(
+        FieldSpec("payer_name", "text", required=True),
+        FieldSpec("payer_id", "code"),
+        FieldSpec("plan", "code"),
+        FieldSpec("method", "text", required=True),
+        FieldSpec("procedure_code", "code"),
+        FieldSpec("modifier", "code"),
+        FieldSpec("drg_code", "code"),
+        FieldSpec("rate", "money"),
+        FieldSpec("percent_of_charges", "text"),
+        FieldSpec("lesser_of", "text"),
+        FieldSpec("effective_from", "date", required=True),
+        FieldSpec("effective_to", "date"),
+    ),
+    signature=("method", "effective_from"),
+    identifiers=("payer_name",),
+)
+
+ENTITIES: dict[str, EntitySpec] = {spec.name: spec for spec in (CLAIM, PAYMENT, DENIAL, DEPOSIT, CONTRACT_TERM)}
 
 ALL_FIELDS: frozenset[str] = frozenset(name for spec in ENTITIES.values() for name in spec.field_names)
 

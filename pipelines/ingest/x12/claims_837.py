@@ -34,7 +34,7 @@ _OTHER = ("ABF", "BF")
 _ST, _SE, _HL, _CLM = 1, 2, 3, 4
 # Kinds of state events.
 _EV_ST, _EV_HL, _EV_NM1, _EV_DMG, _EV_CLM = 1, 2, 3, 4, 5
-_USED = ("ST", "HL", "CLM", "LX", "NM1", "DMG", "DTP", "DTM", "REF", "HI", "SV1", "SV2")
+_USED = ("ST", "BHT", "HL", "CLM", "LX", "NM1", "DMG", "DTP", "DTM", "REF", "HI", "SV1", "SV2")
 
 
 def claim_type(envelope: TransactionEnvelope) -> str | None:
@@ -276,6 +276,27 @@ def _diagnoses(segs: _Segments, comp: str) -> pl.DataFrame:
     )
 
 
+def _bht_dates(segs: _Segments) -> pl.DataFrame:
+    """BHT04 (the date the submitter created the claim transaction) of each transaction, as a string."""
+    return _first_per(
+        segs("BHT").select("transaction_index", _e(4).alias("_bht04")).sort("transaction_index"), "transaction_index"
+    )
+
+
+def _submission_date() -> pl.Expr:
+    """The date the claim was submitted: BHT04, else GS04, else ISA09 (YYMMDD, century 20).
+
+    Parsed leniently: a header date that is not a date falls back to the next one (and to null at the
+    end) instead of failing a file whose claims are otherwise sound; DNFB only counts claims that have one.
+    """
+
+    def day(value: pl.Expr) -> pl.Expr:
+        return value.str.strptime(pl.Date, "%Y%m%d", strict=False)
+
+    isa09 = pl.when(pl.col("_isa09").str.len_bytes() == 6).then(pl.lit("20") + pl.col("_isa09"))
+    return pl.coalesce(day(pl.col("_bht04")), day(pl.col("_gs04")), day(isa09)).alias("submission_date")
+
+
 def _claims(
     segs: _Segments, clm: pl.DataFrame, envelopes: list[TransactionEnvelope], comp: str, source: str
 ) -> pl.DataFrame:
@@ -289,9 +310,14 @@ def _claims(
     composite = pl.col("el").list.get(5, null_on_oob=True).fill_null("").str.split(comp)
     txns = clm["transaction_index"].unique().sort().to_list()
     types = pl.DataFrame(
-        {"transaction_index": txns, "claim_type": [claim_type(envelopes[t]) for t in txns]},
-        schema={"transaction_index": pl.Int64, "claim_type": pl.String},
-    )
+        {
+            "transaction_index": txns,
+            "claim_type": [claim_type(envelopes[t]) for t in txns],
+            "_gs04": [envelopes[t].group_date for t in txns],
+            "_isa09": [envelopes[t].interchange_date for t in txns],
+        },
+        schema={"transaction_index": pl.Int64, "claim_type": pl.String, "_gs04": pl.String, "_isa09": pl.String},
+    ).join(_bht_dates(segs), on="transaction_index", how="left")
     claims = pl.concat(
         [
             clm.select(
@@ -322,6 +348,7 @@ def _claims(
     header_named = pl.col("payer_name").is_not_null()
     has_pr = pl.col("_has_pr").fill_null(False)
     return claims.with_columns(
+        _submission_date(),
         pl.when(header_named | ~has_pr).then(pl.col("payer_name")).otherwise(pl.col("_pr_name")).alias("payer_name"),
         pl.when(header_named | ~has_pr).then(pl.col("payer_id")).otherwise(pl.col("_pr_id")).alias("payer_id"),
         pl.col("diagnosis_codes").fill_null(pl.lit([], dtype=pl.List(pl.String))),

@@ -31,6 +31,10 @@ class TransactionEnvelope:
     transaction_set: str
     implementation_reference: str | None
     st_segment: int
+    # GS04 (CCYYMMDD) and ISA09 (YYMMDD): when the sender built the group / interchange. The
+    # 837 submission date falls back to them when BHT04 is missing or not a date.
+    group_date: str | None = None
+    interchange_date: str | None = None
 
 
 def _get(el: list[str], i: int) -> str:
@@ -123,6 +127,8 @@ class EnvelopeValidator:
                 transaction_set=code,
                 implementation_reference=_get(el, 3) or None,
                 st_segment=seg_no,
+                group_date=_get(self._gs, 4) or None,
+                interchange_date=_get(self._isa, 9) or None,
             )
         )
 

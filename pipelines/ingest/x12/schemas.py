@@ -157,6 +157,8 @@ CLAIMS: Schema = {
     "statement_from": DT,
     "statement_to": DT,
     "admission_date": DT,
+    # BHT04, else GS04, else ISA09: when the claim left the provider (DNFB and days-to-bill read it).
+    "submission_date": DT,
     "prior_authorization": S,
     "diagnosis_codes": L,
     "principal_diagnosis": S,

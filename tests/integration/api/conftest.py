@@ -113,8 +113,9 @@ def new_tenant(services, http) -> Tenant:
 
 def invite(services, http, owner: Tenant, role: str) -> Tenant:
     user_id, email, password = make_user(services)
-    _ = owner.rpc.mutation("organizations.inviteMember", {"email": email, "role": role}).data  # asserts success
+    invite = owner.rpc.mutation("organizations.inviteMember", {"email": email, "role": role}).data
     token = sign_in(Rpc(http), email, password)
+    Rpc(http).as_(token).mutation("organizations.acceptInvite", {"token": invite["inviteToken"]}).data
     return Tenant(user_id, token, owner.organization_id, owner.client_id, Rpc(http).as_(token, owner.client_id))
 
 

@@ -19,8 +19,10 @@ USER_LEVEL_REVIEWED = {
     "auth.session",
     "auth.listApiKeys",
     "auth.revokeApiKey",
+    "auth.changePassword",  # the caller's own password; other sessions revoked
     "organizations.list",
     "organizations.create",
+    "organizations.acceptInvite",  # only an invitation made for the caller's own account
 }
 
 
@@ -88,6 +90,9 @@ def test_user_level_procedures_do_not_leak(make_member):
     b = make_member()
     key = a.rpc.mutation("auth.createApiKey", {"name": "a-key"}).data
     assert b.rpc.mutation("auth.revokeApiKey", {"id": key["id"]}).code == "NOT_FOUND"
+    invite = a.rpc.mutation("organizations.inviteMember", {"email": "someone-else@example.test", "role": "admin"})
+    taken = b.rpc.as_(b.token).mutation("organizations.acceptInvite", {"token": invite.data["inviteToken"]})
+    assert taken.code == "NOT_FOUND"
     assert all(k["id"] != key["id"] for k in b.rpc.query("auth.listApiKeys").data)
     orgs_b = {o["id"] for o in b.rpc.query("organizations.list").data}
     assert a.organization_id not in orgs_b

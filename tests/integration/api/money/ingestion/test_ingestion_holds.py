@@ -39,7 +39,7 @@ def test_wrong_se01_fails_the_batch_with_a_report_naming_the_segment(member):
     assert _ledger(member.rpc) == []
 
 
-def test_unbalanced_bpr02_is_held_until_a_confirm_acknowledges_it(member):
+def test_unbalanced_bpr02_is_held_until_a_confirm_acknowledges_it(member, services):
     batch = _upload(member.rpc, "unbalanced_bpr02.835")["batch"]
     assert batch["status"] == "held"
     assert batch["imbalance"] == {
@@ -79,7 +79,7 @@ def test_unbalanced_bpr02_is_held_until_a_confirm_acknowledges_it(member):
     ).data["items"]
     assert len(events) == 1 and events[0]["actorUserId"] == member.user_id
     sent = {"batch_id": batch["id"], "acknowledge_imbalance": {"reason": reason}}
-    assert events[0]["inputDigest"] == digest(sent)
+    assert events[0]["inputDigest"] == digest(sent, services.digest_key)
 
 
 def test_an_unbalanced_claim_holds_until_it_is_excluded(member):

@@ -98,6 +98,7 @@ def test_invitation_flow(make_member, rpc):
     assert ok.data == {"ok": True}
     again = rpc.mutation("auth.acceptInvite", {"token": invite["inviteToken"], "password": "a long enough password"})
     assert again.code == "NOT_FOUND"
+    assert set(invite) == {"invitationId", "email", "role", "inviteToken", "expiresAt"}
     token = sign_in(rpc, f"new-{admin.user_id}@example.test", "a long enough password")
     ctx = rpc.as_(token).query("securityContext.current").data
     assert ctx["roles"] == ["analyst"] and "write" not in ctx["permissions"]

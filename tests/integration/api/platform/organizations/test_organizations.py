@@ -61,7 +61,8 @@ def test_roles_are_enforced(make_member):
 def test_set_role_and_last_admin_protection(services, make_member, rpc):
     admin = make_member()
     user_id, email, password = make_user(services)
-    admin.rpc.mutation("organizations.inviteMember", {"email": email, "role": "specialist"}).data
+    invite = admin.rpc.mutation("organizations.inviteMember", {"email": email, "role": "specialist"}).data
+    rpc.as_(sign_in(rpc, email, password)).mutation("organizations.acceptInvite", {"token": invite["inviteToken"]}).data
     promoted = admin.rpc.mutation("organizations.setRole", {"userId": user_id, "role": "manager"}).data
     assert promoted["role"] == "manager"
     demote_self = admin.rpc.mutation("organizations.setRole", {"userId": admin.user_id, "role": "analyst"})

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import SecretStr
 
-from api.platform.audit.digest import GENESIS, chain_hash, chained_fields, digest
+from api.platform.audit.digest import GENESIS, canonical_json, chain_hash, chained_fields, digest
 from api.platform.audit.service import verify_rows
+from api.rpc.schema import Schema
 
 FIELDS = (
     "scope",
@@ -77,8 +81,27 @@ def test_truncation_is_detected_through_the_head():
     assert not verify_rows("org:1", rows[:4], rows[-1].hash).valid
 
 
+KEY = b"k" * 32
+
+
 def test_digest_is_canonical_and_hides_values():
-    assert digest({"b": 1, "a": "Jane"}) == digest({"a": "Jane", "b": 1})
-    assert "Jane" not in digest({"a": "Jane"})
-    assert digest(None) is None
-    assert digest(b"raw bytes") == digest(b"raw bytes")
+    assert digest({"b": 1, "a": "Jane"}, KEY) == digest({"a": "Jane", "b": 1}, KEY)
+    assert "Jane" not in digest({"a": "Jane"}, KEY)
+    assert digest(None, KEY) is None
+    assert digest(b"raw bytes", KEY) == digest(b"raw bytes", KEY)
+
+
+def test_digest_is_keyed_and_leaves_secrets_out():
+    class LoginLike(Schema):
+        email: str
+        password: SecretStr
+
+    # Another key, another digest: without the installation key nobody can test a guess.
+    assert digest({"a": "Jane"}, KEY) != digest({"a": "Jane"}, b"x" * 32)
+    assert digest({"a": "Jane"}, KEY) != hashlib.sha256(canonical_json({"a": "Jane"}).encode()).hexdigest()
+    # The password does not enter the digest at all: two passwords, one digest.
+    one = digest(LoginLike(email="a@b.c", password=SecretStr("hunter2")), KEY)
+    two = digest(LoginLike(email="a@b.c", password=SecretStr("correct horse")), KEY)
+    assert one == two
+    with pytest.raises(ValueError):
+        digest({"a": 1}, b"")

@@ -1,0 +1,93 @@
+{{ config(materialized='table') }}
+-- One row per SVC line: the line-level contract term that prices it, if any, and its price.
+-- Lines of a claim priced as a whole (int_contract_pricing_claims: DRG case rate, per diem) get no
+-- line term. Otherwise, among the payer's terms in effect on the line's service date (else the
+-- claim's statement start, else the payment date):
+--   1. a fee_schedule term for the line's procedure code, one naming the line's modifier (SVC01-3
+--      or -4) before one without a modifier (which applies whatever the modifier);
+--   2. a percent_of_charges term for the procedure code, then one for every code (code null).
+-- A plan-specific term (matched to CLP06) wins over one for every plan; then the latest start.
+with lines as (
+    select
+        svc.service_line_key,
+        svc.procedure_code,
+        svc.modifier_1,
+        svc.modifier_2,
+        svc.units,
+        svc.charge_amount,
+        summarised.organization_id,
+        summarised.client_id,
+        summarised.payer_key,
+        summarised.filing_indicator,
+        coalesce(svc.service_date, summarised.statement_from, summarised.payment_date) as priced_on
+    from {{ ref('stg_era__service_lines') }} as svc
+    inner join {{ ref('int_remittance_claims_summarised') }} as summarised
+        on summarised.remittance_claim_key = svc.remittance_claim_key
+    inner join {{ ref('int_contract_pricing_claims') }} as claim_priced
+        on claim_priced.remittance_claim_key = svc.remittance_claim_key
+    where claim_priced.term_id is null
+),
+terms as (
+    select * from {{ ref('int_contract_terms') }}
+    where pricing_method in ('fee_schedule', 'percent_of_charges')
+),
+by_code as (
+    -- Terms naming the line's procedure code (fee schedule or percent of charges).
+    select lines.service_line_key, terms.*
+    from lines
+    inner join terms
+        on terms.organization_id = lines.organization_id
+        and terms.client_id = lines.client_id
+        and terms.payer_key = lines.payer_key
+        and terms.procedure_code = lines.procedure_code
+    where terms.modifier is null or terms.modifier in (lines.modifier_1, lines.modifier_2)
+),
+every_code as (
+    -- Percent-of-charges terms for every procedure code.
+    select lines.service_line_key, terms.*
+    from lines
+    inner join terms
+        on terms.organization_id = lines.organization_id
+        and terms.client_id = lines.client_id
+        and terms.payer_key = lines.payer_key
+    where terms.procedure_code is null and terms.pricing_method = 'percent_of_charges'
+),
+matched as (
+    select * from by_code
+    union all
+    select * from every_code
+),
+candidates as (
+    select
+        matched.*,
+        row_number() over (
+            partition by matched.service_line_key
+            order by
+                case when matched.pricing_method = 'fee_schedule' then 0 else 1 end asc,
+                case when matched.procedure_code is not null then 0 else 1 end asc,
+                case when matched.modifier is not null then 0 else 1 end asc,
+                case when matched.plan_code is not null then 0 else 1 end asc,
+                matched.effective_from desc nulls last,
+                matched.term_id asc
+        ) as term_rank
+    from matched
+    inner join lines on lines.service_line_key = matched.service_line_key
+    where
+        (matched.plan_code is null or matched.plan_code = lines.filing_indicator)
+        and {{ term_in_effect('lines.priced_on', 'matched.effective_from', 'matched.effective_to') }}
+)
+select
+    lines.service_line_key,
+    lines.priced_on,
+    candidates.term_id,
+    candidates.term_source,
+    candidates.pricing_method,
+    candidates.effective_from,
+    candidates.effective_to,
+    {{ money(contract_price(
+        'candidates.pricing_method', 'candidates.rate', 'candidates.percent_of_charges', 'lines.units', 'null',
+        'lines.charge_amount', 'candidates.lesser_of'
+    )) }} as contract_allowed_amount
+from lines
+left join candidates
+    on candidates.service_line_key = lines.service_line_key and candidates.term_rank = 1

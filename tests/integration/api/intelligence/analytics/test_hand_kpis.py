@@ -1,0 +1,263 @@
+"""The HFMA KPIs on hand-written 837s and 835s (tests/fixtures/x12/hand/kpi_*, README "KPIs"), through
+upload -> confirm -> pipeline -> analytics.kpis / analytics.trend / arOperations.aging, on SQLite and
+PostgreSQL operational databases, with the PostgreSQL dbt build of fct_kpis_monthly held to the same
+numbers. Every expected figure is written by hand from the segments (numerator, denominator, value).
+
+The world (payer A = KPI PAYER A, payer B = KPI PAYER B; data horizon = last payment 2025-11-20):
+- 837 BHT04 2025-01-25: KPI-001 1000.00 (stmt to 01-10), KPI-002 500.00 (01-20), KPI-003 400.00 (01-18),
+  KPI-004 300.00 (01-22). 837 BHT04 2025-03-05: KPI-006 250.00 (stmt to 02-20), never adjudicated.
+- 835 A 2025-02-10: KPI-001 paid 700, CO-45 200, PR-2 100 (clean); KPI-002 CLP02=4 CO-50 500 (hard);
+  KPI-003 paid 250, CO-45 50, CO-16 50 (soft, partial), PR-2 50.
+- 835 A 2025-04-15: KPI-002 paid 450, CO-45 50 (appeal overturn, same payer); KPI-004 CLP02=4 CO-109 300 (soft).
+- 835 B 2025-05-12: KPI-004 paid 250, CO-45 20, PR-2 30 (another payer paid: money recovered, not an overturn).
+- 835 A 2025-06-16 (BPR02 0): KPI-008 CLP02=4 CO-50 500 (stmt to 06-03); KPI-009 CLP02=4 CO-16 200 (06-04).
+- 835 A 2025-07-14: KPI-008 CLP02=2 paid 400 (processed as secondary: a COB adjudication, not an overturn);
+  KPI-009 paid 180 with CLP09=7 (the corrected claim paid, not an appeal won).
+- 835 A 2025-11-20: KPI-005 paid 150, CO-45 50 (stmt to 10-05); KPI-007 CLP02=4 CO-50 100 (stmt to 10-03).
+Cost assumptions (seed): 5.00 per claim, 118.00 per hard denial, 25.00 per soft denial.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+FILES_837 = ("kpi_claims_jan.837", "kpi_claims_mar.837")
+FILES_835 = (
+    "kpi_era_feb.835",
+    "kpi_era_apr.835",
+    "kpi_era_may_payer_b.835",
+    "kpi_era_jun.835",
+    "kpi_era_jul_cob_and_corrected.835",
+    "kpi_era_nov.835",
+)
+D = Decimal
+
+# fct_kpis_monthly by hand, per month: (column, expected). Rates are written as numerator / denominator.
+FEB = {
+    "claims_adjudicated": 3,
+    "billed_amount": D("1900.00"),  # 1000 + 500 + 400
+    "paid_amount": D("1400.00"),  # 700 + 450 (KPI-002 in April) + 250
+    "net_patient_revenue": D("1550.00"),  # 1400 paid + 100 + 50 patient responsibility
+    "contractual_amount": D("300.00"),  # CO-45: 200 + 50 (KPI-002 in April) + 50
+    "initially_denied_claims": 2,  # KPI-002, KPI-003
+    "initially_denied_charges": D("900.00"),  # 500 + 400
+    "initial_denial_rate": 2 / 3,
+    "initial_denial_rate_dollars": 900 / 1900,
+    "first_pass_yield": 1 / 3,
+    "clean_claim_rate": None,
+    "final_write_off_claims": 1,  # KPI-003: denied 02-10 + 180 days = 08-09 <= 11-20, never paid later
+    "final_denial_write_off_amount": D("50.00"),  # its CO-16
+    "final_denial_write_off_pct": 50 / 1550,
+    "overturned_claims": 1,
+    "appeal_overturned_claims": 1,  # KPI-002 paid by the same payer A
+    "overturn_rate": 1 / 2,
+    "is_mature": True,
+    "net_collection_rate": 1400 / (1900 - 300),
+    "cost_to_collect_amount": D("158.00"),  # 3 x 5 + 118 (KPI-002 hard) + 25 (KPI-003 soft)
+    "cost_to_collect": 158 / 1400,
+    "ar_amount": D("850.00"),  # at 02-28: KPI-002 denied 500 + KPI-003 denied 50 + KPI-004 awaiting 300
+    "aged_ar_amount": D("0.00"),
+    "aged_ar_over_90_pct": 0.0,
+    # Days in A/R over the average daily revenue of the month and the ones before it (January, 31 days:
+    # no revenue; February, 28 days: 1550).
+    "trailing_days": 59,
+    "trailing_net_patient_revenue": D("1550.00"),
+    "days_in_ar": 850 / (1550 / 59),
+    "dnfb_amount": D("250.00"),  # KPI-006 discharged 02-20, billed 03-05
+    "discharged_billed_charges": D("250.00"),
+    "trailing_discharged_charges": D("2450.00"),  # January's four claims 2200 + KPI-006 250
+    "days_in_dnfb": 250 / (2450 / 59),
+}
+# Nothing adjudicated in March: every cohort rate is null, the balances still stand.
+MAR = {
+    "claims_adjudicated": 0,
+    "initial_denial_rate": None,
+    "initial_denial_rate_dollars": None,
+    "first_pass_yield": None,
+    "final_denial_write_off_pct": None,
+    "overturn_rate": None,
+    "net_collection_rate": None,
+    "cost_to_collect": None,
+    # The balances still have a basis: January to March, 90 days, 1550 of revenue.
+    "days_in_ar": 1100 / (1550 / 90),
+    "ar_amount": D("1100.00"),  # 500 (KPI-002 denied until 04-15) + 50 + 300 (KPI-004 awaiting) + 250 (KPI-006)
+    "aged_ar_amount": D("0.00"),  # the oldest statement end (01-18) is 72 days old at 03-31
+    "aged_ar_over_90_pct": 0.0,
+    "dnfb_amount": D("0.00"),  # KPI-006 was billed on 03-05
+    "days_in_dnfb": 0.0,
+}
+APR = {
+    "claims_adjudicated": 1,  # KPI-004
+    "net_patient_revenue": D("280.00"),  # payer B: 250 + 30
+    "contractual_amount": D("20.00"),  # payer B's CO-45; payer A's CO-109 is a denial
+    "initial_denial_rate": 1.0,
+    "first_pass_yield": 0.0,
+    "overturned_claims": 1,  # payer B paid it: money recovered ...
+    "appeal_overturned_claims": 0,  # ... but no appeal was won from payer A
+    "overturn_rate": 0.0,
+    "final_denial_write_off_amount": D("0.00"),
+    "final_denial_write_off_pct": 0.0,
+    "net_collection_rate": 250 / (300 - 20),
+    "cost_to_collect_amount": D("30.00"),  # 5 + 25 (CO-109 soft)
+    "cost_to_collect": 30 / 250,
+    "ar_amount": D("600.00"),  # at 04-30: KPI-004 denied 300 + KPI-003 50 + KPI-006 250
+    "aged_ar_amount": D("350.00"),  # KPI-004 (01-22 + 91 = 04-23) 300 + KPI-003 (04-19) 50
+    "aged_ar_over_90_pct": 350 / 600,
+    "days_in_ar": 600 / ((1550 + 0 + 280) / (28 + 31 + 30)),  # February to April
+}
+NOV = {
+    "claims_adjudicated": 2,  # KPI-005, KPI-007
+    "initial_denial_rate": 1 / 2,
+    "initial_denial_rate_dollars": 100 / 300,
+    "final_denial_write_off_amount": D("0.00"),  # KPI-007's appeal window is still open
+    "overturn_rate": 0.0,
+    "is_mature": False,  # 11-30 + 90 days is after the horizon 11-20
+    "net_collection_rate": 150 / (300 - 50),
+    "cost_to_collect_amount": D("128.00"),  # 2 x 5 + 118 (CO-50 hard)
+    "ar_amount": D("400.00"),  # KPI-003 50 + KPI-006 250 + KPI-007 100
+    "aged_ar_amount": D("300.00"),  # KPI-003 50 + KPI-006 250 (KPI-007 is 58 days old)
+    "days_in_ar": 400 / (150 / (30 + 31 + 30)),  # September to November: only November has revenue
+}
+JUN = {
+    "claims_adjudicated": 2,  # KPI-008, KPI-009
+    "initially_denied_claims": 2,
+    "initially_denied_charges": D("700.00"),
+    "overturned_claims": 2,  # both paid in July ...
+    "appeal_overturned_claims": 0,  # ... as a COB adjudication (CLP02=2) and as a corrected claim (CLP09=7)
+    "overturn_rate": 0.0,
+    "is_mature": True,
+    "final_write_off_claims": 0,
+    "net_collection_rate": 580 / (700 - 120),  # 400 + 180 over 700 - CO-45 (100 + 20)
+}
+MONTHS = {"2025-02-01": FEB, "2025-03-01": MAR, "2025-04-01": APR, "2025-06-01": JUN, "2025-11-01": NOV}
+
+
+@pytest.fixture(scope="module")
+def kpi_world(hand_world):
+    hand_world.post(*FILES_837, procedure="ingestion.uploadUniversal")
+    batches = hand_world.post(*FILES_835)
+    assert [b["status"] for b in batches] == ["confirmed"] * 6
+    run = hand_world.run_pipeline()
+    assert run["status"] == "succeeded", run
+    return hand_world
+
+
+def _assert_month(row: dict, expected: dict, month: str) -> None:
+    for column, value in expected.items():
+        got = row[column]
+        if value is None or isinstance(value, bool | int | Decimal):
+            assert got == value, (month, column, got, value)
+        else:
+            assert got == pytest.approx(value, abs=1e-6), (month, column, got, value)
+
+
+def _rows(fetch, columns: list[str]) -> dict[str, dict]:
+    return {str(r[0]): dict(zip(columns, r[1:], strict=True)) for r in fetch}
+
+
+COLUMNS = sorted({c for m in MONTHS.values() for c in m})
+SQL = f"select month, {', '.join(COLUMNS)} from fct_kpis_monthly where client_id = {{client}} order by month"
+
+
+def test_the_mart_holds_each_kpi_by_hand(kpi_world):
+    rows = _rows(kpi_world.marts(SQL.format(client="?"), [kpi_world.tenant.client_id]), COLUMNS)
+    # Every month from the first opened balance (January) to the horizon (November) is a row: KPI-007 would
+    # only turn 90 days old in January 2026, after the horizon.
+    assert len(rows) == 11
+    for month, expected in MONTHS.items():
+        _assert_month(rows[month], expected, month)
+    if kpi_world.admin_url:
+        with kpi_world.marts_on_postgres() as pg:
+            on_pg = _rows(pg.execute(SQL.format(client=kpi_world.tenant.client_id)).fetchall(), COLUMNS)
+        for month, expected in MONTHS.items():
+            _assert_month(on_pg[month], expected, month)
+
+
+def test_kpis_over_one_month(kpi_world):
+    data = kpi_world.rpc.query("analytics.kpis", {"fromMonth": "2025-02", "toMonth": "2025-02"}).data
+    k = data["kpis"]
+    assert data["dataAsOf"] == "2025-11-20"
+    assert (k["claimsAdjudicated"], k["initiallyDeniedClaims"]) == (3, 2)
+    assert k["initialDenialRate"] == pytest.approx(2 / 3, abs=1e-6)
+    assert (D(k["initiallyDeniedCharges"]), D(k["billedAmount"])) == (D("900.00"), D("1900.00"))
+    assert k["initialDenialRateDollars"] == pytest.approx(900 / 1900, abs=1e-6)
+    assert (k["cleanClaims"], k["firstPassYield"]) == (1, pytest.approx(1 / 3, abs=1e-6))
+    assert k["cleanClaimRate"] is None
+    assert "277CA" in k["cleanClaimRateUnavailable"]
+    assert (D(k["finalDenialWriteOffAmount"]), D(k["netPatientRevenue"])) == (D("50.00"), D("1550.00"))
+    assert k["finalDenialWriteOffPct"] == pytest.approx(50 / 1550, abs=1e-6)
+    assert (k["appealOverturnedClaims"], k["overturnRate"], k["immatureMonths"]) == (1, 0.5, 0)
+    assert k["netCollectionRate"] == pytest.approx(1400 / 1600, abs=1e-6)
+    assert (D(k["costToCollectAmount"]), k["costToCollect"]) == (D("158.00"), pytest.approx(158 / 1400, abs=1e-6))
+    assert (k["balancesMonth"], D(k["arAmount"]), D(k["agedArAmount"])) == ("2025-02", D("850.00"), D("0.00"))
+    assert k["daysInAr"] == pytest.approx(850 * 28 / 1550, abs=1e-6)
+    assert (D(k["dnfbAmount"]), k["daysInDnfb"]) == (D("250.00"), pytest.approx(28.0, abs=1e-6))
+
+
+def test_kpis_of_a_month_with_nothing_adjudicated_are_null(kpi_world):
+    k = kpi_world.rpc.query("analytics.kpis", {"fromMonth": "2025-03", "toMonth": "2025-03"}).data["kpis"]
+    assert k["claimsAdjudicated"] == 0
+    for rate in (
+        "initialDenialRate",
+        "initialDenialRateDollars",
+        "firstPassYield",
+        "cleanClaimRate",
+        "finalDenialWriteOffPct",
+        "overturnRate",
+        "netCollectionRate",
+        "costToCollect",
+        "daysInAr",  # over the range: March alone has no revenue
+        "daysInDnfb",  # over the range: nothing discharged in March
+    ):
+        assert k[rate] is None, rate
+    assert (D(k["arAmount"]), k["agedArOver90Pct"], D(k["dnfbAmount"])) == (D("1100.00"), 0.0, D("0.00"))
+    points = kpi_world.rpc.query(
+        "analytics.trend", {"metric": "initial_denial_rate", "fromMonth": "2025-03", "toMonth": "2025-03"}
+    ).data["points"]
+    assert points == [{"month": "2025-03", "value": None, "numerator": 0.0, "denominator": 0.0, "isMature": True}]
+
+
+def test_overturn_rate_excludes_other_payers_cob_and_corrected_claims_and_flags_immature_months(kpi_world):
+    k = kpi_world.rpc.query("analytics.kpis", {}).data["kpis"]
+    # 6 initial denials (KPI-002, -003, -004, -007, -008, -009); 4 paid later by anyone (KPI-002, -004,
+    # -008, -009), 1 appeal won from the same payer (KPI-002).
+    assert (k["initiallyDeniedClaims"], k["overturnedClaims"], k["appealOverturnedClaims"]) == (6, 4, 1)
+    assert k["overturnRate"] == pytest.approx(1 / 6, abs=1e-6)
+    # August to November end less than 90 days before the horizon (2025-11-20).
+    assert k["immatureMonths"] == 4
+    trend = kpi_world.rpc.query(
+        "analytics.trend", {"metric": "overturn_rate", "fromMonth": "2025-04", "toMonth": "2025-11"}
+    ).data["points"]
+    by_month = {p["month"]: p for p in trend}
+    assert (by_month["2025-04"]["numerator"], by_month["2025-04"]["denominator"]) == (0.0, 1.0)
+    assert by_month["2025-04"]["value"] == 0.0
+    assert [m for m, p in by_month.items() if not p["isMature"]] == ["2025-08", "2025-09", "2025-10", "2025-11"]
+
+
+def test_aging_as_of_rebuilds_the_state_at_that_date(kpi_world):
+    rpc = kpi_world.rpc
+    march = rpc.query("arOperations.aging", {"asOf": "2025-03-31"}).data
+    # KPI-002 was overturned on 04-15 and KPI-004 first adjudicated on 04-15: both open at 03-31.
+    assert (march["openClaims"], D(march["openAmount"])) == (4, D("1100.00"))
+    buckets = {b["bucket"]: (b["claims"], D(b["openAmount"])) for b in march["buckets"]}
+    # 61-90: KPI-002 500 (70 days), KPI-003 50 (72), KPI-004 300 (68); 31-60: KPI-006 250 (39 days).
+    assert buckets["61-90"] == (3, D("850.00"))
+    assert buckets["31-60"] == (1, D("250.00"))
+    queue = kpi_world.pages("arOperations.followUpQueue", {"asOf": "2025-03-31"})
+    reasons = {i["claimKey"]: (i["reason"], D(i["openAmount"])) for i in queue}
+    assert reasons == {
+        "KPI-002": ("denied", D("500.00")),
+        "KPI-003": ("partially_denied", D("50.00")),
+        "KPI-004": ("awaiting_remittance", D("300.00")),
+        "KPI-006": ("awaiting_remittance", D("250.00")),
+    }
+    april = rpc.query("arOperations.aging", {"asOf": "2025-04-20"}).data
+    # KPI-002 closed by its overturn; KPI-004 now denied by payer A (open 300 until payer B pays on 05-12).
+    assert (april["openClaims"], D(april["openAmount"])) == (3, D("600.00"))
+    today = rpc.query("arOperations.aging", {}).data
+    # Today: KPI-003 50, KPI-006 250, KPI-007 100.
+    assert (today["openClaims"], D(today["openAmount"])) == (3, D("400.00"))
