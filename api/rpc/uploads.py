@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from api.infra.private_files import private_dir
 from api.rpc.errors import RpcError
 
 MAX_FIELD_BYTES = 64 * 1024  # a non-file form field (profile name, filename): small by nature
@@ -54,8 +55,7 @@ class SpoolWriter:
     """One spool file being written: size, SHA-256 and the limit checked as chunks arrive."""
 
     def __init__(self, spool_dir: Path, limit: int, spooled: list[Path]):
-        spool_dir.mkdir(parents=True, exist_ok=True)
-        os.chmod(spool_dir, 0o700)
+        private_dir(spool_dir)  # it and any parent it creates (the landing zone) 0700, whatever the umask
         self.path = spool_dir / f"upload-{uuid.uuid4().hex}"
         spooled.append(self.path)  # registered before it exists: the router removes it whatever happens
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, SPOOL_FILE_MODE)
