@@ -18,6 +18,7 @@ from api.infra.access_log import AccessLogMiddleware
 from api.infra.db.session import Database
 from api.infra.jobs.worker import Worker
 from api.infra.marts.reader import MartReader
+from api.infra.private_files import secure_data_dir
 from api.infra.security_headers import SecurityHeadersMiddleware
 from api.infra.signing.secret import load_or_create as load_or_create_secret
 from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
@@ -34,6 +35,8 @@ log = logging.getLogger("api")
 
 def build_services(settings: Settings | None = None) -> Services:
     settings = settings or get_settings()
+    # Before anything writes under it: the landing zone, the SQLite database and the keys hold PHI and secrets.
+    secure_data_dir(settings.resolved_data_dir)
     verifier = None
     if settings.oidc_issuer and settings.oidc_audience:
         verifier = OidcVerifier(

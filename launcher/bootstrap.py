@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from api.core.settings import Settings
 from api.infra.db.session import Database
+from api.infra.private_files import PRIVATE_FILE, private_dir
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import User
 from api.platform.auth.secrets import verify_password
@@ -35,9 +36,10 @@ def _password(settings: Settings) -> str:
     path = settings.resolved_data_dir / "secrets" / "bootstrap_admin_password"
     if path.exists():
         return path.read_text().strip()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     password = secrets.token_urlsafe(12)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    os.fchmod(fd, PRIVATE_FILE)
     with os.fdopen(fd, "w") as fh:
         fh.write(password)
     return password

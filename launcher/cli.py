@@ -15,6 +15,7 @@ from api.core.settings import get_settings
 from api.infra.db import migrate as migrations
 from api.infra.db.session import Database
 from api.infra.jobs.worker import Worker
+from api.infra.private_files import secure_data_dir
 from launcher.bootstrap import BootstrapResult, bootstrap
 from launcher.demo import DEMO_CLAIMS, DemoError, request_pipeline_run, wait_for_run
 from launcher.demo import load as load_demo
@@ -22,6 +23,12 @@ from launcher.up import Platform, UpOptions
 
 app = typer.Typer(help="Denial-management platform operations", no_args_is_help=True)
 console = Console()
+
+
+@app.callback()
+def _private_data_dir() -> None:
+    """Every command writes under DATA_DIR (database, landing zone, keys, warehouse): make it 0700, umask 077."""
+    secure_data_dir(get_settings().resolved_data_dir)
 
 
 @app.command()

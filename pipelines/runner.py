@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipelines.warehouse.layout import secure_data_dir
+
 if TYPE_CHECKING:  # dagster is imported lazily: the CLI's --help and the API's import stay fast
     import dagster as dg
 
@@ -123,6 +125,7 @@ def run_pipeline(
     from pipelines.resources import WarehouseResource, default_database_url
 
     data_dir = Path(data_dir).resolve()
+    secure_data_dir(data_dir)
     database_url = database_url or default_database_url(data_dir)
     ensure_manifest()
     warehouse = WarehouseResource(data_dir=str(data_dir), database_url=database_url, parse_workers=parse_workers)

@@ -24,6 +24,17 @@ class Settings(BaseSettings):
     # RPC limits: ordinary procedures take small JSON; uploads have their own cap.
     rpc_max_body_bytes: int = 1_048_576
     upload_max_bytes: int = 512 * 1_048_576
+    # Uploads above this are stored and answered at once as `parsing`; the job queue parses them.
+    upload_parse_in_request_max_bytes: int = 8 * 1_048_576
+
+    # Uploaded workbooks (XLSX): refused beyond these before any reader sees them, and read in a child
+    # process whose address space is capped, so a hostile file can never take the service down.
+    spreadsheet_max_rows: int = 1_000_000
+    spreadsheet_max_columns: int = 1_000
+    spreadsheet_max_cells: int = 10_000_000
+    spreadsheet_max_uncompressed_bytes: int = 512 * 1_048_576
+    spreadsheet_memory_limit_bytes: int = 2 * 1_073_741_824
+    spreadsheet_timeout_seconds: float = 300.0
 
     session_ttl_hours: int = 12
 

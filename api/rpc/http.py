@@ -22,7 +22,7 @@ from api.core.services import Services
 from api.rpc.errors import RpcError, error_envelope
 from api.rpc.executor import UNDEFINED, CallMeta, Envelope, execute, execute_async, run_public_async_ready
 from api.rpc.procedure import Procedure, Registry
-from api.rpc.uploads import parse_file_body
+from api.rpc.uploads import SpoolContext, spool_json_upload, spool_multipart, spool_octet_stream, too_large
 
 JSON = "application/json"
 
@@ -86,8 +86,20 @@ class RpcEndpoint:
             refusal = _batch_refusal(paths, procs, self.services.settings.rpc_max_batch_calls)
             if refusal is not None:
                 return _request_error(refusal, paths, is_batch)
+        spool = SpoolContext(
+            self.services.settings.landing_dir / ".spool", self._body_limit(procs[0] if not is_batch else None)
+        )
         try:
-            inputs = await self._read_inputs(request, paths, procs, is_batch)
+            return await self._handle(request, paths, procs, is_batch, spool)
+        finally:
+            spool.cleanup()  # spooled upload bytes are either linked into the landing zone by now or unwanted
+
+    async def _handle(
+        self, request: Request, paths: list[str], procs: list[Procedure | None], is_batch: bool, spool: SpoolContext
+    ) -> Response:
+        method = request.method
+        try:
+            inputs = await self._read_inputs(request, paths, procs, is_batch, spool)
         except RpcError as err:
             return _request_error(err, paths, is_batch)
 
@@ -126,34 +138,37 @@ class RpcEndpoint:
         return await anyio.to_thread.run_sync(execute, self.services, proc, raw, meta)
 
     async def _read_inputs(
-        self, request: Request, paths: list[str], procs: list[Procedure | None], is_batch: bool
+        self, request: Request, paths: list[str], procs: list[Procedure | None], is_batch: bool, spool: SpoolContext
     ) -> list[Any]:
         """One raw input per call: from `?input=` (GET) or the body (POST), split by index for a batch."""
         if request.method == "GET":
             text = request.query_params.get("input")
             parsed = UNDEFINED if text is None else _parse_json(text.encode())
-        else:
-            body, content_type = await self._read_body(request, procs[0] if not is_batch else None)
-            if content_type in ("multipart/form-data", "application/octet-stream"):
-                if is_batch or not procs[0] or not procs[0].accepts_files:
-                    raise RpcError("UNSUPPORTED_MEDIA_TYPE", "Only upload procedures take files; send JSON")
-                return [await parse_file_body(request, body, content_type)]
-            parsed = UNDEFINED if not body.strip() else _parse_json(body)
-        return [parsed] if not is_batch else _split_batch(parsed, len(paths))
-
-    async def _read_body(self, request: Request, proc: Procedure | None) -> tuple[bytes, str]:
-        """The body within the procedure's limit (refused early on a declared length), and its media type.
-
-        Files only travel in single calls, so a batch (`proc` None) keeps the ordinary limit even
-        when it names an upload procedure.
-        """
+            return [parsed] if not is_batch else _split_batch(parsed, len(paths))
+        proc = procs[0] if not is_batch else None
         limit = self._body_limit(proc)
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise _too_large(limit)
-        body = await _read_limited(request, limit)
+            raise too_large(limit)
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        return body, content_type
+        if content_type in ("multipart/form-data", "application/octet-stream"):
+            if proc is None or not proc.accepts_files:
+                raise RpcError("UNSUPPORTED_MEDIA_TYPE", "Only upload procedures take files; send JSON")
+            return [await _spool_files(request, content_type, spool)]
+        body = await self._read_json(request, proc, limit, spool)
+        if not isinstance(body, bytes):
+            return [body]  # a big JSON upload, its file already decoded to a spool file
+        parsed = UNDEFINED if not body.strip() else _parse_json(body)
+        return [parsed] if not is_batch else _split_batch(parsed, len(paths))
+
+    async def _read_json(self, request: Request, proc: Procedure | None, limit: int, spool: SpoolContext) -> Any:
+        """The JSON body as bytes; for an upload procedure spooled to disk first, and when it is big,
+        the input object with the base64 content already decoded (in chunks) to a spool file."""
+        if proc is None or not proc.accepts_files:
+            return await _read_limited(request, limit)
+        return await spool_json_upload(
+            request.stream(), spool, self.services.settings.upload_parse_in_request_max_bytes
+        )
 
     def _body_limit(self, proc: Procedure | None) -> int:
         settings = self.services.settings
@@ -163,6 +178,14 @@ class RpcEndpoint:
             return proc.max_body_bytes
         # Upload procedures share one configurable cap (UPLOAD_MAX_BYTES), ordinary ones RPC_MAX_BODY_BYTES.
         return settings.upload_max_bytes if proc.accepts_files else settings.rpc_max_body_bytes
+
+
+async def _spool_files(request: Request, content_type: str, spool: SpoolContext) -> dict[str, Any]:
+    """Streamed to spool files as it arrives: an upload never sits whole in memory."""
+    if content_type == "application/octet-stream":
+        name = request.headers.get("x-filename") or request.query_params.get("filename") or "upload.bin"
+        return await spool_octet_stream(request.stream(), name, spool)
+    return await spool_multipart(request.stream(), request.headers.get("content-type", ""), spool)
 
 
 def _split_batch(parsed: Any, calls: int) -> list[Any]:
@@ -181,16 +204,12 @@ def _parse_json(raw: bytes) -> Any:
         raise RpcError("PARSE_ERROR", f"The input is not valid JSON: {exc.msg} at position {exc.pos}") from None
 
 
-def _too_large(limit: int) -> RpcError:
-    return RpcError("PAYLOAD_TOO_LARGE", f"The request body exceeds the limit of {limit} bytes for this procedure")
-
-
 async def _read_limited(request: Request, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise _too_large(limit)
+            raise too_large(limit)
         chunks.append(chunk)
     return b"".join(chunks)

@@ -17,6 +17,7 @@ two clients are two tenants' data. The ``_empty.parquet`` file keeps
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tempfile
@@ -117,11 +118,53 @@ def file_key(sha256: str, client_id: int) -> str:
     return f"{sha256}_c{client_id}"
 
 
+# The warehouse holds PHI (raw Parquet, the build database, published snapshots): only the user that
+# runs the pipeline may read it. Its own constants: the pipeline does not import the API.
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+PRIVATE_UMASK = 0o077
+
+
+def make_private_dir(path: Path) -> Path:
+    """Create ``path`` and its missing parents as 0700, chmod-ed explicitly (mkdir's mode is masked by the umask)."""
+    path = Path(path)
+    missing: list[Path] = []
+    probe = path
+    while not probe.exists() and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # a concurrent creator; tightened below all the same
+            os.mkdir(directory, PRIVATE_DIR_MODE)
+        os.chmod(directory, PRIVATE_DIR_MODE)
+    return path
+
+
+def make_private_tree(root: Path) -> None:
+    """Files 0600 and directories 0700 under ``root``: for trees a tool filled by copying files whose
+    mode it preserved (dagster-dbt copies the project's 0644 parse cache into the run's target)."""
+    for directory, _subdirs, files in os.walk(root):
+        os.chmod(directory, PRIVATE_DIR_MODE)
+        for name in files:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path):
+                os.chmod(path, PRIVATE_FILE_MODE)
+
+
+def secure_data_dir(data_dir: Path) -> Path:
+    """``DATA_DIR`` 0700 and the process umask 077, so files dbt, DuckDB and Dagster write are private too."""
+    os.umask(PRIVATE_UMASK)
+    make_private_dir(data_dir)
+    os.chmod(data_dir, PRIVATE_DIR_MODE)
+    return Path(data_dir)
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``data`` to ``path`` (0600) via a temporary file in the same folder and ``os.replace``."""
+    make_private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, PRIVATE_FILE_MODE)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -134,8 +177,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def temp_path_for(path: Path) -> Path:
-    """A unique temporary sibling of ``path`` (same folder, so ``os.replace`` is atomic)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """A unique temporary sibling of ``path`` (same folder, so ``os.replace`` is atomic), created 0600."""
+    make_private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     return Path(tmp)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.warehouse.layout import WarehouseLayout, atomic_write_bytes
+from pipelines.warehouse.layout import PRIVATE_FILE_MODE, WarehouseLayout, atomic_write_bytes, make_private_dir
 from pipelines.warehouse.quarantine import Quarantine
 
 KEEP = 3
@@ -78,7 +78,7 @@ def publish_snapshot(
         raise PublishError(f"marts must live in one schema, got {sorted(schemas)}")
     (mart_schema,) = schemas
     now = now or datetime.now(UTC)
-    layout.snapshots_dir.mkdir(parents=True, exist_ok=True)
+    make_private_dir(layout.snapshots_dir)
     final = layout.snapshots_dir / _snapshot_name(now)
     building = final.with_name("." + final.name + ".building")
     building.unlink(missing_ok=True)
@@ -89,6 +89,7 @@ def publish_snapshot(
     held = _held_tenants(quarantines, previous, built_at)
     try:
         shutil.copyfile(build_db, building)
+        os.chmod(building, PRIVATE_FILE_MODE)  # copyfile creates with the umask's mode; the marts are PHI
         con = duckdb.connect(str(building))
         try:
             _keep_only(con, mart_schema, {name for _, name in tables})

@@ -11,6 +11,8 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from api.infra.private_files import private_file
+
 
 def normalise_url(url: str) -> str:
     """Accept `postgresql://` and `postgres://` and route them to psycopg 3."""
@@ -26,7 +28,8 @@ def build_engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            # Created 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
+            private_file(Path(parsed.database))
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")

@@ -8,8 +8,10 @@ is not a format we read raises `UnsupportedFormat`.
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -17,7 +19,13 @@ import polars as pl
 from api.money.ingestion.records import ParsedRow, rows_from_835, rows_from_837, rows_from_tabular
 from pipelines.ingest.classify import unknown_carcs
 from pipelines.ingest.detect import EmptyFileError, UnknownFormatError, detect_format
-from pipelines.ingest.tabular import ConnectorProfile, TabularFileError, read_tabular
+from pipelines.ingest.tabular import (
+    ConnectorProfile,
+    SpreadsheetLimits,
+    SpreadsheetRefused,
+    TabularFileError,
+    read_tabular,
+)
 from pipelines.ingest.x12 import X12ParseError, parse_x12
 
 # Bump when the rows a file produces change; reprocess records the version it used.
@@ -36,6 +44,11 @@ TABULAR_KINDS = {
 
 class UnsupportedFormat(ValueError):
     """Empty file or a format we do not read; the message says what was seen."""
+
+
+class FileRefused(ValueError):
+    """A file refused for its size or shape (a workbook beyond the limits, or whose reader crashed);
+    the message says which limit and what to do. Not a parse failure: nothing about it is a batch."""
 
 
 @dataclass
@@ -74,12 +87,38 @@ def detect(data: bytes, filename: str) -> str:
         raise UnsupportedFormat(f"{filename}: {exc}") from None
 
 
-def parse_file(data: bytes, filename: str, source_format: str, profile: ConnectorProfile | None = None) -> ParsedFile:
+DETECT_PREFIX_BYTES = 1024 * 1024
+
+
+def detect_file(path: Path, filename: str) -> str:
+    """`detect` for a file too big to hold in memory: the sniffers read only the first bytes, except a
+    workbook (its zip directory is at the end) and JSON (checked whole when it is parsed)."""
+    with path.open("rb") as fh:
+        prefix = fh.read(DETECT_PREFIX_BYTES)
+    if prefix.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                if any(name.startswith("xl/") for name in archive.namelist()):
+                    return "xlsx"
+        except zipfile.BadZipFile:
+            pass  # not a workbook: the sniffer names what it is
+    if prefix.lstrip()[:1] in (b"[", b"{"):
+        return "json"
+    return detect(prefix, filename)
+
+
+def parse_file(
+    data: bytes,
+    filename: str,
+    source_format: str,
+    profile: ConnectorProfile | None = None,
+    spreadsheet_limits: SpreadsheetLimits | None = None,
+) -> ParsedFile:
     """Parse `data` of a detected `source_format` into rows, totals and a quality summary."""
     if source_format in X12_KINDS:
         return _parse_x12(data, filename, source_format)
     if source_format in TABULAR_FORMATS:
-        return _parse_tabular(data, filename, source_format, profile)
+        return _parse_tabular(data, filename, source_format, profile, spreadsheet_limits)
     raise UnsupportedFormat(f"{filename}: format {source_format} is not supported")
 
 
@@ -239,9 +278,17 @@ _TABULAR_TOTALS = {
 }
 
 
-def _parse_tabular(data: bytes, filename: str, source_format: str, profile: ConnectorProfile | None) -> ParsedFile:
+def _parse_tabular(
+    data: bytes,
+    filename: str,
+    source_format: str,
+    profile: ConnectorProfile | None,
+    spreadsheet_limits: SpreadsheetLimits | None,
+) -> ParsedFile:
     try:
-        result = read_tabular(data, filename=filename, profile=profile)
+        result = read_tabular(data, filename=filename, profile=profile, spreadsheet_limits=spreadsheet_limits)
+    except SpreadsheetRefused as exc:
+        raise FileRefused(f"Cannot import {filename}: {exc.message}") from None
     except TabularFileError as exc:
         kind = TABULAR_KINDS[profile.entity] if profile else "tabular_unknown"
         raise ParseFailure(

@@ -2,12 +2,13 @@
 
 Layout (documented for the Dagster sensor that watches it):
 
-    <landing_dir>/sha256/<h[0:2]>/<h[2:4]>/<h>      the bytes, mode 0444
+    <landing_dir>/sha256/<h[0:2]>/<h[2:4]>/<h>      the bytes, mode 0400 (directories 0700)
 
 `<h>` is the lower-case hex SHA-256 of the content. A file appears under its
 final name only when complete (written to a temporary name in the same
 directory, fsynced, then renamed), so a watcher never sees a partial file and
-an existing file is never overwritten. Tenancy lives in the database
+an existing file is never overwritten. The files hold PHI: only the service's
+own user may read them (modes set explicitly, whatever the umask). Tenancy lives in the database
 (`LandingFile`), not in the path: identical bytes from two clients are stored
 once.
 """
@@ -21,7 +22,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from api.infra.private_files import private_dir
+
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+LANDING_FILE_MODE = 0o400  # owner read-only: the bytes never change, and they are PHI
 
 
 @dataclass(frozen=True)
@@ -54,14 +58,14 @@ class LandingZone:
         final = self.path_for(digest)
         if final.exists():
             return StoredFile(digest, final.stat().st_size, final, created=False)
-        final.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(final.parent)
         fd, tmp_name = tempfile.mkstemp(prefix=".incoming-", dir=final.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.chmod(tmp_name, 0o444)
+            os.chmod(tmp_name, LANDING_FILE_MODE)
             try:
                 # link() fails if the name exists: a concurrent writer of the same bytes wins, nothing is overwritten.
                 os.link(tmp_name, final)
@@ -72,6 +76,22 @@ class LandingZone:
             os.unlink(tmp_name)
         _fsync_dir(final.parent)
         return StoredFile(digest, len(data), final, created=created)
+
+    def store_file(self, source: Path, sha256: str, size: int) -> StoredFile:
+        """Store a spooled file (on the same filesystem, already hashed as it arrived) by linking it
+        into place: no copy, no read into memory. `source` stays where it is; the caller removes it."""
+        final = self.path_for(sha256)
+        if final.exists():
+            return StoredFile(sha256, final.stat().st_size, final, created=False)
+        private_dir(final.parent)
+        os.chmod(source, LANDING_FILE_MODE)
+        try:
+            os.link(source, final)
+            created = True
+        except FileExistsError:
+            created = False
+        _fsync_dir(final.parent)
+        return StoredFile(sha256, size, final, created=created)
 
     def read(self, sha256: str) -> bytes:
         """The stored bytes, verified against their hash (a corrupted file is an error, never data)."""

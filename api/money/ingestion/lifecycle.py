@@ -7,15 +7,16 @@ from api.core.lifecycle import machine
 # parsed: every included row valid; needs_review: some included row invalid; held: the money does
 # not balance (a transaction or a claim), so only a confirm that acknowledges it with a reason posts;
 # duplicate_remittance: every remittance of the file was already posted by another batch (final,
-# nothing to post). A reprocess re-parses and may land in any of parsed/needs_review/held/failed.
+# nothing to post); parsing: a big upload stored and waiting for the job queue to parse it. A reprocess re-parses and may land in any of parsed/needs_review/held/failed.
 _REPARSED = {"parsed", "needs_review", "held", "failed", "duplicate_remittance"}
 IMPORT_BATCH = machine(
     "import batch",
     {
-        "parsed": _REPARSED | {"confirmed", "discarded"},
-        "needs_review": _REPARSED | {"discarded"},
-        "held": _REPARSED | {"confirmed", "discarded"},
-        "failed": _REPARSED | {"discarded"},
+        "parsing": _REPARSED,
+        "parsed": _REPARSED | {"parsing", "confirmed", "discarded"},
+        "needs_review": _REPARSED | {"parsing", "discarded"},
+        "held": _REPARSED | {"parsing", "confirmed", "discarded"},
+        "failed": _REPARSED | {"parsing", "discarded"},
         "confirmed": set(),
         "discarded": set(),
         "duplicate_remittance": {"discarded"},

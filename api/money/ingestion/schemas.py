@@ -11,7 +11,9 @@ from pydantic import Field, PlainSerializer
 from api.rpc.schema import Output, PageInput, Schema
 
 MoneyOut = Annotated[Decimal, PlainSerializer(lambda d: f"{d:.2f}", return_type=str, when_used="json")]
-BatchStatus = Literal["parsed", "needs_review", "held", "confirmed", "discarded", "failed", "duplicate_remittance"]
+BatchStatus = Literal[
+    "parsing", "parsed", "needs_review", "held", "confirmed", "discarded", "failed", "duplicate_remittance"
+]
 BatchKind = Literal[
     "era_835",
     "claims_837",

@@ -23,28 +23,71 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, PreconditionFailed, not_found
 from api.core.lifecycle import transition
 from api.infra.db.base import Base, utcnow
+from api.infra.jobs.queue import enqueue
 from api.integrations.connector_profiles.service import resolve_profile
 from api.money.ingestion import file_reader as parsing
-from api.money.ingestion.landing import LandingZone, content_sha256
+from api.money.ingestion.landing import LandingZone, StoredFile, content_sha256
 from api.money.ingestion.lifecycle import IMPORT_BATCH
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, LandingFile, PostedRemittance
 from api.money.ingestion.posting import EntryPlan, PostedEntry, RowView, link_reversals, plan_entries
 from api.money.ingestion.rules import RepairError, repair_tabular, repair_x12
 from api.money.payment_integrity.service import store_uploaded_terms
-from pipelines.ingest.tabular import ConnectorProfile
+from pipelines.ingest.tabular import ConnectorProfile, SpreadsheetLimits
 
 INSERT_CHUNK = 1000
+PARSE_JOB_KIND = "ingestion.parse_batch"
 
 
 class LandingSettings(Protocol):
-    """The part of the settings ingestion needs: where the landing zone keeps uploaded bytes."""
+    """The part of the settings ingestion needs: where the landing zone keeps uploaded bytes, and
+    how big a workbook may be (see `api.core.settings`)."""
 
     @property
     def landing_dir(self) -> Path: ...
+    @property
+    def resolved_data_dir(self) -> Path: ...
+    @property
+    def upload_parse_in_request_max_bytes(self) -> int: ...
+    @property
+    def spreadsheet_max_rows(self) -> int: ...
+    @property
+    def spreadsheet_max_columns(self) -> int: ...
+    @property
+    def spreadsheet_max_cells(self) -> int: ...
+    @property
+    def spreadsheet_max_uncompressed_bytes(self) -> int: ...
+    @property
+    def spreadsheet_memory_limit_bytes(self) -> int: ...
+    @property
+    def spreadsheet_timeout_seconds(self) -> float: ...
+
+
+class SpooledFile(Protocol):
+    """An upload the router streamed to disk (`api.rpc.uploads.SpooledFile`), hashed on the way in."""
+
+    @property
+    def path(self) -> Path: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def sha256(self) -> str: ...
+    def read_bytes(self) -> bytes: ...
 
 
 def landing_zone(settings: LandingSettings) -> LandingZone:
     return LandingZone(Path(settings.landing_dir))
+
+
+def spreadsheet_limits(settings: LandingSettings) -> SpreadsheetLimits:
+    """The configured limits for uploaded workbooks."""
+    return SpreadsheetLimits(
+        max_rows=settings.spreadsheet_max_rows,
+        max_columns=settings.spreadsheet_max_columns,
+        max_cells=settings.spreadsheet_max_cells,
+        max_uncompressed_bytes=settings.spreadsheet_max_uncompressed_bytes,
+        memory_limit_bytes=settings.spreadsheet_memory_limit_bytes,
+        timeout_seconds=settings.spreadsheet_timeout_seconds,
+    )
 
 
 def _table(model: type[Base]) -> Table:
@@ -75,24 +118,30 @@ def upload(
     user_id: int,
     filename: str,
     content_type: str | None,
-    data: bytes,
+    data: bytes | SpooledFile,
     profile_name: str | None,
     accepts: frozenset[str] | None,
     procedure: str,
 ) -> tuple[ImportBatch, bool]:
-    """Store the file, parse it into a batch (or a failed batch with its report); (batch, duplicate)."""
+    """Store the file, parse it into a batch (or a failed batch with its report); (batch, duplicate).
+
+    `data` is the bytes (JSON callers) or the spooled file the router streamed to disk. A file above
+    `upload_parse_in_request_max_bytes` is only stored here: its batch is `parsing` and the job queue
+    parses it (`job_handlers.parse_import_batch`), so a big upload never sits whole in the API's memory.
+    """
     filename = (filename or "upload.bin").strip()[:255] or "upload.bin"
-    source_format = _accepted_format(data, filename, accepts, procedure)
+    spooled, size, content = _content(data, settings)
+    source_format = _accepted_format(content, spooled, filename, accepts, procedure)
     profile = resolve_profile(db, profile_name) if profile_name else None
     if profile is not None and source_format not in parsing.TABULAR_FORMATS:
         raise InvalidInput(f"A connector profile applies to tabular files; '{filename}' is {source_format}")
 
-    digest = content_sha256(data)
+    digest = spooled.sha256 if spooled else content_sha256(content or b"")
     existing = db.scalar(select(ImportBatch).where(ImportBatch.content_sha256 == digest).order_by(ImportBatch.id))
     if existing is not None:
         return existing, True
 
-    stored = landing_zone(settings).store(data)
+    stored = _store(landing_zone(settings), spooled, content)
     landing = LandingFile(
         content_sha256=stored.sha256,
         size_bytes=stored.size,
@@ -108,32 +157,94 @@ def upload(
         kind="tabular_unknown",
         source_filename=filename,
         content_sha256=digest,
-        size_bytes=len(data),
+        size_bytes=size,
         source_format=source_format,
         profile_name=profile.name if profile else None,
-        status="parsed",
+        status="parsed" if content is not None else "parsing",
         parser_version=parsing.PARSER_VERSION,
         created_by=user_id,
         totals={},
         quality={},
     )
+    if content is None:
+        db.add(batch)
+        db.flush()
+        _enqueue_parse(db, batch, settings)
+        return batch, False
     _apply_parse(
         db,
         batch,
-        data,
+        content,
         filename=filename,
         source_format=source_format,
         profile=profile,
         organization_id=organization_id,
         client_id=client_id,
+        limits=spreadsheet_limits(settings),
     )
     return batch, False
 
 
-def _accepted_format(data: bytes, filename: str, accepts: frozenset[str] | None, procedure: str) -> str:
+def _enqueue_parse(db: Session, batch: ImportBatch, settings: LandingSettings) -> None:
+    # The data directory travels with the job: the worker may serve another configuration's defaults.
+    payload = {"batch_id": batch.id, "data_dir": str(settings.resolved_data_dir)}
+    enqueue(db, PARSE_JOB_KIND, payload, organization_id=batch.organization_id, max_attempts=1)
+
+
+def _content(data: bytes | SpooledFile, settings: LandingSettings) -> tuple[SpooledFile | None, int, bytes | None]:
+    """(the spooled file if any, size, the bytes when the file is parsed in the request else None)."""
+    if isinstance(data, bytes):
+        return None, len(data), data
+    in_request = data.size <= settings.upload_parse_in_request_max_bytes
+    return data, data.size, data.read_bytes() if in_request else None
+
+
+def _store(zone: LandingZone, spooled: SpooledFile | None, content: bytes | None) -> StoredFile:
+    if spooled is not None:
+        return zone.store_file(spooled.path, spooled.sha256, spooled.size)
+    return zone.store(content or b"")
+
+
+def parse_stored_batch(db: Session, batch: ImportBatch, settings: LandingSettings) -> None:
+    """Parse a `parsing` batch from its landing file (the job queue's half of a big upload)."""
+    landing = db.get(LandingFile, batch.landing_file_id)
+    if landing is None:  # the RESTRICT foreign key keeps it while the batch exists
+        raise _stored_file_missing(batch)
+    try:
+        data = landing_zone(settings).read(batch.content_sha256)
+    except OSError:
+        raise _stored_file_missing(batch) from None
+    # "auto:<entity>" records that headers were matched by synonyms: not a profile to resolve.
+    named = batch.profile_name if batch.profile_name and not batch.profile_name.startswith("auto:") else None
+    profile = resolve_profile(db, named) if named else None
+    try:
+        _apply_parse(
+            db,
+            batch,
+            data,
+            filename=landing.original_filename,
+            source_format=batch.source_format or parsing.detect(data, landing.original_filename),
+            profile=profile,
+            organization_id=batch.organization_id,
+            client_id=batch.client_id,
+            limits=spreadsheet_limits(settings),
+        )
+    except InvalidInput as refused:
+        # Refused for its size or shape after it was accepted: the batch says why, with no rows.
+        kind = batch.kind
+        _mark_failed(db, batch, parsing.ParseFailure(kind, batch.source_format or "", {"message": refused.message}))
+
+
+def _accepted_format(
+    data: bytes | None, spooled: SpooledFile | None, filename: str, accepts: frozenset[str] | None, procedure: str
+) -> str:
     """The detected source format, if it is one `procedure` takes; InvalidInput naming what was seen otherwise."""
     try:
-        source_format = parsing.detect(data, filename)
+        if data is not None:
+            source_format = parsing.detect(data, filename)
+        else:
+            assert spooled is not None  # one of the two is always given
+            source_format = parsing.detect_file(spooled.path, filename)
     except parsing.UnsupportedFormat as exc:
         raise InvalidInput(f"Cannot import {exc}") from None
     if accepts is not None and source_format not in accepts:
@@ -154,10 +265,14 @@ def _apply_parse(
     profile: ConnectorProfile | None,
     organization_id: int,
     client_id: int,
+    limits: SpreadsheetLimits,
 ) -> None:
-    """Parse and (re)fill the batch's rows; a broken file gives a failed batch with no rows."""
+    """Parse and (re)fill the batch's rows; a broken file gives a failed batch with no rows, a file
+    refused for its size or shape (a workbook beyond the limits) is InvalidInput: nothing is kept."""
     try:
-        parsed = parsing.parse_file(data, filename, source_format, profile)
+        parsed = parsing.parse_file(data, filename, source_format, profile, limits)
+    except parsing.FileRefused as refused:
+        raise InvalidInput(str(refused)) from None
     except parsing.ParseFailure as failure:
         _mark_failed(db, batch, failure)
         return
@@ -525,13 +640,20 @@ def _reversible_entries(db: Session, claim_keys: set[str]) -> list[PostedEntry]:
 
 
 def reprocess(db: Session, batch_id: int, settings: LandingSettings) -> ImportBatch:
-    """Re-parse the stored landing file with the current parser; replaces the batch's rows."""
+    """Re-parse the stored landing file with the current parser; replaces the batch's rows. A file
+    above the in-request threshold goes back to `parsing` and the job queue parses it again."""
     batch = get_batch(db, batch_id, for_update=True)
-    if batch.status in ("confirmed", "discarded"):
+    if batch.status in ("confirmed", "discarded", "parsing"):
         raise PreconditionFailed(
             f"Import batch {batch.id} is '{batch.status}'; only batches not yet "
-            "confirmed or discarded can be reprocessed",
+            "confirmed or discarded, and not being parsed, can be reprocessed",
         )
+    if batch.size_bytes > settings.upload_parse_in_request_max_bytes:
+        db.execute(delete(ImportRow).where(ImportRow.batch_id == batch.id))
+        batch.status = transition(IMPORT_BATCH, batch.status, "parsing")
+        batch.row_count = batch.valid_count = batch.invalid_count = batch.excluded_count = 0
+        _enqueue_parse(db, batch, settings)
+        return batch
     try:
         data = landing_zone(settings).read(batch.content_sha256)
     except OSError:
@@ -554,6 +676,7 @@ def reprocess(db: Session, batch_id: int, settings: LandingSettings) -> ImportBa
         profile=profile,
         organization_id=batch.organization_id,
         client_id=batch.client_id,
+        limits=spreadsheet_limits(settings),
     )
     return batch
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 from typing import Annotated, Any
 
 from pydantic import Field, PlainSerializer, PlainValidator, WithJsonSchema
@@ -32,7 +31,7 @@ def _validate_file(value: Any) -> UploadedFile:
 UploadedFileField = Annotated[
     UploadedFile,
     PlainValidator(_validate_file),
-    PlainSerializer(lambda f: {"filename": f.filename, "sha256": hashlib.sha256(f.data).hexdigest()}),
+    PlainSerializer(lambda f: {"filename": f.filename, "sha256": f.sha256}),
     WithJsonSchema({"type": "string", "format": "binary", "description": "The file (multipart part named 'file')"}),
 ]
 
@@ -50,14 +49,15 @@ class CsvUploadIn(UploadIn):
     content: str | None = Field(default=None, description="The CSV as UTF-8 text (JSON callers, small files)")
 
 
-def resolve_upload(value: UploadIn) -> tuple[str, str | None, bytes]:
-    """(filename, content type, bytes) from whichever transport the caller used."""
+def resolve_upload(value: UploadIn) -> tuple[str, str | None, bytes | UploadedFile]:
+    """(filename, content type, content) from whichever transport the caller used: the spooled file of a
+    multipart/octet-stream body, or the bytes of a JSON one."""
     text = getattr(value, "content", None)
     given = [value.file is not None, value.content_base64 is not None, text is not None]
     if sum(given) != 1:
         raise InvalidInput("Send exactly one of: a file part, 'contentBase64', or 'content'")
     if value.file is not None:
-        return value.filename or value.file.filename, value.file.content_type, value.file.data
+        return value.filename or value.file.filename, value.file.content_type, value.file
     if not value.filename:
         raise InvalidInput("Invalid input: 'filename' is required with 'contentBase64' or 'content'")
     if text is not None:

@@ -25,7 +25,7 @@ from dagster_dbt import DbtCliResource, dbt_assets
 from pipelines.defs.dbt.project import dbt_executable, dbt_project, ensure_manifest
 from pipelines.defs.dbt.translator import PlatformDbtTranslator
 from pipelines.resources import WarehouseResource
-from pipelines.warehouse.layout import BUILD_COMPLETE
+from pipelines.warehouse.layout import BUILD_COMPLETE, make_private_tree
 from pipelines.warehouse.quarantine import build_vars
 
 TRANSLATOR = PlatformDbtTranslator()
@@ -51,6 +51,7 @@ def build_dbt_models() -> dg.AssetsDefinition:
                 ["build", "--vars", build_vars()], context=context, target_path=build_dir / "dbt_target"
             )
         yield from invocation.stream()
+        make_private_tree(build_dir / "dbt_target")
         (build_dir / BUILD_COMPLETE).touch()
         prune_builds(warehouse.layout.builds_dir, keep=2)
 

@@ -2,7 +2,7 @@
 profiles and validated canonical frames. Pure: bytes in, frames out."""
 
 from pipelines.ingest.tabular.entities import ENTITIES, EntitySpec, FieldSpec, entity_spec
-from pipelines.ingest.tabular.errors import ProfileError, TabularFileError
+from pipelines.ingest.tabular.errors import ProfileError, SpreadsheetRefused, TabularFileError
 from pipelines.ingest.tabular.headers import detect_header, normalise_header
 from pipelines.ingest.tabular.profiles import (
     ConnectorProfile,
@@ -13,6 +13,7 @@ from pipelines.ingest.tabular.profiles import (
 )
 from pipelines.ingest.tabular.read import TabularResult, read_tabular
 from pipelines.ingest.tabular.value_formats import parse_date, parse_money
+from pipelines.ingest.tabular.workbook_guard import SpreadsheetLimits
 
 __all__ = [
     "ENTITIES",
@@ -20,6 +21,8 @@ __all__ = [
     "EntitySpec",
     "FieldSpec",
     "ProfileError",
+    "SpreadsheetLimits",
+    "SpreadsheetRefused",
     "TabularFileError",
     "TabularResult",
     "builtin_profile",

@@ -18,3 +18,11 @@ class ProfileError(ValueError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__("invalid connector profile: " + "; ".join(problems))
+
+
+class SpreadsheetRefused(TabularFileError):
+    """A workbook refused before or while reading it: beyond the size limits, or its reader crashed.
+
+    Unlike other ``TabularFileError``s this is about the file's size and shape, not its content, so an
+    upload answers it as a refusal the person can act on (split, trim, export as CSV).
+    """

@@ -15,6 +15,7 @@ from pipelines.ingest.tabular.profiles import ConnectorProfile
 from pipelines.ingest.tabular.raw import RawTable
 from pipelines.ingest.tabular.spreadsheet import read_xlsx
 from pipelines.ingest.tabular.validate import canonicalise, summarise_errors
+from pipelines.ingest.tabular.workbook_guard import SpreadsheetLimits
 
 if TYPE_CHECKING:
     from pipelines.ingest.detect import DetectedFormat
@@ -45,17 +46,24 @@ class TabularResult:
         return int((self.rows["row_status"] == "invalid").sum())
 
 
-def read_tabular(data: bytes, *, filename: str, profile: ConnectorProfile | None = None) -> TabularResult:
+def read_tabular(
+    data: bytes,
+    *,
+    filename: str,
+    profile: ConnectorProfile | None = None,
+    spreadsheet_limits: SpreadsheetLimits | None = None,
+) -> TabularResult:
     """Detect, read and validate a tabular export.
 
     Raises ``TabularFileError`` (with the line when known) when the file as a
-    whole cannot be read; bad values only flag their rows.
+    whole cannot be read, ``SpreadsheetRefused`` (a subclass) when a workbook is
+    beyond ``spreadsheet_limits`` (defaults when None); bad values only flag their rows.
     """
     # Imported here: detect uses this package's decoder, so a top-level import would be circular.
     from pipelines.ingest.detect import detect_format
 
     detected = detect_format(data, filename)
-    raw = _read_raw(data, detected, profile)
+    raw = _read_raw(data, detected, profile, spreadsheet_limits)
     spec = entity_spec(raw.header.entity)
     rows = canonicalise(
         raw.frame,
@@ -77,7 +85,9 @@ def read_tabular(data: bytes, *, filename: str, profile: ConnectorProfile | None
     )
 
 
-def _read_raw(data: bytes, detected: DetectedFormat, profile: ConnectorProfile | None) -> RawTable:
+def _read_raw(
+    data: bytes, detected: DetectedFormat, profile: ConnectorProfile | None, limits: SpreadsheetLimits | None
+) -> RawTable:
     entity = profile.entity if profile else None
     column_map = profile.column_map if profile else None
     if detected.kind in _DELIMITED:
@@ -86,7 +96,7 @@ def _read_raw(data: bytes, detected: DetectedFormat, profile: ConnectorProfile |
         )
         return read_delimited(data, delimiter=delimiter, entity=entity, column_map=column_map)
     if detected.kind == "xlsx":
-        return read_xlsx(data, entity=entity, column_map=column_map)
+        return read_xlsx(data, entity=entity, column_map=column_map, limits=limits)
     if detected.kind == "json":
         return read_json_rows(data, entity=entity, column_map=column_map)
     raise TabularFileError(f"this is an {detected.kind} file, not a tabular export; use the X12 parser")

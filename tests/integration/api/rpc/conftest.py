@@ -93,7 +93,7 @@ def build_probe_registry() -> Registry:
     @probe.mutation("probe.upload", auth="public", accepts_files=True, max_body_bytes=4096)
     def upload(ctx: PublicContext, input: UploadIn) -> FileOut:
         """Takes a file."""
-        return FileOut(filename=input.file.filename, size=len(input.file.data))
+        return FileOut(filename=input.file.filename, size=len(input.file.read_bytes()))
 
     return probe
 

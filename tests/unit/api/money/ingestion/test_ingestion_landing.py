@@ -13,13 +13,15 @@ from hypothesis import strategies as st
 from api.money.ingestion.landing import LandingZone
 
 
-def test_layout_is_sha256_prefix_folders_and_the_file_is_read_only(tmp_path):
+def test_layout_is_sha256_prefix_folders_and_the_file_is_read_only_by_its_owner(tmp_path):
     zone = LandingZone(tmp_path)
     stored = zone.store(b"ISA*00*...")
     digest = hashlib.sha256(b"ISA*00*...").hexdigest()
     assert stored.sha256 == digest and stored.created and stored.size == 10
     assert stored.path == tmp_path / "sha256" / digest[:2] / digest[2:4] / digest
-    assert stat.S_IMODE(stored.path.stat().st_mode) == 0o444
+    assert stat.S_IMODE(stored.path.stat().st_mode) == 0o400
+    for folder in (stored.path.parent, stored.path.parent.parent, tmp_path / "sha256"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
     assert zone.read(digest) == b"ISA*00*..."
     assert list(stored.path.parent.iterdir()) == [stored.path], "no temporary file is left behind"
 
