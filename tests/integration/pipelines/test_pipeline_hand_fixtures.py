@@ -1,4 +1,7 @@
-"""The hand-written 835s (tests/fixtures/x12/hand) through the whole pipeline (DuckDB marts).
+"""The hand-written classification 835s (tests/fixtures/x12/hand) through the product path: uploaded
+and confirmed over the wire, the pipeline run by `operations.runPipeline`, on a SQLite and on a
+PostgreSQL operational database (`hand_world`), read from the DuckDB marts and, on the PostgreSQL
+variant, from the same dbt project built on PostgreSQL.
 
 Expected figures are written by hand from the segments of each file; neither the generator nor the
 seeds decide them. The same files also feed the Python classifier here, so the marts and the ledger
@@ -17,9 +20,7 @@ from api.money.ingestion.posting import RowView, plan_entries
 from api.money.ingestion.records import rows_from_835
 from pipelines.ingest.classify import classify_frame
 from pipelines.ingest.x12 import parse_x12_file
-from pipelines.runner import run_pipeline
-from pipelines.warehouse.snapshot import open_published
-from tests.integration.pipelines.conftest import CLIENT_ID, make_operational_db
+from tests.support.hand_world import HandWorld
 
 pytestmark = pytest.mark.slow
 
@@ -37,27 +38,23 @@ CLASSIFICATION_FILES = (
 
 
 @pytest.fixture(scope="module")
-def hand_world(tmp_path_factory) -> Path:
-    data_dir = tmp_path_factory.mktemp("hand_pipeline")
-    url = make_operational_db(data_dir)
-    drop = data_dir / "drop" / f"client_{CLIENT_ID}"
-    drop.mkdir(parents=True)
-    for path in (HAND / name for name in CLASSIFICATION_FILES):
-        (drop / path.name).write_bytes(path.read_bytes())
-    run_pipeline(data_dir, url)
-    return data_dir
+def posted(hand_world) -> HandWorld:
+    batches = hand_world.post(*CLASSIFICATION_FILES)
+    assert [b["status"] for b in batches] == ["confirmed"] * len(CLASSIFICATION_FILES)
+    run = hand_world.run_pipeline()
+    assert run["status"] == "succeeded", run
+    return hand_world
 
 
-def _query(data_dir: Path, sql: str) -> list[tuple]:
-    with open_published(data_dir) as snap:
-        return snap.connection.execute(sql).fetchall()
+def _query(world: HandWorld, sql: str) -> list[tuple]:
+    return world.marts(sql)
 
 
-def test_claim_denial_figures(hand_world):
+def test_claim_denial_figures(posted):
     rows = {
         (r[0], r[1]): r[2:]
         for r in _query(
-            hand_world,
+            posted,
             "select claim_key, claim_status_code, is_denied, is_fully_denied, denied_amount from fct_remittance_claims",
         )
     }
@@ -71,9 +68,9 @@ def test_claim_denial_figures(hand_world):
     assert rows[("MPR-1", "1")] == (False, False, Decimal("0.00"))
 
 
-def test_adjustment_classification(hand_world):
+def test_adjustment_classification(posted):
     rows = _query(
-        hand_world,
+        posted,
         "select claim_key, line_index, carc, amount, denial_category, is_denial, classification_basis "
         "from fct_claim_adjustments where claim_key in ('UNK-1', 'NEG-1', 'ZERO-1', 'RARC-1', 'MPR-1', 'REV-2')",
     )
@@ -88,14 +85,14 @@ def test_adjustment_classification(hand_world):
     assert got[("REV-2", None, "50")][2] is False
 
 
-def test_predetermination_is_not_an_adjudication(hand_world):
-    keys = {r[0] for r in _query(hand_world, "select claim_key from fct_claim_reconciliation")}
+def test_predetermination_is_not_an_adjudication(posted):
+    keys = {r[0] for r in _query(posted, "select claim_key from fct_claim_reconciliation")}
     assert "PRED-1" not in keys
 
 
-def test_marts_and_classifier_agree_on_unsorted_rarcs(hand_world):
+def test_marts_and_classifier_agree_on_unsorted_rarcs(posted):
     rows = _query(
-        hand_world,
+        posted,
         "select group_code, carc, rarc_codes, denial_category, classification_basis from fct_claim_adjustments",
     )
     frame = pl.DataFrame(
@@ -112,7 +109,7 @@ def test_marts_and_classifier_agree_on_unsorted_rarcs(hand_world):
     assert python["classification_basis"].to_list() == python["sql_basis"].to_list()
 
 
-def test_ledger_and_marts_give_every_adjustment_the_same_category(hand_world):
+def test_ledger_and_marts_give_every_adjustment_the_same_category(posted):
     """Both sides from the same files, each with its own RARC ordering (records.py vs the SQL model)."""
     ledger = []
     for path in (HAND / name for name in CLASSIFICATION_FILES):
@@ -123,6 +120,29 @@ def test_ledger_and_marts_give_every_adjustment_the_same_category(hand_world):
             for p in plan_entries(views)
             if p.component == "cas"
         ]
-    marts = _query(hand_world, "select claim_key, carc, amount, denial_category, is_denial from fct_claim_adjustments")
+    marts = _query(posted, "select claim_key, carc, amount, denial_category, is_denial from fct_claim_adjustments")
     assert sorted(ledger) == sorted(marts)
     assert len(ledger) == 15  # 2 + 2 + 2 + 1 + 4 + 4 CAS triplets in the six files
+    # the ledger the confirms actually posted holds the same categories
+    posted_ledger = [e for e in posted.pages("ingestion.listFinancialEntries") if e["component"] == "cas"]
+    assert sorted((e["carc"], e["amount"], e["denialCategory"]) for e in posted_ledger) == sorted(
+        (carc, f"{amount:.2f}", category) for _, carc, amount, category, _ in marts
+    )
+
+
+HAND_CHECKED = (
+    "select claim_key, claim_status_code, is_denied, is_fully_denied, denied_amount from fct_remittance_claims",
+    "select claim_key, line_index, carc, amount, denial_category, is_denial, classification_basis "
+    "from fct_claim_adjustments",
+    "select claim_key from fct_claim_reconciliation",
+)
+
+
+def test_postgres_marts_give_the_same_hand_checked_rows(posted):
+    """The rows the tests above hold to hand-written values, from the dbt build on PostgreSQL."""
+    if posted.admin_url is None:
+        pytest.skip("the PostgreSQL build runs on the postgres variant of hand_world")
+    with posted.marts_on_postgres() as pg:
+        for sql in HAND_CHECKED:
+            on_postgres = sorted((tuple(r) for r in pg.execute(sql).fetchall()), key=repr)
+            assert on_postgres == sorted(posted.marts(sql), key=repr), sql
