@@ -1,6 +1,6 @@
 """The generator's own CARC table: the codes it writes and what it means by each.
 
-Written by hand here, on purpose not read from the project's reference seeds or classifier:
+Written by hand here, on purpose not read from the project's reference tables or classifier:
 the ground truth must come from the generator's own model, so that a wrong row in the
 project's classification shows up as a difference instead of being copied into the truth.
 

@@ -470,7 +470,7 @@ class _CorpusWriter:
 
     def _claims_export_row(self, c: Claim, p: Patient, fac: Facility, name: str) -> tuple[str, ...]:
         """The billing system's view of a claim (status after appeal)."""
-        status = "overturned" if c.overturn_day else c.status
+        status = "overturned" if c.overturn_day else (c.current or c.status)
         codes = ";".join(f"{ln.code}-{ln.modifier}" if ln.modifier else (ln.code or ln.revenue) for ln in c.lines)
         plan = PLAN_LABELS[c.payer.kind]
         if c.payer.kind == "medicare":
