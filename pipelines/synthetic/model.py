@@ -540,14 +540,17 @@ class Simulator:
     def _adjudicate(self, payer: Payer, lines: list[Line], institutional: bool, inpatient: bool) -> _Adjudication:
         """Contract payment of every line, and what the payer actually pays.
 
-        The generator's contract price decides the allowed amount; the payer then either prices right, or
-        (random underpayment) prices the line at 80-95 % of the contract and applies the patient's benefits
-        to its own lower allowed, or (planted scenario) allows the contract price and pays a share of it.
-        So AMT*B6 and the payment shortfall are two separate facts, never one by construction."""
+        The generator's contract price decides the allowed amount.  An underpaying payer either prices
+        the line below the contract (planted scenario, and half the random underpayments) and applies the
+        patient's benefits to its own lower allowed, or allows the contract price and pays less (an
+        unexplained discount, CO-131: AMT*B6 shows nothing).  So AMT*B6 and the payment shortfall are two
+        separate facts, never one by construction."""
         r = self.rng.random
-        underpay_bp = 0  # random pricing error: allowed at 80-95 % of contract (basis points)
+        underpay_bp = 0  # random underpayment: 80-95 % of contract (basis points)
+        discount = False
         if r() < self.spec.underpayment_rate:
             underpay_bp = 8000 + int(r() * 1500)
+            discount = r() < 0.5
         ded_left, coins_pct, copay = self._benefits(payer, institutional, inpatient)
         payer_ded_left = ded_left  # the payer's own deductible accounting on its own allowed amounts
         medicare = payer.kind == "medicare"
@@ -572,13 +575,9 @@ class Simulator:
             result = line_result(charge, pay, pr, seq, ded, cop, coins)
             expected.append(result)
             planted_bp = underpay.get((payer.key, ln.code)) if underpay else None
-            if planted_bp is not None:  # one underpayment cause per line keeps the planted effect exact
-                payer_ded_left -= ded
-                actual_pay = pay * planted_bp // 10000
-                if actual_pay != pay:
-                    result = _discounted_line(charge, result, actual_pay)
-            elif underpay_bp:
-                priced = contract * underpay_bp // 10000
+            bp = underpay_bp if planted_bp is None else planted_bp  # one cause per line keeps the plant exact
+            if bp and (planted_bp is not None or not discount):  # priced below the contract
+                priced = contract * bp // 10000
                 actual_pay, apr, aseq, aded, acop, acoins, payer_ded_left = _benefits_on(
                     priced, payer_ded_left, coins_pct, copay, em, medicare
                 )
@@ -587,7 +586,9 @@ class Simulator:
                 mispriced = True
             else:
                 payer_ded_left -= ded
-                actual_pay = pay
+                actual_pay = pay * bp // 10000 if bp else pay
+                if actual_pay != pay:
+                    result = _discounted_line(charge, result, actual_pay)
             underpaid += pay - actual_pay
             actual_paid += actual_pay
             actual_pr += pr

@@ -176,7 +176,7 @@ def _history(sim: Simulator, c: Claim) -> None:
         if r() < spec.corrected_underpayment_rate:
             _correct(sim, c)
         return
-    if r() < spec.recoupment_rate:
+    if c.paid > 0 and r() < spec.recoupment_rate:  # only money paid can be taken back
         _recoup(sim, c)
 
 

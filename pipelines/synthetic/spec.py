@@ -40,8 +40,8 @@ class SlowPayer:
 
 @dataclass(frozen=True)
 class SystematicUnderpayment:
-    """``payer`` pays lines with procedure ``cpt`` at ``pct_of_contract`` percent of
-    the contracted payment (e.g. 85.0)."""
+    """``payer`` prices lines with procedure ``cpt`` at ``pct_of_contract`` percent of the
+    contract's allowed amount (e.g. 85.0) and pays what the patient's benefits leave of that."""
 
     payer: str
     cpt: str

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from pipelines.ingest.money import CENT, MONEY_PRECISION, MONEY_SCALE
 
-from .model import PAID, Claim
+from .model import ALLOWED, PAID, Claim
 from .money import x12_amount
 from .situations import allowed_shortfall
 from .spec import CarcSpike, CorpusSpec, Intervention, SlowPayer, SystematicUnderpayment
@@ -333,6 +333,8 @@ class TruthAccumulator:
                 k["lines"] += 1
                 k["expected"] += c.expected_results[i][PAID]
                 k["paid"] += c.line_results[i][PAID]
+                k["allowed_expected"] += c.expected_results[i][ALLOWED]
+                k["allowed"] += c.line_results[i][ALLOWED]
 
     def add_clp(self, status: str, charge: int, paid: int, pr: int, cas: list[tuple[str, str, int]]) -> None:
         """Record one CLP loop exactly as written to an 835."""
@@ -531,6 +533,10 @@ class TruthAccumulator:
                     "expected": x12_amount(k["expected"]),
                     "paid": x12_amount(k["paid"]),
                     "shortfall": x12_amount(k["expected"] - k["paid"]),
+                    # the contract's allowed and the payer's AMT*B6 (the lines' first remittance)
+                    "allowed_expected": x12_amount(k["allowed_expected"]),
+                    "allowed": x12_amount(k["allowed"]),
+                    "allowed_shortfall": x12_amount(k["allowed_expected"] - k["allowed"]),
                 }
             elif isinstance(s, Intervention):
                 entry["from_month_label"] = self.labels[s.from_month - 1]

@@ -105,9 +105,12 @@ def test_planted_scenarios_are_visible(demo_corpus):
     gap = slow["effect"]["mean_days_to_pay"] - slow["effect"]["other_payers_mean_days_to_pay"]
     assert gap > slow["parameters"]["extra_days"] - 5
 
-    # systematic underpayment: paid/expected close to the planted percentage
-    ratio = Decimal(under["effect"]["paid"]) / Decimal(under["effect"]["expected"])
+    # systematic underpayment: the payer's allowed / the contract's close to the planted percentage,
+    # and the payment short by a different amount (the patient's share absorbs part of the cut)
+    ratio = Decimal(under["effect"]["allowed"]) / Decimal(under["effect"]["allowed_expected"])
     assert abs(ratio * 100 - Decimal(str(under["parameters"]["pct_of_contract"]))) < 1
+    assert Decimal(under["effect"]["shortfall"]) > 0
+    assert under["effect"]["shortfall"] != under["effect"]["allowed_shortfall"]
 
     # the working intervention lowers its category's rate; the null one does not
     def before_after(scenario):
