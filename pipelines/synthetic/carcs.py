@@ -42,7 +42,12 @@ CARC_TABLE: dict[str, CarcMeaning] = _table(
     ("14", "The date of birth follows the date of service", "registration", True),
     ("16", "Claim/service lacks information or has submission/billing error(s)", "missing_information", True),
     ("252", "An attachment/other documentation is required to adjudicate", "missing_information", True),
-    ("226", "Information requested from the provider was not provided or was insufficient", "missing_information", True),
+    (
+        "226",
+        "Information requested from the provider was not provided or was insufficient",
+        "missing_information",
+        True,
+    ),
     ("125", "Submission/billing error(s)", "missing_information", True),
     ("197", "Precertification/authorization/notification/pre-treatment absent", "authorization", True),
     ("15", "The authorization number is missing, invalid, or does not apply", "authorization", True),
@@ -75,12 +80,22 @@ CARC_TABLE: dict[str, CarcMeaning] = _table(
     ("1", "Deductible amount", "patient_responsibility", False),
     ("2", "Coinsurance amount", "patient_responsibility", False),
     ("3", "Co-payment amount", "patient_responsibility", False),
-    ("45", "Charge exceeds fee schedule/maximum allowable or contracted/legislated fee arrangement", "contractual", False),
+    (
+        "45",
+        "Charge exceeds fee schedule/maximum allowable or contracted/legislated fee arrangement",
+        "contractual",
+        False,
+    ),
     ("253", "Sequestration - reduction in federal payment", "contractual", False),
     ("59", "Processed based on multiple or concurrent procedure rules", "contractual", False),
     ("131", "Claim specific negotiated discount", "contractual", False),
     ("94", "Processed in excess of charges", "contractual", False),
-    ("23", "The impact of prior payer(s) adjudication including payments and/or adjustments", "coordination_of_benefits", False),
+    (
+        "23",
+        "The impact of prior payer(s) adjudication including payments and/or adjustments",
+        "coordination_of_benefits",
+        False,
+    ),
     ("101", "Predetermination: anticipated payment upon completion of services or claim adjudication", "other", False),
 )
 

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import pyarrow.parquet as pq
 
+from .carcs import CARC_TABLE, denial_carcs, denial_categories
 from .catalog import MAX_FACILITIES, PAYERS, SERVICES, Facility
 from .csv_exports import (
     CLAIMS_COLUMNS,
@@ -30,7 +31,6 @@ from .csv_exports import (
     column_map,
     headers,
 )
-from .carcs import CARC_TABLE, denial_carcs, denial_categories
 from .model import Adjustment, Claim, Followup, Patient, Simulator
 from .money import accounting, dollars, x12_amount
 from .spec import CorpusSpec, SpecError, validate_spec

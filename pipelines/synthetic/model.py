@@ -15,6 +15,7 @@ from datetime import date
 from itertools import accumulate
 from typing import Final
 
+from .carcs import CARC_TABLE, CarcMeaning
 from .catalog import (
     CARC_PREFERENCES,
     CATEGORY_SHARES,
@@ -37,7 +38,6 @@ from .catalog import (
     Service,
     build_facilities,
 )
-from .carcs import CARC_TABLE, CarcMeaning
 from .money import x12_amount
 from .spec import CarcSpike, CorpusSpec, Intervention, Scenario, SlowPayer, SystematicUnderpayment
 

@@ -53,9 +53,9 @@ def plant(sim: Simulator, c: Claim) -> None:
     if c.status == "paid" and c.line_results is not None:
         _decorate_lines(sim, c)
     _history(sim, c)
-    if c.status == "paid" and not c.drg and any(ln.service.needs_auth for ln in c.lines):
-        if r() < spec.predetermination_rate:
-            _predetermination(sim, c)
+    elective = c.status == "paid" and not c.drg and any(ln.service.needs_auth for ln in c.lines)
+    if elective and r() < spec.predetermination_rate:
+        _predetermination(sim, c)
 
 
 # ------------------------------------------------------------------ pricing
@@ -168,10 +168,9 @@ def _history(sim: Simulator, c: Claim) -> None:
         return
     if c.status != "paid" or c.line_results is None:
         return
-    if c.payer.kind == "medicare" and c.patient_resp > 0 and not c.underpaid:
-        if r() < spec.cob_rate:
-            _cob(sim, c)
-            return
+    if c.payer.kind == "medicare" and c.patient_resp > 0 and not c.underpaid and r() < spec.cob_rate:
+        _cob(sim, c)
+        return
     if c.underpaid:
         if r() < spec.corrected_underpayment_rate:
             _correct(sim, c)
@@ -193,7 +192,9 @@ def _partial_overturn(sim: Simulator, c: Claim) -> None:
 
 def _reversal(c: Claim, day: int) -> Followup:
     """CLP02=22: the first remittance negated."""
-    return Followup(day, c.payer_ix, "reversal", "22", -1, -c.paid, -c.patient_resp, c.line_results, c.claim_cas, c.payer_ccn)
+    return Followup(
+        day, c.payer_ix, "reversal", "22", -1, -c.paid, -c.patient_resp, c.line_results, c.claim_cas, c.payer_ccn
+    )
 
 
 def _correct(sim: Simulator, c: Claim) -> None:
@@ -244,7 +245,7 @@ def _cob(sim: Simulator, c: Claim) -> None:
     c.followups.append(
         Followup(sec_day, sec, "secondary", "2", 1, share - sec_pr, sec_pr, None, sec_cas, _ccn(sim, sec, c))
     )
-    chain = (c.payer_ix, sec)
+    chain: tuple[int, ...] = (c.payer_ix, sec)
     balance = sec_pr
     rest = [i for i in others if i != sec]
     if sec_pr and rest and r() < sim.spec.tertiary_rate:

@@ -103,7 +103,8 @@ class CorpusSpec:
 
     def without_situations(self) -> CorpusSpec:
         """The same spec with every situation of ``SITUATION_RATES`` turned off."""
-        return replace(self, **dict.fromkeys(SITUATION_RATES, 0.0))
+        off: dict[str, Any] = dict.fromkeys(SITUATION_RATES, 0.0)
+        return replace(self, **off)
 
     def to_json(self) -> dict[str, Any]:
         """The spec as plain JSON-able data (dates as ISO strings, scenarios tagged by kind)."""

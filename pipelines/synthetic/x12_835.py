@@ -84,8 +84,7 @@ def followup_payment(
     if f.claim_cas:
         cas_segments(f.claim_cas, f.sign, out, sink)
     out.append(
-        f"NM1*QC*1*{pat.last}*{pat.first}****MI*{pat.member_id}~\n"
-        f"DTM*232*{d8[c.first_day]}~\nDTM*233*{d8[c.last_day]}"
+        f"NM1*QC*1*{pat.last}*{pat.first}****MI*{pat.member_id}~\nDTM*232*{d8[c.first_day]}~\nDTM*233*{d8[c.last_day]}"
     )
     if f.results is not None:
         _service_payments(c, f.results, f.sign, d8=d8, out=out, sink=sink)

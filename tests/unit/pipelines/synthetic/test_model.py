@@ -24,7 +24,7 @@ def test_every_line_and_claim_balances(seed, denial_rate, share):
     for c in claims:
         assert c.billed == sum(ln.charge for ln in c.lines) > 0
         above_charges = {"overpayment", "drg"} & set(c.situations)  # CO-94: paid above the charges
-        assert 0 <= c.paid and (c.paid <= c.billed or above_charges)
+        assert c.paid >= 0 and (c.paid <= c.billed or above_charges)
         cas_total = sum(a for _, _, a in c.claim_cas)
         pr_total = sum(a for g, _, a in c.claim_cas if g == "PR")
         for ln, res in zip(c.lines, c.line_results or (), strict=False):

@@ -20,11 +20,11 @@ from pipelines.synthetic import (
     check_spec,
     generate_corpus,
 )
-from pipelines.synthetic.money import accounting, dollars, x12_amount
 from pipelines.synthetic.carcs import CARC_TABLE, UNKNOWN_CARCS
 from pipelines.synthetic.generator import REDELIVERY_SUFFIX
-from pipelines.synthetic.spec import SITUATION_RATES
+from pipelines.synthetic.money import accounting, dollars, x12_amount
 from pipelines.synthetic.scenarios import PRESETS, parse_scenario
+from pipelines.synthetic.spec import SITUATION_RATES
 
 
 @pytest.mark.parametrize(
