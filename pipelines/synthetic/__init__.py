@@ -14,7 +14,7 @@ byte-identical:
 - ``claims_export.csv``, ``payments_export.csv``, ``denials_worklist.csv``,
   ``deposits.csv``: billing-system style exports (header names vary with the seed);
 - ``ground_truth.json`` + ``truth_claims.parquet``: exactly what was generated and, from the
-  generator's own model (its own CARC table, never the project's seeds or classifier), where each
+  generator's own model (its own CARC table, never the project's reference tables or classifier), where each
   claim stands now;
 - ``manifest.json``: spec, files with SHA-256 and size, generator version.
 

@@ -53,8 +53,13 @@ def plant(sim: Simulator, c: Claim) -> None:
     if c.status == "paid" and c.line_results is not None:
         _decorate_lines(sim, c)
     _history(sim, c)
-    elective = c.status == "paid" and not c.drg and any(ln.service.needs_auth for ln in c.lines)
-    if elective and r() < spec.predetermination_rate:
+    # the draw first, the scan of the lines only for the few drawn: elective services are predetermined
+    if (
+        c.status == "paid"
+        and not c.drg
+        and r() < spec.predetermination_rate
+        and any(ln.service.needs_auth for ln in c.lines)
+    ):
         _predetermination(sim, c)
 
 
@@ -95,9 +100,10 @@ def _decorate_lines(sim: Simulator, c: Claim) -> None:
     r = sim.srng.random
     results = c.line_results
     assert results is not None
-    procedures = [i for i, ln in enumerate(c.lines) if ln.service.kind in ("proc", "img")]
-    if len(procedures) >= 2 and not c.underpaid and r() < spec.reduction_rate:
-        _reduce(c, procedures[1])
+    if r() < spec.reduction_rate and not c.underpaid:  # the draw first: most claims stop here, cheaply
+        procedures = [i for i, ln in enumerate(c.lines) if ln.service.kind in ("proc", "img")]
+        if len(procedures) >= 2:
+            _reduce(c, procedures[1])
     if c.payer.kind != "medicare" and not c.underpaid and r() < spec.overpayment_rate:
         _overpay(sim, c)
     if r() < spec.zero_cas_rate:

@@ -99,6 +99,10 @@ class ClaimFacts:
 
 def claim_facts(c: Claim) -> ClaimFacts:
     """The current adjudication of ``c``: nets reversals and corrections, follows the COB chain."""
+    if not c.followups and not c.overturn_day and not c.current:  # most claims: one remittance, one payer
+        status = INITIAL_STATUS[c.status]
+        shortfall = allowed_shortfall(c) if c.mispriced else 0
+        return ClaimFacts(c.paid, c.paid, c.patient_resp, status, 0, c.underpaid, shortfall)
     primary = c.paid
     others = 0
     for f in c.followups:
