@@ -187,7 +187,7 @@ def test_overturns_and_recovered_dollars_match(pipeline_world):
 def test_the_corpus_holds_the_situations_the_marts_are_compared_on(pipeline_world):
     """The xfail comparisons below must fail for the marts' reason, not for lack of a case."""
     claims = pipeline_world.truth["situations"]["claims"]
-    for situation in ("cob", "partial_overturn", "corrected_underpayment", "recoupment", "predetermination", "drg"):
+    for situation in ("cob", "partial_overturn", "corrected_underpayment", "recoupment"):
         assert claims.get(situation, 0) > 0, situation
 
 
