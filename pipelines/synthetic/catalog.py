@@ -414,7 +414,7 @@ LAST_NAMES = (
 STREETS = ("MAPLE AVE", "ELM ST", "HARBOR RD", "SUMMIT DR", "BIRCH LN", "MILL ST", "CANAL WAY", "ORCHARD CT")
 
 # Root-cause mix of initial denials (shares of denied claims).  Categories the
-# reference map does not (or no longer) define are dropped and the rest renormalised.
+# generator's CARC table (carcs.py) does not define are dropped and the rest renormalised.
 CATEGORY_SHARES: dict[str, float] = {
     "eligibility": 0.25,
     "registration": 0.03,
@@ -431,7 +431,7 @@ CATEGORY_SHARES: dict[str, float] = {
 }
 
 # Preferred CARCs per category (weights); codes missing from the map are skipped
-# and the category falls back to every denial CARC the map gives it.
+# and the category falls back to every denial CARC the CARC table gives it.
 CARC_PREFERENCES: dict[str, dict[str, int]] = {
     "eligibility": {"27": 35, "31": 30, "26": 10, "109": 10, "140": 8, "177": 7},
     "registration": {"13": 50, "14": 50},

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import pyarrow.parquet as pq
 
+from .carcs import CARC_TABLE, denial_carcs, denial_categories
 from .catalog import MAX_FACILITIES, PAYERS, SERVICES, Facility
 from .csv_exports import (
     CLAIMS_COLUMNS,
@@ -30,16 +31,15 @@ from .csv_exports import (
     column_map,
     headers,
 )
-from .model import Adjustment, Claim, Patient, Simulator
+from .model import Adjustment, Claim, Followup, Patient, Simulator
 from .money import accounting, dollars, x12_amount
-from .reference import CarcInfo, load_carc_map, load_rarc_ids
 from .spec import CorpusSpec, SpecError, validate_spec
 from .truth import TRUTH_SCHEMA, TruthAccumulator
-from .x12_835 import VERSION_835, claim_payment, plb_segment, remittance_header
+from .x12_835 import VERSION_835, claim_payment, followup_payment, plb_segment, remittance_header
 from .x12_837 import VERSION_837I, VERSION_837P, DateText, billing_provider_header, claim_segments, transaction_header
 from .x12_envelope import gs, interchange, isa, wrap_transaction
 
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "2.0.0"
 OUTPUT_PATTERNS = (
     "claims_*.837",
     "remits_*.835",
@@ -57,7 +57,17 @@ PLAN_LABELS = {
     "commercial": "Commercial PPO",
     "hmo": "Managed Care HMO",
 }
-TRANSACTION_TYPES = {"reversal": "Reversal", "repayment": "Correction"}
+TRANSACTION_TYPES = {
+    "reversal": "Reversal",
+    "repayment": "Correction",
+    "correction": "Correction",
+    "readjudication": "Denial",
+    "secondary": "Payment",
+    "tertiary": "Payment",
+    "predetermination": "Predetermination",
+}
+#: Name of the copy of an 835 delivered a second time (same remittances, new envelope).
+REDELIVERY_SUFFIX = "_redelivery"
 STATUS_LABELS = {"paid": "Paid", "partial": "Partially Paid", "denied": "Denied", "overturned": "Paid on Appeal"}
 
 
@@ -150,85 +160,82 @@ def _month_labels(spec: CorpusSpec) -> dict[int, str]:
     return out
 
 
-def _group_checks(
-    batch: list[Claim], pats: list[Patient]
-) -> dict[tuple[int, int, int], list[tuple[str, Claim, Patient]]]:
-    """Claim loops by payment (pay day, payer, facility): each claim's first remittance and,
-    when overturned, its reversal and repayment on the overturn day."""
-    checks: dict[tuple[int, int, int], list[tuple[str, Claim, Patient]]] = {}
+#: One claim loop to write: (kind, claim, patient, the later event or None for the claim's own loops).
+CheckItem = tuple[str, Claim, Patient, Followup | None]
+
+
+def _group_checks(batch: list[Claim], pats: list[Patient]) -> dict[tuple[int, int, int], list[CheckItem]]:
+    """Claim loops by payment (pay day, payer, facility): each claim's first remittance, when
+    overturned its reversal and repayment on the overturn day, and its later events (situations)."""
+    checks: dict[tuple[int, int, int], list[CheckItem]] = {}
     for c, p in zip(batch, pats, strict=True):
-        checks.setdefault((c.remit_day, c.payer_ix, c.facility), []).append(("initial", c, p))
+        checks.setdefault((c.remit_day, c.payer_ix, c.facility), []).append(("initial", c, p, None))
         if c.overturn_day:
             later = checks.setdefault((c.overturn_day, c.payer_ix, c.facility), [])
-            later.append(("reversal", c, p))
-            later.append(("repayment", c, p))
+            later.append(("reversal", c, p, None))
+            later.append(("repayment", c, p, None))
+        for f in c.followups:
+            checks.setdefault((f.day, f.payer_ix, c.facility), []).append((f.kind, c, p, f))
     return checks
 
 
 def _payment_row(
-    c: Claim, kind: str, clp: tuple[str, int, int, int], sink: list[Adjustment], *, trace: str, pay_text: str
+    c: Claim,
+    kind: str,
+    clp: tuple[str, int, int, int],
+    sink: list[Adjustment],
+    *,
+    payer_name: str,
+    trace: str,
+    pay_text: str,
 ) -> tuple[str, ...]:
     """The payments-export row of one claim loop (CLP02..CLP05 in ``clp``)."""
     status, charge, paid, pr = clp
     # CLP03 - CLP04 = all CAS and CLP05 = PR CAS, so this is the provider-side (CO/OA/PI) adjustment
     adjustment = -(charge - paid - pr)
-    if c.category and kind != "repayment":
+    if c.category and kind in ("initial", "reversal"):
         carc = c.carc
     else:
         carc = next((k for g, k, _ in sink if g != "PR"), "")
     ttype = ("Denial" if status == "4" else "Payment") if kind == "initial" else TRANSACTION_TYPES[kind]
-    return (c.pcn, c.payer.name, trace, pay_text, accounting(paid), accounting(adjustment), carc, ttype)
+    return (c.pcn, payer_name, trace, pay_text, accounting(paid), accounting(adjustment), carc, ttype)
 
 
-def check_spec(spec: CorpusSpec, *, reference_dir: Path | None = None) -> None:
+def check_spec(spec: CorpusSpec) -> None:
     """Raise ``SpecError`` (naming the field) if ``spec`` cannot be generated; writes nothing."""
-    carc_map = load_carc_map(reference_dir)
-    _validate(spec, carc_map)
-
-
-def _validate(spec: CorpusSpec, carc_map: dict[str, CarcInfo]) -> None:
-    denial_carcs = frozenset(k for k, v in carc_map.items() if v.is_denial)
     if not isinstance(spec.payers, int) or not 2 <= spec.payers <= len(PAYERS):
         raise SpecError(f"payers: must be between 2 and {len(PAYERS)}")
     validate_spec(
         spec,
         payer_keys=tuple(p.key for p in PAYERS[: spec.payers]),
         max_facilities=MAX_FACILITIES,
-        denial_categories=frozenset(carc_map[c].category for c in denial_carcs),
-        known_carcs=denial_carcs,
+        denial_categories=denial_categories(),
+        known_carcs=denial_carcs(),
         known_procedures=frozenset(k for k in SERVICES if SERVICES[k].code),
     )
 
 
 def generate_corpus(
-    spec: CorpusSpec,
-    out_dir: Path,
-    *,
-    progress: Callable[[int, int], None] | None = None,
-    reference_dir: Path | None = None,
+    spec: CorpusSpec, out_dir: Path, *, progress: Callable[[int, int], None] | None = None
 ) -> CorpusManifest:
     """Generate the corpus described by ``spec`` into ``out_dir`` and return its manifest.
 
     Raises ``SpecError`` (naming the field) before writing anything when the spec is invalid.
     ``progress(done, total)`` is called after each batch of claims.
     """
-    carc_map = load_carc_map(reference_dir)
-    _validate(spec, carc_map)
-    rarc_ids = load_rarc_ids(reference_dir)
+    check_spec(spec)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     _clear_previous_output(out_dir)
-    return _CorpusWriter(spec, out_dir, carc_map, rarc_ids).run(progress)
+    return _CorpusWriter(spec, out_dir).run(progress)
 
 
 class _CorpusWriter:
-    def __init__(
-        self, spec: CorpusSpec, out_dir: Path, carc_map: dict[str, CarcInfo], rarc_ids: frozenset[str]
-    ) -> None:
+    def __init__(self, spec: CorpusSpec, out_dir: Path) -> None:
         self.spec = spec
         self.out_dir = out_dir
-        self.carc_map = carc_map
-        self.sim = Simulator(spec, carc_map, rarc_ids)
+        self.carc_map = CARC_TABLE
+        self.sim = Simulator(spec)
         self.d8 = DateText()
         self.dialect = spec.seed % 3
         self.csv_date = DateFormatter(DATE_FORMATS[self.dialect])
@@ -238,7 +245,7 @@ class _CorpusWriter:
         self.control = 0
         self.trace = 0
         self.files: list[ManifestFile] = []
-        self.file_counts = {"837": 0, "835": 0, "csv": 0}
+        self.file_counts = {"837": 0, "835": 0, "835_redelivered": 0, "csv": 0}
 
     # ----------------------------------------------------------------- driver
     def run(self, progress: Callable[[int, int], None] | None) -> CorpusManifest:
@@ -343,6 +350,7 @@ class _CorpusWriter:
     def _write_835(self, file_no: int, batch: list[Claim], pats: list[Patient], csvs: dict[str, _CsvFile]) -> None:
         """One 835 file per batch: one transaction (check or EFT) per payment day, payer and facility."""
         checks = _group_checks(batch, pats)
+        bpr_before = self.truth.cents["bpr_total"]
         self.control += 1
         control = self.control
         payments = csvs.get("payments_export.csv")
@@ -361,12 +369,29 @@ class _CorpusWriter:
         )
         self._write_text(name, text)
         self.file_counts["835"] += 1
+        if self.sim.srng.random() < self.spec.redelivery_rate:
+            self._redeliver(file_no, first_day, transactions, bpr_before)
+
+    def _redeliver(self, file_no: int, first_day: int, transactions: list[str], bpr_before: int) -> None:
+        """The clearinghouse delivers the same remittances again a day later in a new envelope (new
+        ISA13/GS06) as a separate file: the money must be counted once."""
+        self.control += 1
+        control = self.control
+        text = interchange(
+            isa("CLEARHOUSE01", "HOSPGROUP", first_day + 1, control),
+            gs("HP", "CLEARHOUSE01", "HOSPGROUP", first_day + 1, control, VERSION_835),
+            transactions,
+            control,
+        )
+        self._write_text(f"remits_{file_no:05d}{REDELIVERY_SUFFIX}.835", text)
+        self.file_counts["835_redelivered"] += 1
+        self.truth.add_redelivery(len(transactions), self.truth.cents["bpr_total"] - bpr_before)
 
     def _check_transaction(
         self,
         st_no: int,
         key: tuple[int, int, int],
-        items: list[tuple[str, Claim, Patient]],
+        items: list[CheckItem],
         payments: _CsvFile | None,
         deposits: _CsvFile | None,
     ) -> str:
@@ -380,17 +405,23 @@ class _CorpusWriter:
         trace = f"{payer.payer_id}{self.trace:09d}" if eft else f"{self.trace:08d}"
         clp_segments = ["LX*1"]
         total_paid = 0
-        for kind, c, p in items:
+        for kind, c, p, f in items:
             sink: list[Adjustment] = []
-            status, charge, paid, pr = claim_payment(c, p, self.d8, kind, clp_segments, sink)
+            if f is None:
+                clp = claim_payment(c, p, self.d8, kind, clp_segments, sink)
+            else:
+                clp = followup_payment(c, f, payer, p, self.d8, clp_segments, sink)
+            status, charge, paid, pr = clp
             self.truth.add_clp(status, charge, paid, pr, sink)
             total_paid += paid
             if payments:
-                payments.writer.writerow(
-                    _payment_row(c, kind, (status, charge, paid, pr), sink, trace=trace, pay_text=self.mdy[pay_day])
-                )
+                row = _payment_row(c, kind, clp, sink, payer_name=payer.name, trace=trace, pay_text=self.mdy[pay_day])
+                payments.writer.writerow(row)
         plb = self._provider_adjustments(total_paid, items[0][1].pcn, pay_day)
         bpr = total_paid - sum(a for _, _, a in plb)
+        if bpr < 0:  # a recoupment larger than the rest of the payment: the payer carries the debt forward
+            plb.append(("FB", f"FB{items[0][1].pcn}", bpr))
+            bpr = 0
         if plb:
             clp_segments.append(plb_segment(fac, date.fromordinal(pay_day).year, plb))
             for reason, _, amount in plb:
@@ -439,7 +470,7 @@ class _CorpusWriter:
 
     def _claims_export_row(self, c: Claim, p: Patient, fac: Facility, name: str) -> tuple[str, ...]:
         """The billing system's view of a claim (status after appeal)."""
-        status = "overturned" if c.overturn_day else c.status
+        status = "overturned" if c.overturn_day else (c.current or c.status)
         codes = ";".join(f"{ln.code}-{ln.modifier}" if ln.modifier else (ln.code or ln.revenue) for ln in c.lines)
         plan = PLAN_LABELS[c.payer.kind]
         if c.payer.kind == "medicare":

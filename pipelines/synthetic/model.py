@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from itertools import accumulate
 from typing import Final
 
+from .carcs import CARC_TABLE, CarcMeaning
 from .catalog import (
     CARC_PREFERENCES,
     CATEGORY_SHARES,
@@ -38,7 +39,6 @@ from .catalog import (
     build_facilities,
 )
 from .money import x12_amount
-from .reference import CarcInfo
 from .spec import CarcSpike, CorpusSpec, Intervention, Scenario, SlowPayer, SystematicUnderpayment
 
 # Line result tuple layout (kept as tuples: millions of them are built).
@@ -83,6 +83,23 @@ class Line:
 Adjustment = tuple[str, str, int]
 #: One adjudicated line: (paid, patient_resp, allowed, adjustments, rarc | None); see PAID .. RARC.
 LineResult = tuple[int, int, int, tuple[Adjustment, ...], str | None]
+
+
+@dataclass(slots=True)
+class Followup:
+    """A later CLP loop about a claim: a reversal, a correction, a re-adjudication, a secondary or
+    tertiary payer's payment, or a predetermination (money in cents, signed as written in CLP04/CLP05)."""
+
+    day: int  # payment day of the remittance that carries it
+    payer_ix: int  # the payer that sends it (a secondary payer for COB)
+    kind: str  # reversal | correction | readjudication | secondary | tertiary | predetermination
+    clp02: str
+    sign: int  # -1: the loop negates ``results``/``claim_cas`` (a reversal)
+    paid: int
+    pr: int
+    results: list[LineResult] | None
+    claim_cas: tuple[Adjustment, ...]
+    ccn: str  # the payer's claim control number (CLP07)
 
 
 @dataclass(slots=True)
@@ -131,6 +148,20 @@ class Claim:
     repay_results: list[LineResult] | None
     repay_paid: int
     repay_pr: int
+    # situations (see situations.py); defaults = none planted
+    mispriced: bool = False  # the payer's allowed differs from the contract's on some line
+    followups: list[Followup] = field(default_factory=list)
+    situations: list[str] = field(default_factory=list)
+    moa_rarc: str | None = None  # claim-level remark of the first remittance (MA18 on a crossover)
+    received_day: int = 0  # DTM*050 written when not 0
+    allowed_reported: bool = True  # AMT*B6 written on the service lines
+    drg: str = ""  # CLP11 / HI*DR when priced by DRG case rate
+    drg_weight: str = ""
+    chain: tuple[int, ...] = ()  # payers that adjudicated it in order, when more than the primary
+    balance: int | None = None  # patient balance when a situation changed it (COB, recoupment, correction)
+    current: str = ""  # current adjudication when a situation changed it: paid | denied
+    corrected: int = 0  # increment paid by a corrected underpayment
+    recouped: int = 0  # payment taken back by a recoupment
 
 
 @dataclass(slots=True)
@@ -152,6 +183,9 @@ class _Adjudication:
     expected_paid: int
     expected_pr: int
     underpaid: int
+    actual_paid: int
+    actual_pr: int
+    mispriced: bool
 
 
 @dataclass(slots=True)
@@ -202,6 +236,25 @@ class Patient:
     dependent: bool
 
 
+def _discounted_line(charge: int, result: LineResult, actual_pay: int) -> LineResult:
+    """A line the payer allows at the contract price but pays less: the gap is an unexplained
+    'negotiated discount' (CO-131), so AMT*B6 shows no variance although the payment is short."""
+    pay, pr, allowed, cas, _ = result
+    return (actual_pay, pr, allowed, (*cas, ("CO", "131", pay - actual_pay)), None)
+
+
+def _benefits_on(allowed: int, ded_left: int, coins_pct: int, copay: int, em: bool, medicare: bool) -> tuple[int, ...]:
+    """(pay, pr, seq, ded, copay, coinsurance, deductible left) of one line allowed at ``allowed``."""
+    ded = ded_left if ded_left < allowed else allowed
+    rest = allowed - ded
+    cop = copay if em and copay < rest else (rest if em and copay else 0)
+    rest -= cop
+    coins = rest * coins_pct // 100
+    rest -= coins
+    seq = rest * 2 // 100 if medicare else 0
+    return rest - seq, ded + cop + coins, seq, ded, cop, coins, ded_left - ded
+
+
 def _line_result(charge: int, pay: int, pr: int, seq: int, ded: int, cop: int, coins: int) -> LineResult:
     """A paid line: CO-45 takes what payment, patient share and sequestration leave of the charge,
     so the line balances by construction."""
@@ -223,9 +276,15 @@ def _line_result(charge: int, pay: int, pr: int, seq: int, ded: int, cop: int, c
 class Simulator:
     """Draws claims ``0 .. spec.claims-1`` in order from one seeded stream."""
 
-    def __init__(self, spec: CorpusSpec, carc_map: dict[str, CarcInfo], rarc_ids: frozenset[str]) -> None:
+    def __init__(self, spec: CorpusSpec) -> None:
         self.spec = spec
         self.rng = random.Random(spec.seed)
+        # situations draw from their own stream: turning one on or off leaves the base corpus as it was
+        self.srng = random.Random(spec.seed * 7919 + 104729)
+        from .situations import plant  # situations build on this module's types
+
+        self._plant = plant
+        carc_map = CARC_TABLE
         self.payers: tuple[Payer, ...] = PAYERS[: spec.payers]
         self.facilities: tuple[Facility, ...] = build_facilities(spec.facilities)
         self.start_day = spec.start.toordinal()
@@ -243,7 +302,7 @@ class Simulator:
         by_cat = _denial_carcs_by_category(carc_map)
         self.categories, self.shares = _category_shares(by_cat)
         self.carc_choices = {cat: _carc_choice(cat, carc_map, by_cat[cat]) for cat in self.categories}
-        self.rarcs = _known_rarcs(rarc_ids)
+        self.rarcs = dict(RARCS_FOR_CARC)
         self.payer_denial = _payer_denial_rates(self.payers, spec.denial_rate)
 
         scenarios = spec.scenarios
@@ -347,7 +406,7 @@ class Simulator:
         remit_day = self._remit_day(payer, submit_day)
         overturn_day = self._overturn_day(payer, outcome.status, category, remit_day)
         overturned = overturn_day != 0
-        return Claim(
+        claim = Claim(
             idx=idx,
             pcn=f"{self.facilities[fix].code}{idx + 1:08d}",
             ctype="I" if institutional else "P",
@@ -365,6 +424,7 @@ class Simulator:
             auth=_prior_authorization(idx, category, lines),
             place=place,
             payer_ccn=f"{payer.payer_id}{idx * 7 + 1000003:011d}",
+            mispriced=adjudication.mispriced,
             billed=billed,
             clp02=clp02,
             status=outcome.status,
@@ -390,6 +450,8 @@ class Simulator:
             repay_paid=adjudication.expected_paid if overturned else 0,
             repay_pr=adjudication.expected_pr if overturned else 0,
         )
+        self._plant(self, claim)
+        return claim
 
     # -------------------------------------------------------- service lines
     def _service_lines(self, institutional: bool, first_day: int) -> tuple[list[Line], int, str, bool]:
@@ -476,18 +538,28 @@ class Simulator:
 
     # ----------------------------------------------------------- adjudication
     def _adjudicate(self, payer: Payer, lines: list[Line], institutional: bool, inpatient: bool) -> _Adjudication:
-        """Contract payment of every line, and what the payer actually pays (planted or random underpayment)."""
+        """Contract payment of every line, and what the payer actually pays.
+
+        The generator's contract price decides the allowed amount.  An underpaying payer either prices
+        the line below the contract (planted scenario, and half the random underpayments) and applies the
+        patient's benefits to its own lower allowed, or allows the contract price and pays less (an
+        unexplained discount, CO-131: AMT*B6 shows nothing).  So AMT*B6 and the payment shortfall are two
+        separate facts, never one by construction."""
         r = self.rng.random
-        underpay_bp = 0  # random underpayment: paid at 80-95 % of contract (basis points)
+        underpay_bp = 0  # random underpayment: 80-95 % of contract (basis points)
+        discount = False
         if r() < self.spec.underpayment_rate:
             underpay_bp = 8000 + int(r() * 1500)
+            discount = r() < 0.5
         ded_left, coins_pct, copay = self._benefits(payer, institutional, inpatient)
+        payer_ded_left = ded_left  # the payer's own deductible accounting on its own allowed amounts
         medicare = payer.kind == "medicare"
         underpay = self.underpay
         expected: list[LineResult] = []
         actual: list[LineResult] = []
         underpaid = 0
-        expected_paid = expected_pr = 0
+        expected_paid = expected_pr = actual_paid = actual_pr = 0
+        mispriced = False
         line_result = _line_result
         for ln in lines:
             charge = ln.charge
@@ -496,40 +568,39 @@ class Simulator:
                 contract = charge * payer.charge_bp // 10000
             else:
                 contract = min(charge, svc.base_rate * ln.units * payer.fee_pct // 100)
-            ded = ded_left if ded_left < contract else contract
-            ded_left -= ded
-            rest = contract - ded
-            cop = copay if svc.kind == "em" and copay < rest else (rest if svc.kind == "em" and copay else 0)
-            rest -= cop
-            coins = rest * coins_pct // 100
-            rest -= coins
-            seq = rest * 2 // 100 if medicare else 0
-            pay = rest - seq
-            pr = ded + cop + coins
+            em = svc.kind == "em"
+            pay, pr, seq, ded, cop, coins, ded_left = _benefits_on(contract, ded_left, coins_pct, copay, em, medicare)
             expected_paid += pay
             expected_pr += pr
             result = line_result(charge, pay, pr, seq, ded, cop, coins)
             expected.append(result)
             planted_bp = underpay.get((payer.key, ln.code)) if underpay else None
-            actual_pay = pay
-            if planted_bp is not None:
-                actual_pay = pay * planted_bp // 10000
-            elif underpay_bp:  # one underpayment cause per line keeps the planted effect exact
-                actual_pay = pay * underpay_bp // 10000
-            if actual_pay != pay:
-                underpaid += pay - actual_pay
-                result = line_result(charge, actual_pay, pr, seq, ded, cop, coins)
+            bp = underpay_bp if planted_bp is None else planted_bp  # one cause per line keeps the plant exact
+            if bp and (planted_bp is not None or not discount):  # priced below the contract
+                priced = contract * bp // 10000
+                actual_pay, apr, aseq, aded, acop, acoins, payer_ded_left = _benefits_on(
+                    priced, payer_ded_left, coins_pct, copay, em, medicare
+                )
+                result = line_result(charge, actual_pay, apr, aseq, aded, acop, acoins)
+                pr = apr
+                mispriced = True
+            else:
+                payer_ded_left -= ded
+                actual_pay = pay * bp // 10000 if bp else pay
+                if actual_pay != pay:
+                    result = _discounted_line(charge, result, actual_pay)
+            underpaid += pay - actual_pay
+            actual_paid += actual_pay
+            actual_pr += pr
             actual.append(result)
-        return _Adjudication(expected, actual, expected_paid, expected_pr, underpaid)
+        return _Adjudication(expected, actual, expected_paid, expected_pr, underpaid, actual_paid, actual_pr, mispriced)
 
     def _outcome(
         self, denial: _Denial, adj: _Adjudication, lines: list[Line], *, billed: int, group: str, rarc: str | None
     ) -> _Outcome:
         """The first remittance of the claim: paid (maybe underpaid), partially denied or denied."""
         if denial.category is None:
-            return _Outcome(
-                "paid", adj.actual, (), False, adj.expected_paid - adj.underpaid, adj.expected_pr, 0, adj.underpaid
-            )
+            return _Outcome("paid", adj.actual, (), False, adj.actual_paid, adj.actual_pr, 0, adj.underpaid)
         if denial.denied_line >= 0:
             return _partial_denial(denial, adj, lines, group, rarc)
         return self._full_denial(denial, lines, billed, group, rarc)
@@ -614,8 +685,8 @@ def _partial_denial(denial: _Denial, adj: _Adjudication, lines: list[Line], grou
     return _Outcome("partial", results, (), False, _paid(results), _patient_resp(results), charge, underpaid)
 
 
-def _denial_carcs_by_category(carc_map: dict[str, CarcInfo]) -> dict[str, list[str]]:
-    """The denial CARCs of the reference map, by denial category."""
+def _denial_carcs_by_category(carc_map: dict[str, CarcMeaning]) -> dict[str, list[str]]:
+    """The denial CARCs of the generator's CARC table, by denial category."""
     by_cat: dict[str, list[str]] = {}
     for info in carc_map.values():
         if info.is_denial:
@@ -624,17 +695,12 @@ def _denial_carcs_by_category(carc_map: dict[str, CarcInfo]) -> dict[str, list[s
 
 
 def _category_shares(by_cat: dict[str, list[str]]) -> tuple[list[str], list[float]]:
-    """The generator's denial categories the reference map defines, and their normalised volume shares."""
+    """The generator's denial categories its CARC table defines, and their normalised volume shares."""
     categories = [c for c in CATEGORY_SHARES if c in by_cat]
     if not categories:
-        raise ValueError("the CARC reference map defines none of the generator's denial categories")
+        raise ValueError("the CARC table defines none of the generator's denial categories")
     share_total = sum(CATEGORY_SHARES[c] for c in categories)
     return categories, [CATEGORY_SHARES[c] / share_total for c in categories]
-
-
-def _known_rarcs(rarc_ids: frozenset[str]) -> dict[str, tuple[str, ...]]:
-    """The catalog's RARCs per CARC, restricted to the reference list when there is one."""
-    return {carc: tuple(r for r in rs if not rarc_ids or r in rarc_ids) for carc, rs in RARCS_FOR_CARC.items()}
 
 
 def _planted_underpayments(scenarios: tuple[Scenario, ...]) -> dict[tuple[str, str], int]:
@@ -645,8 +711,8 @@ def _planted_underpayments(scenarios: tuple[Scenario, ...]) -> dict[tuple[str, s
     }
 
 
-def _carc_choice(category: str, carc_map: dict[str, CarcInfo], carcs: list[str]) -> tuple[list[str], list[int]]:
-    """CARCs of ``category`` with cumulative weights: the catalog's preferences where the map agrees,
+def _carc_choice(category: str, carc_map: dict[str, CarcMeaning], carcs: list[str]) -> tuple[list[str], list[int]]:
+    """CARCs of ``category`` with cumulative weights: the catalog's preferences where the CARC table agrees,
     else every denial CARC of the category with equal weight."""
     prefs = {
         k: w

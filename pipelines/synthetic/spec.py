@@ -7,7 +7,7 @@ a half-written corpus.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
 
@@ -40,8 +40,8 @@ class SlowPayer:
 
 @dataclass(frozen=True)
 class SystematicUnderpayment:
-    """``payer`` pays lines with procedure ``cpt`` at ``pct_of_contract`` percent of
-    the contracted payment (e.g. 85.0)."""
+    """``payer`` prices lines with procedure ``cpt`` at ``pct_of_contract`` percent of the
+    contract's allowed amount (e.g. 85.0) and pays what the patient's benefits leave of that."""
 
     payer: str
     cpt: str
@@ -83,6 +83,28 @@ class CorpusSpec:
     scenarios: tuple[Scenario, ...] = ()
     write_csv: bool = True
     write_deposits: bool = True
+    # Situations real remittance files contain (each counted in the ground truth; 0 turns one off).
+    # Rates are per eligible claim (see each comment) unless said otherwise; small by default so that
+    # every corpus holds a few of each.
+    cob_rate: float = 0.25  # Medicare claims paid with a patient share: crossed over to a secondary payer
+    tertiary_rate: float = 0.3  # COB claims whose secondary leaves a patient share: a tertiary pays it
+    partial_overturn_rate: float = 0.3  # partially denied claims: reversed and corrected in full on appeal
+    recoupment_rate: float = 0.01  # paid claims: reversed and re-adjudicated as denied on post-payment review
+    corrected_underpayment_rate: float = 0.3  # underpaid claims: reversed and corrected to the contract price
+    redelivery_rate: float = 0.1  # 835 files: delivered again in a new envelope (new ISA13) as a separate file
+    reduction_rate: float = 0.05  # paid claims with two procedures: multiple-procedure reduction CO-59
+    overpayment_rate: float = 0.005  # paid claims: one line paid above its charge (CO-94, negative)
+    zero_cas_rate: float = 0.01  # paid claims: a zero-amount CAS (CO-97 0.00) on a paid line
+    unknown_carc_rate: float = 0.005  # paid claims: an OA adjustment with a CARC no code list contains
+    received_date_rate: float = 0.3  # claims: the 835 carries the payer's received date (DTM*050)
+    missing_allowed_rate: float = 0.02  # claims: the payer writes no AMT*B6 on the service lines
+    predetermination_rate: float = 0.05  # paid claims needing authorization: a CLP02=25 predetermination first
+    drg_rate: float = 0.5  # paid inpatient claims of fee-schedule payers: priced by DRG case rate (CLP11)
+
+    def without_situations(self) -> CorpusSpec:
+        """The same spec with every situation of ``SITUATION_RATES`` turned off."""
+        off: dict[str, Any] = dict.fromkeys(SITUATION_RATES, 0.0)
+        return replace(self, **off)
 
     def to_json(self) -> dict[str, Any]:
         """The spec as plain JSON-able data (dates as ISO strings, scenarios tagged by kind)."""
@@ -90,6 +112,24 @@ class CorpusSpec:
         out["start"] = self.start.isoformat()
         out["scenarios"] = [asdict(s) for s in self.scenarios]
         return out
+
+
+SITUATION_RATES: tuple[str, ...] = (
+    "cob_rate",
+    "tertiary_rate",
+    "partial_overturn_rate",
+    "recoupment_rate",
+    "corrected_underpayment_rate",
+    "redelivery_rate",
+    "reduction_rate",
+    "overpayment_rate",
+    "zero_cas_rate",
+    "unknown_carc_rate",
+    "received_date_rate",
+    "missing_allowed_rate",
+    "predetermination_rate",
+    "drg_rate",
+)
 
 
 def _require(ok: bool, field_name: str, problem: str) -> None:
@@ -114,7 +154,7 @@ def validate_spec(
 
     ``payer_keys`` are the keys of the payers the corpus will use (scenarios
     must name one of them); ``denial_categories`` and ``known_carcs`` come from
-    the CARC reference map.
+    the generator's own CARC table (``carcs.CARC_TABLE``).
     """
     _require(isinstance(spec.seed, int) and spec.seed >= 0, "seed", "must be a non-negative integer")
     _require(
@@ -138,6 +178,8 @@ def validate_spec(
     _require(_is_rate(spec.overturn_rate), "overturn_rate", "must be between 0 and 1")
     _require(_is_rate(spec.underpayment_rate), "underpayment_rate", "must be between 0 and 1")
     _require(_is_rate(spec.plb_rate), "plb_rate", "must be between 0 and 1")
+    for name in SITUATION_RATES:
+        _require(_is_rate(getattr(spec, name)), name, "must be between 0 and 1")
     for n, scenario in enumerate(spec.scenarios):
         where = f"scenarios[{n}] ({getattr(scenario, 'kind', type(scenario).__name__)})"
         _validate_scenario(scenario, where, spec, payer_keys, denial_categories, known_carcs, known_procedures)
@@ -176,7 +218,7 @@ def _validate_scenario(
         _require(
             scenario.carc in known_carcs,
             f"{where}.carc",
-            f"CARC {scenario.carc!r} is not a denial code in the reference map",
+            f"CARC {scenario.carc!r} is not a denial code of the generator's CARC table",
         )
         _require(_is_rate(scenario.rate), f"{where}.rate", "must be between 0 and 1")
     elif isinstance(scenario, SlowPayer):

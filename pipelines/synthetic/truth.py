@@ -6,6 +6,7 @@ Money is kept in integer cents and emitted as exact decimal strings ("1234.56").
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -14,8 +15,9 @@ import pyarrow.compute as pc
 
 from pipelines.ingest.money import CENT, MONEY_PRECISION, MONEY_SCALE
 
-from .model import PAID, Claim
+from .model import ALLOWED, PAID, Claim
 from .money import x12_amount
+from .situations import allowed_shortfall
 from .spec import CarcSpike, CorpusSpec, Intervention, SlowPayer, SystematicUnderpayment
 
 EPOCH = date(1970, 1, 1).toordinal()
@@ -63,6 +65,18 @@ TRUTH_SCHEMA = pa.schema(
         ("overturned", pa.bool_()),
         ("overturn_date", pa.date32()),
         ("days_to_pay", pa.int32()),
+        # the generator's own model of what happened after the first remittance (situations.py)
+        ("situations", pa.string()),  # comma-separated situation names planted on the claim
+        ("payer_chain", pa.string()),  # payers that adjudicated it, in order ("medicare>medicaid")
+        ("current_status", pa.string()),  # paid | partially_denied | denied, after every later event
+        ("ended_denied", pa.bool_()),
+        ("recovered", MONEY_ARROW),  # what an overturn added over what was paid before
+        ("patient_balance", MONEY_ARROW),  # the last payer's patient responsibility
+        ("current_underpaid", MONEY_ARROW),  # contract payment - payment, on the current adjudication
+        ("allowed_shortfall", MONEY_ARROW),  # contract allowed - AMT*B6, current adjudication, where written
+        ("received_date", pa.date32()),  # DTM*050, when written
+        ("allowed_reported", pa.bool_()),  # AMT*B6 written on the service lines
+        ("drg", pa.string()),  # CLP11 when priced by DRG case rate
     ]
 )
 
@@ -70,9 +84,51 @@ TRUTH_SCHEMA = pa.schema(
 INITIAL_STATUS = {"paid": "paid", "partial": "partially_denied", "denied": "denied"}
 
 
-def _truth_row(c: Claim, facility_code: str, month: str, final_paid: int, final_pr: int) -> tuple[Any, ...]:
+@dataclass(slots=True)
+class ClaimFacts:
+    """Where a claim stands after every remittance about it, from the generator's own model."""
+
+    net_paid: int  # sum of every CLP04 about the claim, all payers (predeterminations pay nothing)
+    primary_paid: int  # the part of it the claim's own payer paid
+    balance: int  # the last payer's patient responsibility
+    current_status: str
+    recovered: int
+    current_underpaid: int
+    allowed_shortfall: int
+
+
+def claim_facts(c: Claim) -> ClaimFacts:
+    """The current adjudication of ``c``: nets reversals and corrections, follows the COB chain."""
+    if not c.followups and not c.overturn_day and not c.current:  # most claims: one remittance, one payer
+        status = INITIAL_STATUS[c.status]
+        shortfall = allowed_shortfall(c) if c.mispriced else 0
+        return ClaimFacts(c.paid, c.paid, c.patient_resp, status, 0, c.underpaid, shortfall)
+    primary = c.paid
+    others = 0
+    for f in c.followups:
+        if f.payer_ix == c.payer_ix:
+            primary += f.paid
+        else:
+            others += f.paid
+    status = INITIAL_STATUS[c.status]
+    recovered = 0
+    balance = c.patient_resp if c.balance is None else c.balance
+    underpaid = c.underpaid
+    if c.overturn_day:
+        primary += c.repay_paid - c.paid
+        recovered = c.repay_paid - c.paid
+        balance = c.repay_pr
+        status, underpaid = "paid", 0
+    elif c.current:
+        status = c.current
+        underpaid = 0
+    return ClaimFacts(primary + others, primary, balance, status, recovered, underpaid, allowed_shortfall(c))
+
+
+def _truth_row(c: Claim, facility_code: str, month: str, facts: ClaimFacts, payer_keys: list[str]) -> tuple[Any, ...]:
     """One claim's row of ``truth_claims.parquet``, in TRUTH_SCHEMA order (days as epoch offsets)."""
     initial_status = INITIAL_STATUS[c.status]
+    chain = ">".join(payer_keys[i] for i in c.chain) if c.chain else c.payer.key
     return (
         c.pcn,
         "837" + c.ctype,
@@ -85,8 +141,8 @@ def _truth_row(c: Claim, facility_code: str, month: str, final_paid: int, final_
         c.billed,
         c.expected_paid,
         c.paid,
-        final_paid,
-        final_pr,
+        facts.net_paid,
+        facts.balance,
         c.denied,
         c.underpaid,
         initial_status,
@@ -100,6 +156,17 @@ def _truth_row(c: Claim, facility_code: str, month: str, final_paid: int, final_
         bool(c.overturn_day),
         c.overturn_day - EPOCH if c.overturn_day else None,
         c.remit_day - c.submit_day,
+        ",".join(c.situations) or None,
+        chain,
+        facts.current_status,
+        facts.current_status == "denied",
+        facts.recovered,
+        facts.balance,
+        facts.current_underpaid,
+        facts.allowed_shortfall,
+        c.received_day - EPOCH if c.received_day else None,
+        c.allowed_reported,
+        c.drg or None,
     )
 
 
@@ -126,31 +193,79 @@ class TruthAccumulator:
         self.month_cat: defaultdict[str, Counter[str]] = defaultdict(Counter)
         self.spike: defaultdict[tuple[int, str], Counter[str]] = defaultdict(Counter)  # (scenario no, month) -> counts
         self.underpay: defaultdict[int, Counter[str]] = defaultdict(Counter)  # scenario no -> counts
+        self.situation_count: Counter[str] = Counter()
         self._rows: list[tuple[Any, ...]] = []  # one tuple per claim in TRUTH_SCHEMA order; transposed per batch
 
     # ------------------------------------------------------------ recording
     def add_claim(self, c: Claim, facility_code: str) -> None:
         """Record one claim's generated facts (837 side, first adjudication, appeal)."""
         month = self.month_labels[c.month]
-        final_paid = c.paid + c.repay_paid
-        final_pr = c.repay_pr if c.overturn_day else c.patient_resp
-        self._count_claim(c, month, final_paid, final_pr)
+        facts = claim_facts(c)
+        self._count_claim(c, month, facts)
         if c.category:
             self._count_denial(c, c.category, month)
         if c.overturn_day:
             self.n["overturned_claims"] += 1
-            self.cents["overturn_recovered"] += c.repay_paid
+            self.cents["overturn_recovered"] += facts.recovered
+            self.cents["overturn_recovered_gross"] += c.repay_paid
         if c.underpaid:
             self._count_underpayment(c)
+        if c.situations:
+            self._count_situations(c, facts)
+        self._count_current(facts)
         for no, s in enumerate(self.spec.scenarios):
             if isinstance(s, CarcSpike):
                 self._count_spike(no, s, c, month)
             elif isinstance(s, SystematicUnderpayment):
                 self._count_planted_underpayment(no, s, c)
-        self._rows.append(_truth_row(c, facility_code, month, final_paid, final_pr))
+        self._rows.append(_truth_row(c, facility_code, month, facts, self.payer_keys))
 
-    def _count_claim(self, c: Claim, month: str, final_paid: int, final_pr: int) -> None:
+    def _count_current(self, facts: ClaimFacts) -> None:
+        """The claim's current adjudication: ended denied, underpaid now, allowed below contract."""
+        n, cents = self.n, self.cents
+        if facts.current_status == "denied":
+            n["ended_denied"] += 1
+        if facts.current_underpaid:
+            n["current_underpaid_claims"] += 1
+            cents["current_underpaid"] += facts.current_underpaid
+        if facts.allowed_shortfall:
+            n["allowed_shortfall_claims"] += 1
+            cents["allowed_shortfall"] += facts.allowed_shortfall
+
+    def _count_situations(self, c: Claim, facts: ClaimFacts) -> None:
+        """Each planted situation: how many claims, and the money the situation is about."""
+        n, cents = self.n, self.cents
+        for name in c.situations:
+            self.situation_count[name] += 1
+        for f in c.followups:
+            if f.kind in ("secondary", "tertiary"):
+                n[f.kind + "_remittances"] += 1
+                cents[f.kind + "_paid"] += f.paid
+                self.payer[self.payer_keys[f.payer_ix]]["paid"] += f.paid
+                self.payer[self.payer_keys[f.payer_ix]][f.kind + "_claims"] += 1
+            elif f.kind == "predetermination":
+                cents["predetermination_charge"] += c.billed
+        if c.chain:
+            cents["cob_primary_patient_responsibility"] += c.patient_resp
+            cents["cob_patient_balance"] += facts.balance
+        cents["recouped"] += c.recouped
+        cents["corrected"] += c.corrected
+        if "overpayment" in c.situations or "drg" in c.situations:
+            cents["paid_above_contract"] += max(0, c.paid - c.expected_paid)
+        if "drg" in c.situations:
+            cents["drg_paid"] += c.paid
+        if "partial_overturn" in c.situations:
+            cents["partial_overturn_recovered"] += facts.recovered
+
+    def add_redelivery(self, remittances: int, paid: int) -> None:
+        """Record an 835 file delivered a second time (its remittances are already counted once)."""
+        self.n["redelivered_files"] += 1
+        self.n["redelivered_remittances"] += remittances
+        self.cents["redelivered_paid"] += paid
+
+    def _count_claim(self, c: Claim, month: str, facts: ClaimFacts) -> None:
         """Claim counts and money: overall, per payer and per month."""
+        final_paid, final_pr = facts.net_paid, facts.balance
         n, cents = self.n, self.cents
         n["claims"] += 1
         n["claims_837" + c.ctype] += 1
@@ -164,7 +279,7 @@ class TruthAccumulator:
         payer = self.payer[c.payer.key]
         payer["claims"] += 1
         payer["billed"] += c.billed
-        payer["paid"] += final_paid
+        payer["paid"] += facts.primary_paid  # what secondary payers paid is theirs (_count_situations)
         payer["days_to_pay"] += c.remit_day - c.submit_day
         mon = self.month[month]
         mon["claims"] += 1
@@ -222,6 +337,8 @@ class TruthAccumulator:
                 k["lines"] += 1
                 k["expected"] += c.expected_results[i][PAID]
                 k["paid"] += c.line_results[i][PAID]
+                k["allowed_expected"] += c.expected_results[i][ALLOWED]
+                k["allowed"] += c.line_results[i][ALLOWED]
 
     def add_clp(self, status: str, charge: int, paid: int, pr: int, cas: list[tuple[str, str, int]]) -> None:
         """Record one CLP loop exactly as written to an 835."""
@@ -276,6 +393,8 @@ class TruthAccumulator:
                 "denied_amount": m(p["denied_amount"]),
                 "denial_rate": _rate(p["denied_claims"], p["claims"]),
                 "mean_days_to_pay": round(p["days_to_pay"] / p["claims"], 3) if p["claims"] else None,
+                "secondary_claims": p["secondary_claims"],
+                "tertiary_claims": p["tertiary_claims"],
             }
         per_month = {}
         for label in self.labels:
@@ -334,17 +453,64 @@ class TruthAccumulator:
                 },
                 "by_cause": dict(sorted(self.cause_count.items())),
             },
-            "overturned": {"claims": n["overturned_claims"], "recovered": m(cents["overturn_recovered"])},
+            "overturned": {
+                "claims": n["overturned_claims"],
+                # the increment over what was paid before (for a fully denied claim: the whole re-payment)
+                "recovered": m(cents["overturn_recovered"]),
+                "recovered_gross": m(cents["overturn_recovered_gross"]),
+                "partial_claims": self.situation_count["partial_overturn"],
+                "partial_recovered": m(cents["partial_overturn_recovered"]),
+            },
             "underpaid": {
+                # on the first remittance
                 "claims": n["underpaid_claims"],
                 "expected": m(cents["underpaid_expected"]),
                 "paid": m(cents["underpaid_paid"]),
                 "shortfall": m(cents["underpaid_shortfall"]),
+                # on the current adjudication (after corrections, overturns, recoupments)
+                "current_claims": n["current_underpaid_claims"],
+                "current_shortfall": m(cents["current_underpaid"]),
+                # contract allowed - payer's AMT*B6, current adjudication, lines where AMT*B6 was written
+                "allowed_shortfall_claims": n["allowed_shortfall_claims"],
+                "allowed_shortfall": m(cents["allowed_shortfall"]),
+                "corrected_claims": self.situation_count["corrected_underpayment"],
+                "corrected": m(cents["corrected"]),
             },
+            "current": {
+                "ended_denied_claims": n["ended_denied"],
+                "paid": m(cents["final_paid"]),
+                "patient_balance": m(cents["final_patient_responsibility"]),
+            },
+            "situations": self._situations(),
             "per_payer": per_payer,
             "per_month": per_month,
             "scenarios": self._scenario_effects(per_payer, per_month),
             "csv_columns": csv_columns,
+        }
+
+    def _situations(self) -> dict[str, Any]:
+        """What each planted situation amounted to (counts of claims, and its money)."""
+        n, cents, m, k = self.n, self.cents, x12_amount, self.situation_count
+        return {
+            "claims": dict(sorted(k.items())),
+            "cob": {
+                "claims": k["cob"],
+                "secondary_remittances": n["secondary_remittances"],
+                "tertiary_remittances": n["tertiary_remittances"],
+                "secondary_paid": m(cents["secondary_paid"]),
+                "tertiary_paid": m(cents["tertiary_paid"]),
+                "primary_patient_responsibility": m(cents["cob_primary_patient_responsibility"]),
+                "patient_balance": m(cents["cob_patient_balance"]),
+            },
+            "recoupments": {"claims": k["recoupment"], "recouped": m(cents["recouped"])},
+            "redeliveries": {
+                "files": n["redelivered_files"],
+                "remittances": n["redelivered_remittances"],
+                "paid": m(cents["redelivered_paid"]),
+            },
+            "predeterminations": {"claims": k["predetermination"], "charge": m(cents["predetermination_charge"])},
+            "drg": {"claims": k["drg"], "paid": m(cents["drg_paid"])},
+            "paid_above_contract": m(cents["paid_above_contract"]),
         }
 
     def _scenario_effects(self, per_payer: dict, per_month: dict) -> list[dict[str, Any]]:
@@ -371,6 +537,10 @@ class TruthAccumulator:
                     "expected": x12_amount(k["expected"]),
                     "paid": x12_amount(k["paid"]),
                     "shortfall": x12_amount(k["expected"] - k["paid"]),
+                    # the contract's allowed and the payer's AMT*B6 (the lines' first remittance)
+                    "allowed_expected": x12_amount(k["allowed_expected"]),
+                    "allowed": x12_amount(k["allowed"]),
+                    "allowed_shortfall": x12_amount(k["allowed_expected"] - k["allowed"]),
                 }
             elif isinstance(s, Intervention):
                 entry["from_month_label"] = self.labels[s.from_month - 1]

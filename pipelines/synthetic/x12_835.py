@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .catalog import Facility, Payer
-from .model import ALLOWED, CAS, PAID, RARC, Adjustment, Claim, LineResult, Patient
+from .model import ALLOWED, CAS, PAID, RARC, Adjustment, Claim, Followup, LineResult, Patient
 from .money import x12_amount
 from .x12_837 import DateText
 
@@ -46,20 +46,49 @@ def claim_payment(
     ccn = c.payer_ccn[:-1] + "R" if kind == "repayment" else c.payer_ccn
     charge = sign * c.billed
     filing = payer.filing_i if c.ctype == "I" else payer.filing_p
+    # CLP11/CLP12: the DRG and its weight when the stay was priced by case rate
+    drg = f"**{c.drg}*{c.drg_weight}" if c.drg else ""
     out.append(
-        f"CLP*{c.pcn}*{status}*{x12_amount(charge)}*{x12_amount(paid)}*{x12_amount(pr)}*{filing}*{ccn}*{c.place}*1"
+        f"CLP*{c.pcn}*{status}*{x12_amount(charge)}*{x12_amount(paid)}*{x12_amount(pr)}*{filing}*{ccn}*{c.place}*1{drg}"
     )
     if kind != "repayment" and c.claim_cas:
         cas_segments(c.claim_cas, sign, out, sink)
-    moa = f"MOA***{c.rarc}~\n" if kind == "initial" and c.claim_level_denial and c.rarc else ""
+    moa = ""
+    if kind == "initial":
+        remark = c.rarc if c.claim_level_denial else c.moa_rarc
+        moa = f"MOA***{remark}~\n" if remark else ""
     out.append(
         f"NM1*QC*1*{pat.last}*{pat.first}****MI*{pat.member_id}~\n{moa}"
         f"DTM*232*{d8[c.first_day]}~\nDTM*233*{d8[c.last_day]}"
     )
+    if kind == "initial" and c.received_day:
+        out.append(f"DTM*050*{d8[c.received_day]}")
     results = c.repay_results if kind == "repayment" else c.line_results
     if results is not None:
         _service_payments(c, results, sign, d8=d8, out=out, sink=sink)
     return status, charge, paid, pr
+
+
+def followup_payment(
+    c: Claim, f: Followup, payer: Payer, pat: Patient, d8: DateText, out: list[str], sink: list[Adjustment]
+) -> tuple[str, int, int, int]:
+    """Append the CLP loop of a later event about ``c`` (reversal, correction, re-adjudication, COB
+    payment, predetermination) as sent by ``payer``; returns (CLP02, CLP03, CLP04, CLP05) in cents."""
+    charge = f.sign * c.billed
+    filing = payer.filing_i if c.ctype == "I" else payer.filing_p
+    drg = f"**{c.drg}*{c.drg_weight}" if c.drg and f.payer_ix == c.payer_ix else ""
+    out.append(
+        f"CLP*{c.pcn}*{f.clp02}*{x12_amount(charge)}*{x12_amount(f.paid)}*{x12_amount(f.pr)}*{filing}*{f.ccn}"
+        f"*{c.place}*1{drg}"
+    )
+    if f.claim_cas:
+        cas_segments(f.claim_cas, f.sign, out, sink)
+    out.append(
+        f"NM1*QC*1*{pat.last}*{pat.first}****MI*{pat.member_id}~\nDTM*232*{d8[c.first_day]}~\nDTM*233*{d8[c.last_day]}"
+    )
+    if f.results is not None:
+        _service_payments(c, f.results, f.sign, d8=d8, out=out, sink=sink)
+    return f.clp02, charge, f.paid, f.pr
 
 
 def _clp_amounts(c: Claim, kind: str) -> tuple[str, int, int, int]:
@@ -90,7 +119,7 @@ def _service_payments(
             sink.append((group, carc, sign * cents))
         else:
             cas_segments(adjustments, sign, out, sink)
-        if res[ALLOWED]:
+        if res[ALLOWED] and c.allowed_reported:
             out.append(f"AMT*B6*{x12_amount(sign * res[ALLOWED])}")
         if res[RARC]:
             out.append(f"LQ*HE*{res[RARC]}")

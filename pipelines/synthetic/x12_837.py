@@ -52,6 +52,8 @@ def claim_segments(c: Claim, pat: Patient, fac: Facility, hl: int, parent_hl: in
     out.append(f"REF*EA*{pat.mrn}")
     dx1, dx2 = c.dx
     out.append(f"HI*ABK:{dx1}*ABF:{dx2}" if dx1 != dx2 else f"HI*ABK:{dx1}")
+    if c.drg:  # the DRG the hospital assigned to the stay (priced by case rate)
+        out.append(f"HI*DR:{c.drg}")
     _service_lines(c, d8, out)
     return next_hl
 

@@ -60,7 +60,11 @@ SPEC = CorpusSpec(
         SlowPayer(payer="medicaid", extra_days=21),
         SystematicUnderpayment(payer="bluepeak", cpt="99214", pct_of_contract=85.0),
     ),
-)
+    # These serving tests hold the procedures to the truth on what the marts already got right before
+    # issue 8 and post the corpus through drop folders; the situations real files contain (COB chains,
+    # re-deliveries, recoupments, corrections, ...) are compared in tests/integration/pipelines and by the
+    # hand-written fixtures until the marts handle them (then turn them on here).
+).without_situations()
 WITHHELD = "claims_00001_837I.837"
 PAYER_NAMES = {
     "medicare": "FEDERAL MEDICARE ADMINISTRATIVE CONTRACTOR J99",

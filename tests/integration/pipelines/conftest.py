@@ -20,7 +20,10 @@ from pipelines.synthetic import CorpusSpec, generate_corpus
 
 ORGANIZATION_ID = 41
 CLIENT_ID = 17
-CORPUS_SPEC = CorpusSpec(seed=20261121, claims=300, months=6, claims_per_file=120)
+# Every situation of the generator at its default rate, except re-deliveries: a re-delivered file in the
+# drop folder is counted twice by the marts until the identity branch is merged (see
+# test_pipeline_redelivery_truth.py, which compares them on their own corpus).
+CORPUS_SPEC = CorpusSpec(seed=20261121, claims=300, months=6, claims_per_file=120, redelivery_rate=0.0)
 
 
 @dataclass

@@ -172,10 +172,11 @@ def test_underpayments_find_the_systematic_underpayment(world):
     data = world.a.rpc.query(
         "paymentIntegrity.underpayments", {"payer": PAYER_NAMES["bluepeak"], "procedureCode": "99214", "limit": 500}
     ).data
-    assert money(data["totalVariance"]) == -money(scenario["effect"]["shortfall"])
+    # variance is on the allowed amount (AMT*B6 - contract), so it is the allowed shortfall, not the payment's
+    assert money(data["totalVariance"]) == -money(scenario["effect"]["allowed_shortfall"])
     assert data["claims"] == len(data["items"]) > 0
     everything = world.a.rpc.query("paymentIntegrity.underpayments", {"limit": 3}).data
-    assert money(everything["totalVariance"]) == -money(t["underpaid"]["shortfall"])
+    assert money(everything["totalVariance"]) == -money(t["underpaid"]["allowed_shortfall"])
     assert everything["nextCursor"] and len(everything["items"]) == 3
     claim = data["items"][0]["claimKey"]
     detail = world.a.rpc.query("paymentIntegrity.expectedReimbursement", {"claimKey": claim}).data
@@ -190,7 +191,7 @@ def test_cash_truth_totals_equal_the_remittances(world):
     assert money(data["total"]["cashReceived"]) == money(x12["bpr_total"])
     assert money(data["total"]["providerAdjustments"]) == money(x12["plb_total"])
     assert sum(money(p["cashReceived"]) for p in data["payers"]) == money(x12["bpr_total"])
-    assert money(data["total"]["contractShortfall"]) == money(world.truth["underpaid"]["shortfall"])
+    assert money(data["total"]["contractShortfall"]) == money(world.truth["underpaid"]["allowed_shortfall"])
     days = all_items(world.a.rpc, "cashTruth.daily", {})
     assert sum(money(d["cashReceived"]) for d in days) == money(x12["bpr_total"])
     gaps = world.a.rpc.query("cashTruth.gaps", {"limit": 500}).data

@@ -173,7 +173,7 @@ def test_cash_by_payer_equals_the_deposit_file_and_the_835s(world):
     assert money(total["providerAdjustments"]) == plb_total
     assert money(total["claimPayments"]) == era_total + plb_total
     assert total["remittances"] == len(era)
-    assert money(total["contractShortfall"]) == Decimal(world.truth["underpaid"]["shortfall"])
+    assert money(total["contractShortfall"]) == Decimal(world.truth["underpaid"]["allowed_shortfall"])
     assert money(total["gap"]) == money(total["cashExpected"]) - planted.total
     # Same 835s as tenant A, whose ERA basis takes the ERA payment as the cash: the only difference
     # in the gap is the money the bank did not (or did, unexplained) credit.
