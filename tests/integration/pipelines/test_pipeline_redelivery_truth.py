@@ -54,7 +54,6 @@ def test_every_835_is_in_the_drop_folder_twice(redelivered):
     assert len(copies) == len(originals) == redelivered.truth["situations"]["redeliveries"]["files"] == 2
 
 
-@pytest.mark.xfail(strict=True, reason="a re-delivered ERA is counted twice until fixed by the identity branch")
 def test_a_redelivered_remittance_is_counted_once(redelivered):
     """Truth keys ``x12.bpr_total`` and ``x12.remit_total_paid`` (each remittance once)."""
     x12 = redelivered.truth["x12"]
