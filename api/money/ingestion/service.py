@@ -205,8 +205,9 @@ def _store(zone: LandingZone, spooled: SpooledFile | None, content: bytes | None
     return zone.store(content or b"")
 
 
-def parse_stored_batch(db: Session, batch: ImportBatch, settings: LandingSettings) -> None:
-    """Parse a `parsing` batch from its landing file (the job queue's half of a big upload)."""
+def _parse_from_landing(db: Session, batch: ImportBatch, settings: LandingSettings) -> None:
+    """Parse `batch` again from its stored landing file (the job queue's half of a big upload, and
+    reprocess): the file the batch was accepted with, its detected format and connector profile."""
     landing = db.get(LandingFile, batch.landing_file_id)
     if landing is None:  # the RESTRICT foreign key keeps it while the batch exists
         raise _stored_file_missing(batch)
@@ -216,19 +217,23 @@ def parse_stored_batch(db: Session, batch: ImportBatch, settings: LandingSetting
         raise _stored_file_missing(batch) from None
     # "auto:<entity>" records that headers were matched by synonyms: not a profile to resolve.
     named = batch.profile_name if batch.profile_name and not batch.profile_name.startswith("auto:") else None
-    profile = resolve_profile(db, named) if named else None
+    _apply_parse(
+        db,
+        batch,
+        data,
+        filename=landing.original_filename,
+        source_format=batch.source_format or parsing.detect(data, landing.original_filename),
+        profile=resolve_profile(db, named) if named else None,
+        organization_id=batch.organization_id,
+        client_id=batch.client_id,
+        limits=spreadsheet_limits(settings),
+    )
+
+
+def parse_stored_batch(db: Session, batch: ImportBatch, settings: LandingSettings) -> None:
+    """Parse a `parsing` batch from its landing file (the job queue's half of a big upload)."""
     try:
-        _apply_parse(
-            db,
-            batch,
-            data,
-            filename=landing.original_filename,
-            source_format=batch.source_format or parsing.detect(data, landing.original_filename),
-            profile=profile,
-            organization_id=batch.organization_id,
-            client_id=batch.client_id,
-            limits=spreadsheet_limits(settings),
-        )
+        _parse_from_landing(db, batch, settings)
     except InvalidInput as refused:
         # Refused for its size or shape after it was accepted: the batch says why, with no rows.
         kind = batch.kind
@@ -654,30 +659,8 @@ def reprocess(db: Session, batch_id: int, settings: LandingSettings) -> ImportBa
         batch.row_count = batch.valid_count = batch.invalid_count = batch.excluded_count = 0
         _enqueue_parse(db, batch, settings)
         return batch
-    try:
-        data = landing_zone(settings).read(batch.content_sha256)
-    except OSError:
-        raise _stored_file_missing(batch) from None
-    landing = db.get(LandingFile, batch.landing_file_id)
-    if landing is None:  # the RESTRICT foreign key keeps it while the batch exists
-        raise _stored_file_missing(batch)
-    profile = (
-        resolve_profile(db, batch.profile_name)
-        if batch.profile_name and not batch.profile_name.startswith("auto:")
-        else None
-    )
     db.execute(delete(ImportRow).where(ImportRow.batch_id == batch.id))
-    _apply_parse(
-        db,
-        batch,
-        data,
-        filename=landing.original_filename,
-        source_format=batch.source_format or parsing.detect(data, landing.original_filename),
-        profile=profile,
-        organization_id=batch.organization_id,
-        client_id=batch.client_id,
-        limits=spreadsheet_limits(settings),
-    )
+    _parse_from_landing(db, batch, settings)
     return batch
 
 
