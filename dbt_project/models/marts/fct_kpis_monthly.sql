@@ -165,8 +165,9 @@ cohort as (
     group by claim_kpis.organization_id, claim_kpis.client_id, claim_kpis.adjudication_month
 ),
 -- Balances as intervals [opened, closed) of an amount: open A/R while awaiting the first remittance
--- (the charge, from the 837 submission date or else the statement end) and while denied and not
--- overturned (the denied amount, from the denial to the overturn); aged A/R is the part of those
+-- (the charge, from the 837 submission date or else the statement end), while denied and not
+-- overturned (the denied amount, from the denial to the overturn) and, for a claim paid and then
+-- recouped into a denial, from the recoupment on; aged A/R is the part of those
 -- intervals after day 90 from the statement end; DNFB from the statement end to the submission date.
 segments as (
     select
@@ -180,6 +181,14 @@ segments as (
         case when overturned then recovery_date end as closed, initial_denied_amount as amount, statement_to
     from claims
     where initially_denied
+    union all
+    -- paid at first, then taken back and denied (a recoupment that ends denied): open from the last
+    -- remittance, for what the current decision denies, until something pays it again
+    select
+        organization_id, client_id, 'ar' as balance, last_payment_date as opened,
+        cast(null as date) as closed, current_denied_amount as amount, statement_to
+    from claims
+    where not initially_denied and currently_denied and last_payment_date is not null
     union all
     select
         organization_id, client_id, 'dnfb' as balance, statement_to as opened, submission_date as closed,

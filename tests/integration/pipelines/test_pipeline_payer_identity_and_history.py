@@ -284,3 +284,24 @@ def test_recoupments_are_the_only_open_receivables(world):
     ]
     aging = hw.rpc.query("arOperations.aging", {}).data
     assert (aging["openClaims"], D(aging["openAmount"])) == (2, D("170.00"))
+
+
+def test_a_recoupment_opens_the_receivable_on_its_date(world):
+    # commercial_march.835 (paid 2026-03-04) paid RCP-1 100 and RVO-1 70; commercial_april.835
+    # (2026-04-06) took both back, RCP-1 re-adjudicated denied. At the end of March neither was open;
+    # at the end of April both are, for 100 and 70 (opened on the recoupment date).
+    hw = world[0]
+
+    def open_recoupments(as_of: str) -> list[tuple[str, D]]:
+        queue = hw.pages("arOperations.followUpQueue", {"asOf": as_of})
+        return sorted((i["claimKey"], D(i["openAmount"])) for i in queue if i["claimKey"] in ("RCP-1", "RVO-1"))
+
+    assert open_recoupments("2026-03-31") == []
+    assert open_recoupments("2026-04-30") == [("RCP-1", D("100.00")), ("RVO-1", D("70.00"))]
+    recouped = hw.marts(
+        "select sum(amount) from ("
+        " select current_denied_amount as amount from fct_claim_reconciliation"
+        " where claim_key in ('RCP-1', 'RVO-1') and not initially_denied and currently_denied"
+        " and last_payment_date = date '2026-04-06')"
+    )
+    assert recouped == [(D("170.00"),)]
