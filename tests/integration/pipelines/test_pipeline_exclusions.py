@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
+from api.core.settings import Settings
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.money.ingestion import service
 from api.money.ingestion.models import ImportRow
@@ -49,7 +50,7 @@ def upload(world, data: bytes, filename: str) -> int:
         set_scope(db, TenantScope(ORGANIZATION_ID, CLIENT_ID))
         batch, duplicate = service.upload(
             db,
-            settings=SimpleNamespace(landing_dir=world.layout.landing_dir),
+            settings=Settings(data_dir=world.data_dir, database_url=world.url, job_worker_enabled=False),
             organization_id=ORGANIZATION_ID,
             client_id=CLIENT_ID,
             user_id=None,
