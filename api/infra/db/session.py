@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,7 +30,10 @@ def build_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             # Created 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
-            private_file(Path(parsed.database))
+            # A path that cannot be a file (a directory, an unwritable folder) is left for SQLite to
+            # refuse on connect, where the health check and the callers report it.
+            with contextlib.suppress(OSError):
+                private_file(Path(parsed.database))
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
         @event.listens_for(engine, "connect")
