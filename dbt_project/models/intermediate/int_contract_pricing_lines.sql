@@ -32,8 +32,9 @@ terms as (
     where pricing_method in ('fee_schedule', 'percent_of_charges')
 ),
 by_code as (
-    -- Terms naming the line's procedure code (fee schedule or percent of charges).
-    select lines.service_line_key, terms.*
+    -- Terms naming the line's procedure code (fee schedule or percent of charges), with what the
+    -- ranking below needs from the line (no second join back to the lines).
+    select lines.service_line_key, lines.filing_indicator, lines.priced_on, terms.*
     from lines
     inner join terms
         on terms.organization_id = lines.organization_id
@@ -44,7 +45,7 @@ by_code as (
 ),
 every_code as (
     -- Percent-of-charges terms for every procedure code.
-    select lines.service_line_key, terms.*
+    select lines.service_line_key, lines.filing_indicator, lines.priced_on, terms.*
     from lines
     inner join terms
         on terms.organization_id = lines.organization_id
@@ -59,22 +60,21 @@ matched as (
 ),
 candidates as (
     select
-        matched.*,
+        *,
         row_number() over (
-            partition by matched.service_line_key
+            partition by service_line_key
             order by
-                case when matched.pricing_method = 'fee_schedule' then 0 else 1 end asc,
-                case when matched.procedure_code is not null then 0 else 1 end asc,
-                case when matched.modifier is not null then 0 else 1 end asc,
-                case when matched.plan_code is not null then 0 else 1 end asc,
-                matched.effective_from desc nulls last,
-                matched.term_id asc
+                case when pricing_method = 'fee_schedule' then 0 else 1 end asc,
+                case when procedure_code is not null then 0 else 1 end asc,
+                case when modifier is not null then 0 else 1 end asc,
+                case when plan_code is not null then 0 else 1 end asc,
+                effective_from desc nulls last,
+                term_id asc
         ) as term_rank
     from matched
-    inner join lines on lines.service_line_key = matched.service_line_key
     where
-        (matched.plan_code is null or matched.plan_code = lines.filing_indicator)
-        and {{ term_in_effect('lines.priced_on', 'matched.effective_from', 'matched.effective_to') }}
+        (plan_code is null or plan_code = filing_indicator)
+        and {{ term_in_effect('priced_on', 'effective_from', 'effective_to') }}
 )
 select
     lines.service_line_key,
