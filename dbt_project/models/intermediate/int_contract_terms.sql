@@ -76,22 +76,9 @@ select
     lesser_of,
     effective_from,
     effective_to
-from uploaded
-union all
-select
-    organization_id,
-    client_id,
-    term_id,
-    term_source,
-    payer_key,
-    plan_code,
-    pricing_method,
-    procedure_code,
-    modifier,
-    drg_code,
-    cast(rate as numeric(18, 4)) as rate,
-    cast(percent_of_charges as numeric(9, 4)) as percent_of_charges,
-    lesser_of,
-    effective_from,
-    effective_to
-from seeded
+from (
+    -- both branches list the same columns in the same order
+    select * from uploaded
+    union all
+    select * from seeded
+) as terms
