@@ -124,6 +124,29 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=5)
 
 
+def start_server(env: dict[str, str], log: Path) -> tuple[subprocess.Popen, str]:
+    """Migrate, bootstrap and serve the API under uvicorn on a free port (output to `log`); returns the
+    process once it answers, and its base URL. The caller stops it with `_stop`."""
+    _cli(env, "migrate", log=log)
+    _cli(env, "bootstrap", log=log)
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    with log.open("a") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "launcher.cli", "serve", "--port", str(port)],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _wait_ready(base_url, proc, log)
+    except BaseException:
+        _stop(proc)
+        raise
+    return proc, base_url
+
+
 def server_env(data_dir: Path, database_url: str | None, **extra: str) -> dict[str, str]:
     """The environment of a server subprocess: everything it needs, nothing from a developer `.env`."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DATA_DIR", "PORT")}
@@ -153,19 +176,7 @@ def live_server(request, tmp_path_factory) -> Iterator[LiveServer]:
     proc = None
     try:
         env = server_env(data_dir, pg_url)
-        _cli(env, "migrate", log=log)
-        _cli(env, "bootstrap", log=log)
-        port = free_port()
-        base_url = f"http://127.0.0.1:{port}"
-        with log.open("a") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "launcher.cli", "serve", "--port", str(port)],
-                cwd=REPO,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        _wait_ready(base_url, proc, log)
+        proc, base_url = start_server(env, log)
         yield LiveServer(base_url, backend, ADMIN_EMAIL, ADMIN_PASSWORD, E2E_MAX_BODY_BYTES, log)
     finally:
         if proc is not None:

@@ -11,21 +11,17 @@ file could cause -- and the answer is an error, not a dead server.
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from tests.conftest import REPO
 from tests.e2e.conftest import (
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
-    _cli,
     _stop,
-    _wait_ready,
-    free_port,
     server_env,
+    start_server,
 )
 from tests.support.workbooks import corner_bomb, workbook
 
@@ -59,20 +55,8 @@ def server(tmp_path_factory) -> Iterator[Server]:
     data_dir = tmp_path_factory.mktemp("xlsx-bomb")
     log = data_dir / "server.log"
     env = server_env(data_dir, None, SPREADSHEET_MEMORY_LIMIT_BYTES=str(READER_MEMORY_CAP))
-    _cli(env, "migrate", log=log)
-    _cli(env, "bootstrap", log=log)
-    port = free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    with log.open("a") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "launcher.cli", "serve", "--port", str(port)],
-            cwd=REPO,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    proc, base_url = start_server(env, log)
     try:
-        _wait_ready(base_url, proc, log)
         with httpx.Client(base_url=base_url, timeout=120.0) as http:
             login = http.post("/api/rpc/auth.login", json={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
             token = login.json()["result"]["data"]["token"]
