@@ -66,6 +66,16 @@ class MembershipWriter(Protocol):
     def __call__(self, db: Session, organization_id: int, user_id: int, role: str, /) -> None: ...
 
 
+class BatchPostedListener(Protocol):
+    """Told, inside the confirm's own transaction, that an import batch's entries were just posted.
+
+    Domains that act on posted money (denial cases open from a remittance, claims from an 837)
+    subscribe here in the composition root, so ingestion never imports them. A listener raising an
+    error rolls the whole confirm back: nothing is posted without its consequences."""
+
+    def __call__(self, db: Session, batch_id: int, /) -> None: ...
+
+
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 
@@ -111,6 +121,8 @@ class Services:
     # DATA_DIR/keys, never in the database.
     digest_key: bytes = b""
     audit_anchor: AuditAnchor | None = None
+    # Called in order after a confirm posts a batch (see BatchPostedListener).
+    batch_posted: list[BatchPostedListener] = field(default_factory=list)
 
     def close(self) -> None:
         if self.job_worker is not None:

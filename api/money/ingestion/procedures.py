@@ -140,6 +140,9 @@ def confirm_import_batch(ctx: Context, input: ConfirmIn) -> ConfirmOut:
     before = service.get_batch(ctx.db, input.batch_id).status
     reason = input.acknowledge_imbalance.reason if input.acknowledge_imbalance else None
     batch, totals = service.confirm(ctx.db, input.batch_id, ctx.user_id, reason)
+    if batch.status == "confirmed":
+        for listener in ctx.services.batch_posted:  # e.g. denial cases open from the remittance
+            listener(ctx.db, batch.id)
     ctx.note(
         "import_batch",
         batch.id,
