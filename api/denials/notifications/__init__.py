@@ -1,0 +1,1 @@
+"""In-app notifications to members (deadlines, decisions, assignments, mentions) and their subscriptions."""

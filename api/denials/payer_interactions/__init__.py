@@ -1,0 +1,1 @@
+"""Calls, portal checks and correspondence with payers, logged against a denial case or a claim."""

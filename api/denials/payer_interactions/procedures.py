@@ -1,0 +1,38 @@
+"""payerInteractions.*: calls, portal checks and correspondence with payers."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from api.denials.payer_interactions import service
+from api.denials.payer_interactions.models import PayerInteraction
+from api.denials.payer_interactions.schemas import ForCaseIn, InteractionOut, ListInteractionsIn, LogInteractionIn
+from api.rpc.context import Context
+from api.rpc.procedure import rpc
+from api.rpc.schema import Page, paginate
+
+
+@rpc.mutation("payerInteractions.log")
+def log(ctx: Context, input: LogInteractionIn) -> InteractionOut:
+    """Log a call, portal check or correspondence with a payer on a case (its event history gets a
+    `payer_interaction` entry) or on a claim. The caller is recorded as who; `occurredAt` may not be
+    in the future; the payer defaults to the case's. The summary is returned to members, never audited."""
+    row = service.log(ctx.db, input, user_id=ctx.user_id)
+    ctx.note("payer_interaction", row.id, after=service.audit_view(row))
+    return InteractionOut.model_validate(row)
+
+
+@rpc.query("payerInteractions.list")
+def list_interactions(ctx: Context, input: ListInteractionsIn) -> Page[InteractionOut]:
+    """Interactions of the selected client, most recently logged first; filter by payer, channel,
+    case and the day range of `occurredAt` (UTC, inclusive)."""
+    return paginate(ctx.db, service.list_statement(input), PayerInteraction.id, input, InteractionOut.model_validate)
+
+
+@rpc.query("payerInteractions.forCase")
+def for_case(ctx: Context, input: ForCaseIn) -> Page[InteractionOut]:
+    """Every interaction logged on one case, most recently logged first; NOT_FOUND for a case
+    outside the selected client."""
+    service.get_case(ctx.db, input.case_id)
+    stmt = select(PayerInteraction).where(PayerInteraction.case_id == input.case_id)
+    return paginate(ctx.db, stmt, PayerInteraction.id, input, InteractionOut.model_validate)

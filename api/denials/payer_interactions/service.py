@@ -1,0 +1,107 @@
+"""Logging and reading payer interactions. Never commits; never puts the summary, next step or
+claim key in a message."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session
+
+from api.core.errors import InvalidInput, not_found
+from api.denials.cases.models import CaseEvent, DenialCase
+from api.denials.payer_interactions import rules
+from api.denials.payer_interactions.models import PayerInteraction
+from api.denials.payer_interactions.schemas import ListInteractionsIn, LogInteractionIn
+from api.infra.db.base import utcnow
+
+CASE_EVENT_KIND = "payer_interaction"
+
+
+def get_case(db: Session, case_id: int) -> DenialCase:
+    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
+    if case is None:
+        raise not_found("Case", case_id)
+    return case
+
+
+def log(db: Session, data: LogInteractionIn, *, user_id: int) -> PayerInteraction:
+    """Record an interaction; on a case it also appends a `payer_interaction` event to the case."""
+    rules.check_when(data.occurred_at, data.next_step_on, utcnow())
+    rules.check_next_step(data.next_step, data.next_step_on)
+    case = get_case(db, data.case_id) if data.case_id is not None else None
+    claim_key, payer = data.claim_key, data.payer
+    if case is not None:
+        if claim_key is not None and claim_key != case.claim_key:
+            raise InvalidInput("Invalid input: 'claimKey' is not the claim of this case")
+        claim_key, payer = case.claim_key, payer or case.payer
+    if payer is None:
+        raise InvalidInput("Invalid input: 'payer' is required when no case is given")
+    row = PayerInteraction(
+        case_id=data.case_id,
+        claim_key=claim_key,
+        channel=data.channel,
+        direction=data.direction,
+        logged_by_user_id=user_id,
+        occurred_at=data.occurred_at.astimezone(UTC),
+        payer=payer,
+        payer_representative=data.payer_representative,
+        reference_number=data.reference_number,
+        summary=data.summary,
+        outcome=data.outcome,
+        next_step=data.next_step,
+        next_step_on=data.next_step_on,
+    )
+    db.add(row)
+    db.flush()
+    if case is not None:
+        db.add(
+            CaseEvent(
+                case_id=case.id,
+                kind=CASE_EVENT_KIND,
+                actor_user_id=user_id,
+                # ids and vocabulary only: the summary stays in the interaction
+                details={
+                    "interactionId": row.id,
+                    "channel": row.channel,
+                    "direction": row.direction,
+                    "outcome": row.outcome,
+                    "nextStepOn": row.next_step_on.isoformat() if row.next_step_on else None,
+                },
+            )
+        )
+        db.flush()
+    return row
+
+
+def audit_view(row: PayerInteraction) -> dict[str, Any]:
+    """What the audit log may digest about an interaction: no free text, no claim key."""
+    return {
+        "case_id": row.case_id,
+        "channel": row.channel,
+        "direction": row.direction,
+        "occurred_at": row.occurred_at.isoformat(),
+        "payer": row.payer,
+        "outcome": row.outcome,
+        "next_step_on": row.next_step_on.isoformat() if row.next_step_on else None,
+    }
+
+
+def _day_start(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def list_statement(filters: ListInteractionsIn) -> Select[Any]:
+    stmt = select(PayerInteraction)
+    if filters.payer is not None:
+        stmt = stmt.where(PayerInteraction.payer == filters.payer)
+    if filters.channel is not None:
+        stmt = stmt.where(PayerInteraction.channel == filters.channel)
+    if filters.case_id is not None:
+        stmt = stmt.where(PayerInteraction.case_id == filters.case_id)
+    if filters.occurred_from is not None:
+        stmt = stmt.where(PayerInteraction.occurred_at >= _day_start(filters.occurred_from))
+    if filters.occurred_to is not None:
+        stmt = stmt.where(PayerInteraction.occurred_at < _day_start(filters.occurred_to + timedelta(days=1)))
+    return stmt
