@@ -31,10 +31,12 @@ AmountSource = Literal["contract", "remittance", "manual"]
 
 # No X12 separators or control characters: a claim key travels inside X12 files.
 ClaimKey = Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._/-]*$")]
-ProcedureCode = Annotated[str, StringConstraints(to_upper=True, pattern=r"^[A-Z0-9]{4,8}$")]
-Modifier = Annotated[str, StringConstraints(to_upper=True, pattern=r"^[A-Z0-9]{2}$")]
+ProcedureCode = Annotated[str, StringConstraints(to_upper=True, pattern=r"^[A-Za-z0-9]{4,8}$")]
+Modifier = Annotated[str, StringConstraints(to_upper=True, pattern=r"^[A-Za-z0-9]{2}$")]
 RevenueCode = Annotated[str, StringConstraints(pattern=r"^[0-9]{3,4}$")]
-DiagnosisCode = Annotated[str, StringConstraints(to_upper=True, pattern=r"^[A-Z][0-9][0-9A-Z]([0-9A-Z]{1,4})?$")]
+DiagnosisCode = Annotated[
+    str, StringConstraints(to_upper=True, pattern=r"^[A-Za-z][0-9][0-9A-Za-z]([0-9A-Za-z]{1,4})?$")
+]
 PayerName = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^*~^:\x00-\x1f]+$")]
 Identifier = Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9._:-]+$")]
 Reason = Annotated[str, StringConstraints(min_length=3, max_length=1000)]
@@ -160,7 +162,7 @@ class SyntheticResponseIn(ClaimRef):
     outcome: Literal["paid", "partially_paid", "denied"]
     paid_amount: Amount | None = Field(default=None, description="Default: the charge (paid), half (partial), 0")
     group_code: Literal["CO", "PR", "OA", "PI"] | None = Field(default=None, description="Default CO")
-    carc: Annotated[str, StringConstraints(to_upper=True, pattern=r"^[A-Z0-9]{1,5}$")] | None = Field(
+    carc: Annotated[str, StringConstraints(to_upper=True, pattern=r"^[A-Za-z0-9]{1,5}$")] | None = Field(
         default=None, description="Reason for the unpaid part (default 45 for a payment, 50 otherwise)"
     )
 
