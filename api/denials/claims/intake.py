@@ -368,27 +368,38 @@ def adjudication_state(status: str | None, paid: Decimal, denied: Decimal) -> st
     return "adjudicated_partially_paid" if denied > 0 else "adjudicated_paid"
 
 
-def adjudications(rows: Sequence[PostedRow], entries: Iterable[FinancialEntry]) -> dict[str, Adjudication]:
-    """Per claim key, the last decision of the file (reversals and predeterminations skipped), with the
-    amounts the confirm posted for that CLP: paid, denied and patient responsibility."""
-    claim_rows = {r.row_number: r for r in rows if r.entity == "remittance_claim"}
+def _entries_by_claim_row(
+    rows: Sequence[PostedRow], entries: Iterable[FinancialEntry]
+) -> dict[int, list[FinancialEntry]]:
+    """Posted entries grouped by the row number of the CLP they belong to (its own or its adjustments')."""
     owner = {r.id: (r.parent_row_number or r.row_number) for r in rows}
     posted: dict[int, list[FinancialEntry]] = defaultdict(list)
     for entry in entries:
         if entry.row_id is not None and entry.row_id in owner:
             posted[owner[entry.row_id]].append(entry)
+    return posted
+
+
+def _total(entries: Iterable[FinancialEntry]) -> Decimal:
+    return sum((e.amount for e in entries), Decimal("0.00"))
+
+
+def adjudications(rows: Sequence[PostedRow], entries: Iterable[FinancialEntry]) -> dict[str, Adjudication]:
+    """Per claim key, the last decision of the file (reversals and predeterminations skipped), with the
+    amounts the confirm posted for that CLP: paid, denied and patient responsibility."""
+    posted = _entries_by_claim_row(rows, entries)
     out: dict[str, Adjudication] = {}
-    for number, row in claim_rows.items():
+    for row in rows:
         key, status = row.data.get("patient_control_number"), row.data.get("claim_status_code")
-        if not key or status in (REVERSAL_STATUS, PREDETERMINATION_STATUS):
+        if row.entity != "remittance_claim" or not key or status in (REVERSAL_STATUS, PREDETERMINATION_STATUS):
             continue
-        mine = posted.get(number, [])
+        mine = posted.get(row.row_number, [])
         out[key] = Adjudication(
             claim_key=key,
             status=status,
-            paid=sum((e.amount for e in mine if e.entry_type == "payment"), Decimal("0.00")),
-            denied=sum((e.amount for e in mine if e.is_denial), Decimal("0.00")),
-            patient=sum((e.amount for e in mine if e.entry_type == "patient_responsibility"), Decimal("0.00")),
+            paid=_total(e for e in mine if e.entry_type == "payment"),
+            denied=_total(e for e in mine if e.is_denial),
+            patient=_total(e for e in mine if e.entry_type == "patient_responsibility"),
         )
     return out
 
