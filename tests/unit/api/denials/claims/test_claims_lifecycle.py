@@ -125,4 +125,4 @@ def test_random_walks_stay_in_declared_states_and_record_one_move_each(targets):
         assert len(records) == before + 1
     # the recorded history is itself a chain of declared moves
     for (_, prev_to), (frm, to) in itertools.pairwise(records):
-        assert frm == prev_to and CLAIM.can(frm, to)
+        assert frm is not None and frm == prev_to and CLAIM.can(frm, to)
