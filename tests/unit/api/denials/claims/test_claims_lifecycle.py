@@ -111,7 +111,8 @@ def test_shortest_path_to_submission():
 def test_random_walks_stay_in_declared_states_and_record_one_move_each(targets):
     """Apply random moves as the service does: an accepted move changes the state and adds exactly one
     transition record; a refused one changes nothing."""
-    state, records = "draft", [(None, "draft")]
+    state = "draft"
+    records: list[tuple[str | None, str]] = [(None, "draft")]
     for target in targets:
         before = len(records)
         try:
