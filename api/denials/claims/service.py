@@ -1,0 +1,268 @@
+"""Claims use cases on the operational database: create, read, move, correct, amounts, attachments.
+
+Functions take the tenant-scoped session (every query sees only the caller's client) and never commit.
+Messages name fields and states, never the claim key, the patient or any other PHI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session
+
+from api.core.errors import Conflict, Forbidden, InvalidInput, PreconditionFailed, not_found
+from api.denials.claims.lifecycle import CLAIM, FINAL_STATES
+from api.denials.claims.models import (
+    Claim,
+    ClaimAmount,
+    ClaimAttachment,
+    ClaimExternalAction,
+    ClaimLine,
+    ClaimLink,
+    ClaimTransition,
+)
+from api.denials.claims.schemas import AmountIn, AttachmentIn, ClaimFields, ClaimLineIn, CorrectionIn, CreateIn, ListIn
+from api.denials.claims.transitions import move
+from api.infra.db.base import utcnow
+
+HEADER_FIELDS = tuple(ClaimFields.model_fields)
+
+
+def get_claim(db: Session, claim_id: int, *, for_update: bool = False) -> Claim:
+    """The claim if it belongs to the caller's client, else NOT_FOUND (ids of other tenants never leak)."""
+    stmt = select(Claim).where(Claim.id == claim_id)
+    if for_update:
+        stmt = stmt.with_for_update()
+    claim = db.scalar(stmt)
+    if claim is None:
+        raise not_found("Claim", claim_id)
+    return claim
+
+
+def _check_dates(statement_from: Any, statement_to: Any) -> None:
+    if statement_from is not None and statement_to is not None and statement_to < statement_from:
+        raise InvalidInput("Invalid input: 'statementTo' is before 'statementFrom'")
+
+
+def _check_lines(lines: Sequence[ClaimLineIn], total: Decimal | None) -> Decimal:
+    """The sum of the line charges; InvalidInput naming the field when a line or the total disagrees."""
+    for n, line in enumerate(lines):
+        if line.service_date_to is not None and line.service_date_to < line.service_date_from:
+            raise InvalidInput(f"Invalid input: 'lines.{n}.serviceDateTo' is before 'lines.{n}.serviceDateFrom'")
+        if line.procedure_code is None and line.revenue_code is None:
+            raise InvalidInput(f"Invalid input: 'lines.{n}' needs a 'procedureCode' or a 'revenueCode'")
+    summed = sum((line.charge for line in lines), Decimal("0.00"))
+    if total is not None and total != summed:
+        raise InvalidInput(f"Invalid input: 'totalCharge' {total:.2f} is not the sum of the line charges {summed:.2f}")
+    return summed
+
+
+def _line_rows(claim: Claim, lines: Sequence[ClaimLineIn]) -> list[ClaimLine]:
+    return [
+        ClaimLine(
+            claim_id=claim.id,
+            line_number=n,
+            procedure_code=line.procedure_code,
+            modifiers=list(line.modifiers),
+            revenue_code=line.revenue_code,
+            units=line.units,
+            charge=line.charge,
+            service_date_from=line.service_date_from,
+            service_date_to=line.service_date_to,
+        )
+        for n, line in enumerate(lines, start=1)
+    ]
+
+
+def create(db: Session, input: CreateIn, user_id: int, *, origin: str = "manual", seed: int | None = None) -> Claim:
+    """A new claim in `draft` with its lines; CONFLICT when the client already has the claim key."""
+    _check_dates(input.statement_from, input.statement_to)
+    total = _check_lines(input.lines, input.total_charge)
+    if db.scalar(select(Claim.id).where(Claim.claim_key == input.claim_key)) is not None:
+        raise Conflict("A claim with this 'claimKey' already exists in this client")
+    now = utcnow()
+    claim = Claim(
+        claim_key=input.claim_key,
+        **{name: getattr(input, name) for name in HEADER_FIELDS},
+        total_charge=total,
+        origin=origin,
+        is_synthetic=origin == "synthetic",
+        synthetic_seed=seed,
+        state="draft",
+        state_changed_at=now,
+        created_by=user_id,
+    )
+    claim.diagnosis_codes = list(input.diagnosis_codes or [])
+    db.add(claim)
+    db.flush()
+    db.add_all(_line_rows(claim, input.lines))
+    db.add(ClaimTransition(claim_id=claim.id, from_state=None, to_state="draft", actor_user_id=user_id))
+    db.flush()
+    return claim
+
+
+def list_stmt(input: ListIn) -> Select[Any]:
+    stmt = select(Claim)
+    if input.state:
+        stmt = stmt.where(Claim.state == input.state)
+    if input.origin:
+        stmt = stmt.where(Claim.origin == input.origin)
+    if input.payer:
+        stmt = stmt.where(Claim.payer == input.payer)
+    if input.claim_key:
+        stmt = stmt.where(Claim.claim_key == input.claim_key)
+    if input.is_synthetic is not None:
+        stmt = stmt.where(Claim.is_synthetic == input.is_synthetic)
+    return stmt
+
+
+def summary(claim: Claim) -> dict[str, Any]:
+    """The claim's header as the wire shows it, with the moves its state allows next."""
+    out = {c.key: getattr(claim, c.key) for c in Claim.__table__.columns}
+    out["allowed_moves"] = sorted(CLAIM.allowed(claim.state))
+    return out
+
+
+def detail(db: Session, claim: Claim) -> dict[str, Any]:
+    """The claim with its lines, amounts, attachments, links, prepared actions and full history."""
+
+    def of(model: Any) -> list[Any]:
+        return list(db.scalars(select(model).where(model.claim_id == claim.id).order_by(model.id)))
+
+    return {
+        **summary(claim),
+        "lines": list(
+            db.scalars(select(ClaimLine).where(ClaimLine.claim_id == claim.id).order_by(ClaimLine.line_number))
+        ),
+        "amounts": of(ClaimAmount),
+        "attachments": of(ClaimAttachment),
+        "links": of(ClaimLink),
+        "external_actions": of(ClaimExternalAction),
+        "transitions": of(ClaimTransition),
+    }
+
+
+def move_claim(db: Session, claim_id: int, target: str, user_id: int, reason: str | None = None) -> tuple[Claim, str]:
+    """(the claim after the move, its state before)."""
+    claim = get_claim(db, claim_id, for_update=True)
+    before = claim.state
+    move(db, claim, target, user_id, reason)
+    return claim, before
+
+
+def review(db: Session, claim_id: int, user_id: int, reason: str | None) -> tuple[Claim, str]:
+    """draft or corrected -> in_review."""
+    return move_claim(db, claim_id, "in_review", user_id, reason)
+
+
+def withdraw(db: Session, claim_id: int, user_id: int, reason: str) -> tuple[Claim, str]:
+    """Any state before submission -> withdrawn (final)."""
+    return move_claim(db, claim_id, "withdrawn", user_id, reason)
+
+
+def request_correction(db: Session, claim_id: int, user_id: int, reason: str) -> tuple[Claim, str]:
+    """in_review (or ready for submission preparation) -> correction_requested, with what to fix."""
+    return move_claim(db, claim_id, "correction_requested", user_id, reason)
+
+
+def approve_correction(db: Session, input: CorrectionIn, user_id: int) -> tuple[Claim, str, list[str]]:
+    """correction_requested -> corrected, applying the corrected header fields and lines;
+    (claim, state before, names of the fields changed)."""
+    claim = get_claim(db, input.id, for_update=True)
+    if not CLAIM.can(claim.state, "corrected"):
+        move(db, claim, "corrected", user_id, input.reason)  # raises, naming the current state
+    changed = _apply_changes(claim, input.changes)
+    if input.lines is not None:
+        claim.total_charge = _check_lines(input.lines, None)
+        for old in db.scalars(select(ClaimLine).where(ClaimLine.claim_id == claim.id)):
+            db.delete(old)
+        db.flush()
+        db.add_all(_line_rows(claim, input.lines))
+        changed.append("lines")
+    before = claim.state
+    move(db, claim, "corrected", user_id, input.reason)
+    return claim, before, changed
+
+
+def _apply_changes(claim: Claim, changes: ClaimFields | None) -> list[str]:
+    if changes is None:
+        return []
+    given = changes.model_dump(exclude_unset=True)
+    _check_dates(given.get("statement_from", claim.statement_from), given.get("statement_to", claim.statement_to))
+    for name, value in given.items():
+        setattr(claim, name, list(value) if name == "diagnosis_codes" and value is not None else value)
+    if claim.diagnosis_codes is None:
+        claim.diagnosis_codes = []
+    return sorted(given)
+
+
+def request_submission_preparation(db: Session, claim_id: int, user_id: int, reason: str | None) -> tuple[Claim, str]:
+    """in_review -> ready_for_submission_preparation; the requester is recorded (they may not approve it)."""
+    claim, before = move_claim(db, claim_id, "ready_for_submission_preparation", user_id, reason)
+    claim.submission_requested_by = user_id
+    db.flush()
+    return claim, before
+
+
+def approve_for_submission_preparation(
+    db: Session, claim_id: int, user_id: int, reason: str | None
+) -> tuple[Claim, str]:
+    """ready_for_submission_preparation -> approved_for_submission_preparation, by someone other than the requester."""
+    claim = get_claim(db, claim_id, for_update=True)
+    if claim.state == "ready_for_submission_preparation" and claim.submission_requested_by == user_id:
+        raise Forbidden(
+            "Separation of duties: you requested submission preparation of this claim, so someone else must approve it"
+        )
+    before = claim.state
+    move(db, claim, "approved_for_submission_preparation", user_id, reason)
+    claim.submission_approved_by = user_id
+    db.flush()
+    return claim, before
+
+
+def close(db: Session, claim_id: int, user_id: int, reason: str | None) -> tuple[Claim, str]:
+    """An adjudicated claim -> closed (final)."""
+    return move_claim(db, claim_id, "closed", user_id, reason)
+
+
+def _require_open(claim: Claim, what: str) -> None:
+    if claim.state in FINAL_STATES:
+        raise PreconditionFailed(f"The claim is '{claim.state}'; {what} is not possible any more")
+
+
+def add_attachment(db: Session, input: AttachmentIn, user_id: int) -> ClaimAttachment:
+    """A reference to a supporting document (title, media type, digest, size, where it is stored)."""
+    claim = get_claim(db, input.id)
+    _require_open(claim, "adding an attachment")
+    attachment = ClaimAttachment(
+        claim_id=claim.id,
+        title=input.title,
+        media_type=input.media_type,
+        sha256=input.sha256.lower(),
+        size_bytes=input.size_bytes,
+        storage_ref=input.storage_ref,
+        added_by=user_id,
+    )
+    db.add(attachment)
+    db.flush()
+    return attachment
+
+
+def record_amount(db: Session, input: AmountIn, user_id: int) -> ClaimAmount:
+    """A money figure about the claim with its kind and source (the history keeps every figure recorded)."""
+    claim = get_claim(db, input.id)
+    _require_open(claim, "recording an amount")
+    amount = ClaimAmount(
+        claim_id=claim.id,
+        kind=input.kind,
+        amount=input.amount,
+        source=input.source,
+        reference=input.reference,
+        recorded_by=user_id,
+    )
+    db.add(amount)
+    db.flush()
+    return amount
