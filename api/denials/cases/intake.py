@@ -22,7 +22,16 @@ from api.core.lifecycle import transition as move
 from api.denials.cases import service
 from api.denials.cases.lifecycle import CASE
 from api.denials.cases.models import DenialCase
-from api.denials.cases.rules import UPDATABLE_STATES, CaseUpdate, ClaimEvent, EntryFact, OpenCase, decide, money
+from api.denials.cases.rules import (
+    UPDATABLE_STATES,
+    CaseOpening,
+    CaseUpdate,
+    ClaimEvent,
+    EntryFact,
+    OpenCase,
+    decide,
+    money,
+)
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow
 
 CHUNK = 500
@@ -47,16 +56,27 @@ def open_cases_for_batch(db: Session, batch_id: int) -> None:
     entries = _claim_entries(db, batch_id)
     if not entries:
         return
+    events = _claim_events(db, batch, entries)
+    cases = _working_cases(db, sorted({e.claim_key for e in events}))
+    decisions = decide(events, {key: [_open_case(c) for c in found] for key, found in cases.items()})
+    for opening in decisions.opens:
+        _open(db, batch, opening)
+    by_id = {c.id: c for found in cases.values() for c in found}
+    for update in decisions.updates:
+        apply_ledger_update(db, by_id[update.case_id], update, batch_id=batch.id)
+
+
+def _claim_events(db: Session, batch: ImportBatch, entries: list[EntryRow]) -> list[ClaimEvent]:
+    """The batch's entries as claim events: one per claim x payer x remittance, with the payer's
+    paid total for the claim in the ledger (this batch included)."""
     remittances = _remittances_by_row(db, batch)
-    grouped: dict[tuple[str, str, str], list[tuple[FinancialEntry, _Remittance]]] = defaultdict(list)
+    grouped: dict[tuple[str, str, str], list[tuple[EntryRow, _Remittance]]] = defaultdict(list)
     for entry in entries:
         remittance = remittances.get(entry.row_id or 0) or _tabular_remittance(batch, entry)
-        assert entry.claim_key is not None  # selected so
         payer = (entry.payer or UNKNOWN_PAYER).strip()
-        grouped[(entry.claim_key, payer, remittance.identity)].append((entry, remittance))
-    claim_keys = sorted({k[0] for k in grouped})
-    totals = _paid_totals(db, claim_keys)
-    events = [
+        grouped[(entry.claim_key or "", payer, remittance.identity)].append((entry, remittance))
+    totals = _paid_totals(db, sorted({k[0] for k in grouped}))
+    return [
         ClaimEvent(
             claim_key=claim_key,
             payer=payer,
@@ -68,23 +88,28 @@ def open_cases_for_batch(db: Session, batch_id: int) -> None:
         )
         for (claim_key, payer, identity), rows in grouped.items()
     ]
-    cases = _working_cases(db, claim_keys)
-    decisions = decide(events, {key: [_open_case(c) for c in found] for key, found in cases.items()})
-    for opening in decisions.opens:
-        new_id = service.insert_opening(
+
+
+def _open(db: Session, batch: ImportBatch, opening: CaseOpening) -> None:
+    """Insert the case (nothing when its denial was opened before) and its `opened` event."""
+    new_id = service.insert_opening(
+        db,
+        opening,
+        organization_id=batch.organization_id,
+        client_id=batch.client_id,
+        origin="remittance",
+        source_batch_id=batch.id,
+    )
+    if new_id is not None:
+        details = {"origin": "remittance", "batchId": batch.id, "amountAtStake": f"{opening.amount_at_stake:.2f}"}
+        service.opened_event(
             db,
-            opening,
+            new_id,
             organization_id=batch.organization_id,
             client_id=batch.client_id,
-            origin="remittance",
-            source_batch_id=batch.id,
+            actor_user_id=None,
+            details=details,
         )
-        if new_id is not None:
-            details = {"origin": "remittance", "batchId": batch.id, "amountAtStake": f"{opening.amount_at_stake:.2f}"}
-            service.opened_event(db, new_id, actor_user_id=None, details=details)
-    by_id = {c.id: c for found in cases.values() for c in found}
-    for update in decisions.updates:
-        apply_ledger_update(db, by_id[update.case_id], update, batch_id=batch.id)
 
 
 def apply_ledger_update(db: Session, case: DenialCase, update: CaseUpdate, *, batch_id: int | None) -> None:
@@ -118,17 +143,40 @@ def apply_ledger_update(db: Session, case: DenialCase, update: CaseUpdate, *, ba
     db.flush()
 
 
-def _claim_entries(db: Session, batch_id: int) -> list[FinancialEntry]:
+#: A row of _ENTRY_COLUMNS (SQLAlchemy types a 16-column Row more narrowly than is useful here).
+EntryRow = Any
+#: The entry columns the rules read (plain rows: a big batch has hundreds of thousands of entries).
+_ENTRY_COLUMNS = (
+    FinancialEntry.row_id,
+    FinancialEntry.claim_key,
+    FinancialEntry.payer,
+    FinancialEntry.entry_type,
+    FinancialEntry.component,
+    FinancialEntry.amount,
+    FinancialEntry.claim_status_code,
+    FinancialEntry.group_code,
+    FinancialEntry.carc,
+    FinancialEntry.rarcs,
+    FinancialEntry.denial_category,
+    FinancialEntry.is_denial,
+    FinancialEntry.billed_amount,
+    FinancialEntry.payer_claim_number,
+    FinancialEntry.service_date,
+    FinancialEntry.payment_date,
+)
+
+
+def _claim_entries(db: Session, batch_id: int) -> list[EntryRow]:
     return list(
-        db.scalars(
-            select(FinancialEntry)
+        db.execute(
+            select(*_ENTRY_COLUMNS)
             .where(
                 FinancialEntry.batch_id == batch_id,
                 FinancialEntry.claim_key.is_not(None),
                 FinancialEntry.entry_type.in_(CLAIM_ENTRY_TYPES),
             )
             .order_by(FinancialEntry.row_id, FinancialEntry.id)
-        )
+        ).all()
     )
 
 
@@ -164,7 +212,7 @@ def _remittances_by_row(db: Session, batch: ImportBatch) -> dict[int, _Remittanc
     return out
 
 
-def _tabular_remittance(batch: ImportBatch, entry: FinancialEntry) -> _Remittance:
+def _tabular_remittance(batch: ImportBatch, entry: EntryRow) -> _Remittance:
     """A tabular export has no remittance identity: the payer's decision is named by its date and
     the payer's claim number, so the same denial exported twice is one event."""
     when = entry.payment_date.isoformat() if entry.payment_date else ""
@@ -216,7 +264,7 @@ def _open_case(case: DenialCase) -> OpenCase:
     )
 
 
-def _fact(e: FinancialEntry) -> EntryFact:
+def _fact(e: EntryRow) -> EntryFact:
     return EntryFact(
         entry_type=e.entry_type,
         component=e.component,

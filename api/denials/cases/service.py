@@ -206,9 +206,27 @@ def insert_opening(
     return None if row is None else int(row[0])
 
 
-def opened_event(db: Session, case_id: int, *, actor_user_id: int | None, details: dict[str, Any]) -> None:
-    case = get_case(db, case_id)
-    add_event(db, case, "opened", actor_user_id=actor_user_id, to_state=case.state, details=details)
+def opened_event(
+    db: Session,
+    case_id: int,
+    *,
+    organization_id: int,
+    client_id: int,
+    actor_user_id: int | None,
+    details: dict[str, Any],
+) -> None:
+    """The first event of a case just inserted (built without reading the case back: a big batch opens many)."""
+    db.add(
+        CaseEvent(
+            organization_id=organization_id,
+            client_id=client_id,
+            case_id=case_id,
+            kind="opened",
+            to_state="open",
+            actor_user_id=actor_user_id,
+            details=details,
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -285,6 +303,8 @@ def open_manual(
     opened_event(
         db,
         new_id,
+        organization_id=organization_id,
+        client_id=client_id,
         actor_user_id=user_id,
         details={"origin": "manual", "amountAtStake": f"{opening.amount_at_stake:.2f}"},
     )

@@ -20,6 +20,7 @@ from api.denials.cases.intake import open_cases_for_batch
 from api.denials.cases.models import DenialCase
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from tests.integration.api.denials.conftest import by_claim, cases, confirm, post, upload
+from tests.integration.api.money.ingestion.conftest import upload_json
 
 
 def test_a_remittance_with_denials_opens_one_case_per_denied_claim(member):
@@ -157,3 +158,17 @@ def test_a_member_of_another_client_cannot_see_or_move_the_case(member, make_mem
     foreign = other.rpc.as_(other.token, member.client_id)
     assert foreign.query("cases.get", {"id": case_id}).code == "FORBIDDEN"
     assert member.rpc.query("cases.get", {"id": case_id}).data["case"]["state"] == "open"
+
+
+def test_a_denials_export_opens_cases_and_the_same_denial_exported_again_opens_none(member):
+    header = "patient_account_number,claim_id,payer_name,denial_date,group_code,carc,denied_amount\n"
+    first = header + "CSV-1,PCN-CSV-1,Hand Csv Payer,2026-02-03,CO,16,45.00\n"
+    second = first + "CSV-2,PCN-CSV-2,Hand Csv Payer,2026-02-04,CO,50,60.00\n"
+    for n, text in enumerate((first, second)):
+        batch = upload_json(member.rpc, text.encode(), f"denials-{n}.csv", "ingestion.uploadCsv").data["batch"]
+        assert batch["kind"] == "csv_denials"
+        confirm(member.rpc, batch["id"]).data
+    found = by_claim(member.rpc)
+    assert sorted(found) == ["CSV-1", "CSV-2"], "CSV-1's denial (same payer, date, payer claim number) once"
+    assert (found["CSV-1"]["amountAtStake"], found["CSV-1"]["denialCategory"]) == ("45.00", "missing_information")
+    assert (found["CSV-2"]["remittanceDate"], found["CSV-2"]["payerClaimNumber"]) == ("2026-02-04", "PCN-CSV-2")
