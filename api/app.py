@@ -13,6 +13,7 @@ from starlette.routing import Route
 import api
 from api.core.services import Services
 from api.core.settings import Settings, get_settings
+from api.denials.cases.intake import open_cases_for_batch
 from api.denials.claims import intake as claims_intake
 from api.discovery import modules_named
 from api.infra.access_log import AccessLogMiddleware
@@ -68,9 +69,10 @@ def build_services(settings: Settings | None = None) -> Services:
         digest_key=digest_key,
         audit_anchor=anchor,
     )
-    services.batch_posted.append(claims_intake.listener(digest_key))  # 837 -> claims, 835 -> adjudications
     # Bound after construction: resolving OIDC identities needs the services themselves.
     services.resolve_principal = principal_resolver(services)
+    services.batch_posted.append(claims_intake.listener(digest_key))  # 837 -> claims, 835 -> adjudications
+    services.batch_posted.append(open_cases_for_batch)  # a confirmed denial or recoupment opens a case
     return services
 
 

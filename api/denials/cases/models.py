@@ -60,6 +60,9 @@ class DenialCase(IdMixin, CreatedAtMixin, TenantScoped, Base):
     amount_at_stake: Mapped[Decimal] = mapped_column(Money)
     paid_before: Mapped[Decimal] = mapped_column(Money, default=Decimal("0"))
     recovered_amount: Mapped[Decimal] = mapped_column(Money, default=Decimal("0"))
+    # the part of recovered_amount recorded by hand (caseRecovery.recordRecovery): a later update from
+    # the ledger adds it to what the payer paid, so neither source overwrites the other
+    recovered_by_hand: Mapped[Decimal] = mapped_column(Money, default=Decimal("0"))
     written_off_amount: Mapped[Decimal] = mapped_column(Money, default=Decimal("0"))
     # work
     state: Mapped[str] = mapped_column(String(20), default="open")

@@ -40,6 +40,7 @@ def upgrade() -> None:
         sa.Column("amount_at_stake", sa.Numeric(precision=18, scale=2), nullable=False),
         sa.Column("paid_before", sa.Numeric(precision=18, scale=2), nullable=False),
         sa.Column("recovered_amount", sa.Numeric(precision=18, scale=2), nullable=False),
+        sa.Column("recovered_by_hand", sa.Numeric(precision=18, scale=2), nullable=False),
         sa.Column("written_off_amount", sa.Numeric(precision=18, scale=2), nullable=False),
         sa.Column("state", sa.String(length=20), nullable=False),
         sa.Column("state_changed_at", sa.DateTime(timezone=True), nullable=False),

@@ -1,0 +1,1 @@
+"""Bulk and supervisory control of denial cases: bulk assignment, escalation, holds."""

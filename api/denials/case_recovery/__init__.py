@@ -1,0 +1,1 @@
+"""Recovery plan and money recovered per denial case."""

@@ -1,0 +1,418 @@
+"""Denial case use cases on the operational database: read, open by hand, assign, move, note.
+
+Every function takes the tenant-scoped session and never commits (the executor commits the call
+with its audit event). Every change appends a ``CaseEvent`` (who, when, from/to, reason). Messages
+name the case by id and never echo the claim key, patient data or a note's text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Select, Table, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from api.core.errors import InvalidInput, NotFound, PreconditionFailed
+from api.core.lifecycle import transition as move
+from api.core.permissions import explain
+from api.denials.cases.lifecycle import CASE, DECIDED_STATES, REOPEN_MOVES
+from api.denials.cases.models import CaseEvent, CaseNote, DenialCase
+from api.denials.cases.rules import ZERO, CaseOpening, denial_key, money
+from api.infra.db.base import utcnow
+from api.money.ingestion.models import FinancialEntry
+from api.platform.organizations.models import Membership
+from pipelines.ingest.classify import UnknownGroupCodeError, classify_adjustment
+from pipelines.ingest.reference import load_reference
+
+#: States a case can no longer be worked in (assignments and supervisory changes are refused).
+FINAL_STATES = frozenset({"closed"})
+LOST_STATES = frozenset({"lost", "written_off"})
+
+
+def _table() -> Table:
+    table = DenialCase.__table__
+    assert isinstance(table, Table)  # declarative maps one plain Table
+    return table
+
+
+def get_case(db: Session, case_id: int, *, for_update: bool = False) -> DenialCase:
+    """The case if it belongs to the caller's client, else NOT_FOUND (ids never leak across tenants)."""
+    stmt = select(DenialCase).where(DenialCase.id == case_id)
+    if for_update:
+        stmt = stmt.with_for_update()
+    case = db.scalar(stmt)
+    if case is None:
+        raise NotFound(f"Case {case_id} was not found in this client")
+    return case
+
+
+def add_event(
+    db: Session,
+    case: DenialCase,
+    kind: str,
+    *,
+    actor_user_id: int | None,
+    reason: str | None = None,
+    from_state: str | None = None,
+    to_state: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> CaseEvent:
+    """Append one event to the case's history (never updated afterwards)."""
+    event = CaseEvent(
+        organization_id=case.organization_id,
+        client_id=case.client_id,
+        case_id=case.id,
+        kind=kind,
+        from_state=from_state,
+        to_state=to_state,
+        reason=reason,
+        actor_user_id=actor_user_id,
+        details=details or {},
+    )
+    db.add(event)
+    return event
+
+
+def events_of(db: Session, case_id: int) -> list[CaseEvent]:
+    return list(db.scalars(select(CaseEvent).where(CaseEvent.case_id == case_id).order_by(CaseEvent.id)))
+
+
+def notes_of(db: Session, case_id: int) -> list[CaseNote]:
+    return list(db.scalars(select(CaseNote).where(CaseNote.case_id == case_id).order_by(CaseNote.id)))
+
+
+# --- the worklist -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CaseFilters:
+    """Worklist filters of cases.list (all optional, combined with AND)."""
+
+    states: tuple[str, ...] = ()
+    owner: str | None = None  # "me" | "unassigned" | a user id as text
+    payer: str | None = None
+    category: str | None = None
+    carc: str | None = None
+    min_amount: Decimal | None = None
+    due_before: date | None = None
+    escalated: bool | None = None
+    on_hold: bool | None = None
+
+
+def _owner_clause(owner: str, user_id: int) -> Any:
+    if owner == "unassigned":
+        return DenialCase.owner_user_id.is_(None)
+    if owner == "me":
+        return DenialCase.owner_user_id == user_id
+    return DenialCase.owner_user_id == int(owner)
+
+
+def worklist(filters: CaseFilters, user_id: int) -> Select[Any]:
+    """The statement selecting the cases the filters keep (the caller paginates it)."""
+    stmt = select(DenialCase)
+    if filters.states:
+        unknown = sorted(set(filters.states) - CASE.states)
+        if unknown:
+            raise InvalidInput(f"Invalid input: 'states' has unknown state(s) {', '.join(unknown)}")
+        stmt = stmt.where(DenialCase.state.in_(filters.states))
+    if filters.owner is not None:
+        stmt = stmt.where(_owner_clause(filters.owner, user_id))
+    if filters.payer:
+        stmt = stmt.where(func.upper(DenialCase.payer) == filters.payer.upper())
+    if filters.category:
+        stmt = stmt.where(DenialCase.denial_category == filters.category)
+    if filters.carc:
+        stmt = stmt.where(DenialCase.carc == filters.carc.upper())
+    if filters.min_amount is not None:
+        stmt = stmt.where(DenialCase.amount_at_stake >= filters.min_amount)
+    if filters.due_before is not None:
+        stmt = stmt.where(DenialCase.appeal_due_on.is_not(None), DenialCase.appeal_due_on < filters.due_before)
+    if filters.escalated is not None:
+        stmt = stmt.where(DenialCase.escalated.is_(filters.escalated))
+    if filters.on_hold is not None:
+        stmt = stmt.where(DenialCase.on_hold.is_(filters.on_hold))
+    return stmt
+
+
+# --- opening ------------------------------------------------------------------------------------
+
+
+def paid_total(db: Session, claim_key: str, payer: str) -> Decimal:
+    """What `payer` has paid for the claim in the ledger (payments less reversals and recoupments)."""
+    total = db.scalar(
+        select(func.coalesce(func.sum(FinancialEntry.amount), 0)).where(
+            FinancialEntry.claim_key == claim_key,
+            func.upper(FinancialEntry.payer) == payer.strip().upper(),
+            FinancialEntry.component == "paid",
+        )
+    )
+    return money(Decimal(str(total or 0)))
+
+
+def insert_opening(
+    db: Session, opening: CaseOpening, *, organization_id: int, client_id: int, origin: str, source_batch_id: int | None
+) -> int | None:
+    """Insert the case unless its denial_key is already there; the new id, or None when it was.
+
+    ON CONFLICT DO NOTHING on (client_id, denial_key): a concurrent insert of the same key waits
+    for the other transaction and then inserts nothing, so one denial never opens two cases."""
+    dialect = db.get_bind().dialect.name
+    insert_into = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    now = utcnow()
+    values = {
+        "organization_id": organization_id,
+        "client_id": client_id,
+        "created_at": now,
+        "denial_key": opening.denial_key,
+        "origin": origin,
+        "event_kind": opening.event_kind,
+        "claim_key": opening.claim_key,
+        "payer": opening.payer[:200],
+        "payer_id": opening.payer_id[:80] if opening.payer_id else None,
+        "source_batch_id": source_batch_id,
+        "payer_claim_number": opening.payer_claim_number,
+        "claim_status_code": opening.claim_status_code,
+        "remittance_date": opening.remittance_date,
+        "service_date": opening.service_date,
+        "denial_category": opening.denial_category,
+        "group_code": opening.group_code,
+        "carc": opening.carc,
+        "rarcs": list(opening.rarcs),
+        "hard_or_soft": opening.hard_or_soft,
+        "preventable": opening.preventable,
+        "billed_amount": opening.billed_amount,
+        "amount_at_stake": opening.amount_at_stake,
+        "paid_before": opening.paid_before,
+        "recovered_amount": ZERO,
+        "recovered_by_hand": ZERO,
+        "written_off_amount": ZERO,
+        "state": "open",
+        "state_changed_at": now,
+        "escalated": False,
+        "on_hold": False,
+        "recovery_plan": {},
+    }
+    stmt = (
+        insert_into(_table())
+        .values(**values)
+        .on_conflict_do_nothing(index_elements=["client_id", "denial_key"])
+        .returning(_table().c.id)
+    )
+    row = db.execute(stmt).first()
+    return None if row is None else int(row[0])
+
+
+def opened_event(
+    db: Session,
+    case_id: int,
+    *,
+    organization_id: int,
+    client_id: int,
+    actor_user_id: int | None,
+    details: dict[str, Any],
+) -> None:
+    """The first event of a case just inserted (built without reading the case back: a big batch opens many)."""
+    db.add(
+        CaseEvent(
+            organization_id=organization_id,
+            client_id=client_id,
+            case_id=case_id,
+            kind="opened",
+            to_state="open",
+            actor_user_id=actor_user_id,
+            details=details,
+        )
+    )
+
+
+@dataclass(frozen=True)
+class ManualOpening:
+    """What cases.open is given (a denial the ledger does not show, e.g. from a letter or a portal)."""
+
+    claim_key: str
+    payer: str
+    amount_at_stake: Decimal
+    event_kind: str = "denial"
+    denial_category: str | None = None
+    group_code: str | None = None
+    carc: str | None = None
+    rarcs: tuple[str, ...] = ()
+    denied_on: date | None = None
+    reference: str | None = None  # the payer's claim number or letter reference
+
+
+def _manual_classification(given: ManualOpening) -> dict[str, Any]:
+    """Category, hard/soft and preventable from the CARC when one is given; else the category as given."""
+    ref = load_reference()
+    if given.denial_category is not None and given.denial_category not in ref.categories:
+        raise InvalidInput(
+            f"Invalid input: 'denialCategory' is not a denial category; known: {', '.join(sorted(ref.categories))}"
+        )
+    if given.carc is None:
+        return {"denial_category": given.denial_category, "group_code": given.group_code}
+    group = given.group_code or "CO"
+    try:
+        result = classify_adjustment(group, given.carc, list(given.rarcs))
+    except UnknownGroupCodeError:
+        raise InvalidInput(f"Invalid input: 'groupCode' must be one of {', '.join(sorted(ref.group_rules))}") from None
+    return {
+        "denial_category": given.denial_category or result.category,
+        "group_code": group,
+        "hard_or_soft": result.hard_or_soft,
+        "preventable": result.preventable,
+    }
+
+
+def open_manual(
+    db: Session, given: ManualOpening, *, organization_id: int, client_id: int, user_id: int
+) -> tuple[DenialCase, bool]:
+    """Open a case by hand; (case, created). The same claim, payer, kind, amount, date and reference
+    name the same denial event: opening it again answers the existing case."""
+    if given.amount_at_stake <= 0:
+        raise InvalidInput("Invalid input: 'amountAtStake' must be more than 0.00")
+    found = _manual_classification(given)
+    identity = f"manual|{given.reference or ''}|{given.denied_on.isoformat() if given.denied_on else ''}|{given.amount_at_stake:.2f}"
+    opening = CaseOpening(
+        denial_key=denial_key(given.claim_key, given.payer, identity, given.event_kind),
+        event_kind=given.event_kind,
+        claim_key=given.claim_key,
+        payer=given.payer,
+        payer_id=None,
+        amount_at_stake=money(given.amount_at_stake),
+        paid_before=paid_total(db, given.claim_key, given.payer),
+        remittance_date=given.denied_on,
+        claim_status_code=None,
+        payer_claim_number=given.reference,
+        billed_amount=None,
+        service_date=None,
+        carc=given.carc.upper() if given.carc else None,
+        rarcs=tuple(r.upper() for r in given.rarcs),
+        **found,
+    )
+    new_id = insert_opening(
+        db, opening, organization_id=organization_id, client_id=client_id, origin="manual", source_batch_id=None
+    )
+    if new_id is None:
+        existing = db.scalar(select(DenialCase).where(DenialCase.denial_key == opening.denial_key))
+        assert existing is not None  # the conflict was on this very key, in this client
+        return existing, False
+    opened_event(
+        db,
+        new_id,
+        organization_id=organization_id,
+        client_id=client_id,
+        actor_user_id=user_id,
+        details={"origin": "manual", "amountAtStake": f"{opening.amount_at_stake:.2f}"},
+    )
+    return get_case(db, new_id), True
+
+
+# --- work ---------------------------------------------------------------------------------------
+
+
+def check_assignable(db: Session, owner_user_id: int) -> str:
+    """The owner's role, if they are a member of the organization who may work cases (the session
+    only sees this organization's memberships); InvalidInput otherwise."""
+    role = db.scalar(select(Membership.role).where(Membership.user_id == owner_user_id))
+    if role is None:
+        raise InvalidInput("Invalid input: 'ownerUserId' is not a member of this organization")
+    granted, _ = explain(role, "write")
+    if not granted:
+        raise InvalidInput(f"Invalid input: 'ownerUserId' has role '{role}', which cannot work cases")
+    return role
+
+
+def _require_workable(case: DenialCase, action: str) -> None:
+    if case.state in FINAL_STATES:
+        raise PreconditionFailed(f"Case {case.id} is '{case.state}'; reopen it before it can be {action}")
+
+
+def assign(db: Session, case_id: int, owner_user_id: int | None, *, user_id: int) -> tuple[DenialCase, int | None]:
+    """Give the case an owner (None: unassign); (case, previous owner)."""
+    if owner_user_id is not None:
+        check_assignable(db, owner_user_id)
+    case = get_case(db, case_id, for_update=True)
+    _require_workable(case, "assigned")
+    return case, apply_assignment(db, case, owner_user_id, user_id=user_id)
+
+
+def apply_assignment(db: Session, case: DenialCase, owner_user_id: int | None, *, user_id: int) -> int | None:
+    """Set the owner and record it (nothing is recorded when the owner does not change)."""
+    previous = case.owner_user_id
+    if previous != owner_user_id:
+        case.owner_user_id = owner_user_id
+        add_event(
+            db,
+            case,
+            "assigned" if owner_user_id is not None else "unassigned",
+            actor_user_id=user_id,
+            details={"from": previous, "to": owner_user_id},
+        )
+        db.flush()
+    return previous
+
+
+def transition(
+    db: Session, case_id: int, target: str, *, reason: str | None, user_id: int | None
+) -> tuple[DenialCase, str]:
+    """Move the case along its lifecycle; (case, previous state). Reopening needs a reason, a held
+    case must be released first; a loss or write-off records what was not recovered."""
+    case = get_case(db, case_id, for_update=True)
+    current = case.state
+    move(CASE, current, target)
+    if (current, target) in REOPEN_MOVES and not reason:
+        raise InvalidInput(f"Invalid input: 'reason' is required to reopen a case that is '{current}'")
+    if case.on_hold:
+        raise PreconditionFailed(f"Case {case.id} is on hold; release it (caseControl.release) before moving it")
+    apply_move(db, case, target, reason=reason, user_id=user_id, kind="transition")
+    return case, current
+
+
+def apply_move(
+    db: Session,
+    case: DenialCase,
+    target: str,
+    *,
+    reason: str | None,
+    user_id: int | None,
+    kind: str,
+    details: dict[str, Any] | None = None,
+) -> None:
+    """Set the new state and what it implies, and append the one event recording the move."""
+    current = case.state
+    now = utcnow()
+    case.state = target
+    case.state_changed_at = now
+    if target in LOST_STATES:
+        case.written_off_amount = money(max(case.amount_at_stake - case.recovered_amount, ZERO))
+    elif target not in DECIDED_STATES and target != "closed":
+        case.written_off_amount = ZERO  # reopened: nothing is written off any more
+    if target == "closed":
+        case.closed_at = now
+    elif current == "closed":
+        case.closed_at = None
+    add_event(
+        db, case, kind, actor_user_id=user_id, reason=reason, from_state=current, to_state=target, details=details
+    )
+    db.flush()
+
+
+def add_note(db: Session, case_id: int, body: str, *, user_id: int) -> CaseNote:
+    """A note on the case; its text is never logged or audited in clear."""
+    case = get_case(db, case_id)
+    note = CaseNote(
+        organization_id=case.organization_id,
+        client_id=case.client_id,
+        case_id=case.id,
+        author_user_id=user_id,
+        body=body,
+    )
+    db.add(note)
+    db.flush()
+    add_event(db, case, "note_added", actor_user_id=user_id, details={"noteId": note.id})
+    db.flush()
+    return note
