@@ -231,6 +231,52 @@ EXTRACT_TABLES: dict[str, ExtractTable] = {
                 "effective_to": "date",
             },
         ),
+        # Denial cases (api/denials/cases): state, owner, money and classification; no free text (hold
+        # reason, update reason, recovery plan) leaves the operational database.
+        ExtractTable(
+            "denial_cases",
+            {
+                **_TENANT,
+                "origin": "text",
+                "event_kind": "text",
+                "claim_key": "text",
+                "payer": "text",
+                "payer_id": "text",
+                "payer_class": "text",
+                "remittance_date": "date",
+                "service_date": "date",
+                "denial_category": "text",
+                "group_code": "text",
+                "carc": "text",
+                "hard_or_soft": "text",
+                "billed_amount": "money",
+                "amount_at_stake": "money",
+                "paid_before": "money",
+                "recovered_amount": "money",
+                "written_off_amount": "money",
+                "state": "text",
+                "state_changed_at": "ts",
+                "owner_user_id": "int",
+                "escalated": "bool",
+                "on_hold": "bool",
+                "appeal_due_on": "date",
+                "closed_at": "ts",
+                "created_at": "ts",
+            },
+        ),
+        # A case's moves (the decision of a case closed since is only in its history); reasons and
+        # details stay behind (free text).
+        ExtractTable(
+            "denial_case_events",
+            {
+                **_TENANT,
+                "case_id": "int",
+                "kind": "text",
+                "from_state": "text",
+                "to_state": "text",
+                "created_at": "ts",
+            },
+        ),
         # Not a table: the rows reviewers excluded from confirmed batches. The raw layer drops them
         # from the batch's parsed file; here they are, for lineage and for what the marts left out.
         ExtractTable(

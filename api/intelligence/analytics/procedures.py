@@ -20,7 +20,11 @@ def kpis(ctx: Context, input: KpisIn) -> KpisOut:
     won from the same payer; `immatureMonths` counts the months too young to judge), net collection
     rate, cost to collect, and at the end of the range days in A/R, aged A/R over 90 days % and days
     in DNFB. `cleanClaimRate` is null, with the reason in `cleanClaimRateUnavailable`: HFMA's clean
-    claim rate needs acknowledgement data (999 / 277CA) that are not ingested yet."""
+    claim rate needs acknowledgement data (999 / 277CA) that are not ingested yet. Denial cases: opened,
+    closed, decided (won / partially won / lost / written off, by month of decision), the case win rate,
+    the money cases recovered and wrote off; the final denial write-off includes the write-offs of cases
+    decided lost or written off (`caseFinalWriteOffAmount`, a claim the remittance rule already writes
+    off counted once)."""
     with open_marts(ctx, *queries.KPI_MARTS) as m:
         months, data_as_of, values = queries.kpis(m, input)
         snap = snapshot_of(m)

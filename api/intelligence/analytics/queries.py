@@ -27,6 +27,7 @@ RATES = {
     "aged_ar_over_90_pct": ("aged_ar_amount", "ar_amount"),
     "days_in_ar": ("ar_amount", "trailing_net_patient_revenue / trailing_days"),
     "days_in_dnfb": ("dnfb_amount", "trailing_discharged_charges / trailing_days"),
+    "case_win_rate": ("cases_won + cases_partially_won", "cases_decided"),
 }
 # Breakdown dimensions: the fct_claim_reconciliation expression each one groups on.
 DIMENSIONS = {
@@ -41,7 +42,8 @@ DIMENSIONS = {
 
 
 _SUMS = """
-    select count(*) as months, max(data_as_of) as data_as_of, max(month) as last_month,
+    select count(*) as months, max(data_as_of) as data_as_of,
+           max(month) filter (where ar_amount is not null) as last_month,
            coalesce(sum(claims_adjudicated), 0) as claims_adjudicated,
            sum(billed_amount) as billed_amount, sum(paid_amount) as paid_amount,
            sum(patient_responsibility) as patient_responsibility, sum(net_patient_revenue) as net_patient_revenue,
@@ -55,14 +57,21 @@ _SUMS = """
            coalesce(sum(appeal_overturned_claims), 0) as appeal_overturned_claims,
            count(*) filter (where not is_mature) as immature_months,
            sum(recovered_amount) as recovered_amount, sum(cost_to_collect_amount) as cost_to_collect_amount,
-           coalesce(sum(days_in_month), 0) as days, sum(discharged_billed_charges) as discharged_billed_charges
+           coalesce(sum(days_in_month), 0) as days, sum(discharged_billed_charges) as discharged_billed_charges,
+           coalesce(sum(cases_opened), 0) as cases_opened, coalesce(sum(cases_closed), 0) as cases_closed,
+           coalesce(sum(cases_decided), 0) as cases_decided, coalesce(sum(cases_won), 0) as cases_won,
+           coalesce(sum(cases_partially_won), 0) as cases_partially_won, coalesce(sum(cases_lost), 0) as cases_lost,
+           coalesce(sum(cases_written_off), 0) as cases_written_off,
+           sum(case_recovered_amount) as case_recovered_amount, sum(case_written_off_amount) as case_written_off_amount,
+           sum(case_final_write_off_amount) as case_final_write_off_amount
     from fct_kpis_monthly where {where}"""
 
 
 def kpis(m: ScopedMarts, months: MonthRange) -> tuple[int, date | None, Kpis]:
-    """(months covered, the data horizon, the KPIs over them): cohort figures summed over the months,
-    balances (A/R, DNFB) at the last month's end over the range's average daily revenue. Days to pay
-    average the claims of those months. A ratio with a zero denominator is None."""
+    """(months covered, the data horizon, the KPIs over them): cohort and case figures summed over the
+    months, balances (A/R, DNFB) at the end of the range's last month that has them (a month after the
+    data horizon, a row only for case activity, has none) over the range's average daily revenue. Days
+    to pay average the claims of those months. A ratio with a zero denominator is None."""
     where, params = months.month_params("month")
     row = m.one(_SUMS.format(where=where), params)
     end: dict[str, Any] = {"ar_amount": None, "aged_ar_amount": None, "dnfb_amount": None}
@@ -101,6 +110,7 @@ def kpis(m: ScopedMarts, months: MonthRange) -> tuple[int, date | None, Kpis]:
             "aged_ar_over_90_pct": money_ratio(end.get("aged_ar_amount"), ar),
             "days_in_ar": _days_of(ar, revenue, span),
             "days_in_dnfb": _days_of(dnfb, row["discharged_billed_charges"], span),
+            "case_win_rate": rate(int(row["cases_won"]) + int(row["cases_partially_won"]), int(row["cases_decided"])),
         }
     )
     return int(row["months"]), row["data_as_of"], values

@@ -23,12 +23,18 @@ TrendMetric = Literal[
     "aged_ar_over_90_pct",
     "days_in_ar",
     "days_in_dnfb",
+    "case_win_rate",
     "avg_days_to_pay",
     "billed_amount",
     "paid_amount",
     "claims_adjudicated",
     "ar_amount",
     "dnfb_amount",
+    "cases_opened",
+    "cases_closed",
+    "cases_decided",
+    "case_recovered_amount",
+    "case_written_off_amount",
 ]
 BreakdownDimension = Literal["category", "carc", "payer", "group_code", "hard_or_soft", "preventable", "claim_type"]
 CLEAN_CLAIM_RATE_UNAVAILABLE = (
@@ -43,6 +49,7 @@ class KpisIn(MonthRange):
 
 
 # Every ratio is null when its denominator is 0. Definitions: dbt_project/models/marts/_analytics.yml.
+# Case figures (cases_*, case_*) count a denial case in the month it opened, closed or was decided.
 class Kpis(ClaimVolume):
     patient_responsibility: Money
     net_patient_revenue: Money = Field(description="paid_amount + patient_responsibility of the claims adjudicated")
@@ -58,7 +65,16 @@ class Kpis(ClaimVolume):
     clean_claim_rate_unavailable: str = Field(description="Why clean_claim_rate is null")
     final_write_off_claims: int
     final_denial_write_off_amount: Money = Field(
-        description="Provider-loss denials not paid later whose appeal window (180 days) has closed"
+        description=(
+            "Provider-loss denials not paid later whose appeal window (180 days) has closed, plus"
+            " case_final_write_off_amount"
+        )
+    )
+    case_final_write_off_amount: Money = Field(
+        description=(
+            "written_off_amount of cases decided lost or written_off in the months, on claims the"
+            " remittance rule does not already write off (counted once)"
+        )
     )
     final_denial_write_off_pct: float | None = Field(description="final_denial_write_off_amount / net_patient_revenue")
     overturned_claims: int = Field(description="Initially denied claims paid later by anyone")
@@ -79,6 +95,18 @@ class Kpis(ClaimVolume):
     days_in_ar: float | None = Field(description="ar_amount / (net_patient_revenue / days in the range)")
     dnfb_amount: OptionalMoney = Field(description="Discharged not final billed at the end of the range")
     days_in_dnfb: float | None = Field(description="dnfb_amount / (discharged charges / days in the range)")
+    cases_opened: int = Field(description="Denial cases opened in the months")
+    cases_closed: int = Field(description="Denial cases closed in the months (state closed)")
+    cases_decided: int = Field(description="Denial cases whose current decision was taken in the months")
+    cases_won: int
+    cases_partially_won: int
+    cases_lost: int
+    cases_written_off: int
+    case_win_rate: float | None = Field(description="(cases_won + cases_partially_won) / cases_decided")
+    case_recovered_amount: Money = Field(description="recovered_amount of the cases decided in the months")
+    case_written_off_amount: Money = Field(
+        description="written_off_amount of the cases decided lost or written_off in the months"
+    )
 
 
 class KpisOut(MonthSpanAnswer):

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from api.core.errors import InvalidInput, NotFound, PreconditionFailed
 from api.infra.marts.serving import open_marts, snapshot_of
-from api.money.ar_operations import queries
+from api.money.ar_operations import queries, service
 from api.money.ar_operations.models import FollowUpAssignment
 from api.money.ar_operations.schemas import (
     AgingIn,
@@ -30,27 +30,32 @@ from api.rpc.procedure import rpc
 @rpc.query("arOperations.aging")
 def aging(ctx: Context, input: AgingIn) -> AgingOut:
     """Open A/R in age buckets (0-30, 31-60, 61-90, 91-120, 120+ days since the statement end) as it stood
-    at `asOf`: only remittances paid on or before that date count, so a claim paid later was open then."""
+    at `asOf`: only remittances paid on or before that date count, so a claim paid later was open then.
+    Each bucket and the total count the claims that have a denial case not closed (as it is now)."""
+    case_keys = service.open_case_claim_keys(ctx.db)
     with open_marts(ctx, *queries.AR_MARTS) as m:
-        found = queries.aging(m, input)
+        found = queries.aging(m, input, case_keys)
         snap = snapshot_of(m)
     return AgingOut(
         snapshot=snap,
         as_of=found.as_of,
         open_claims=found.open_claims,
         open_amount=found.open_amount,
+        open_claims_with_case=found.open_claims_with_case,
         buckets=found.buckets,
     )
 
 
 @rpc.query("arOperations.followUpQueue")
 def follow_up_queue(ctx: Context, input: FollowUpQueueIn) -> FollowUpQueueOut:
-    """Open claims to work, largest open amount first then oldest, with their current assignment;
-    filter by payer, age bucket, assigned or not; paginated."""
+    """Open claims to work, largest open amount first then oldest, with their current assignment and
+    their open denial case (`caseId`, `caseState`, `caseOwnerUserId`: a case not closed, one still worked
+    if any, as it is now; null without one); filter by payer, age bucket, assigned or not; paginated."""
     assignments = {a.claim_key: a for a in ctx.db.scalars(select(FollowUpAssignment))}
     with open_marts(ctx, *queries.AR_MARTS) as m:
         as_of, items, cursor = queries.follow_up_queue(m, input, assignments)
         snap = snapshot_of(m)
+    items = service.with_open_cases(ctx.db, items)
     return FollowUpQueueOut(snapshot=snap, as_of=as_of, items=items, next_cursor=cursor)
 
 

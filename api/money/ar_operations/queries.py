@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from typing import Any, Literal
@@ -62,6 +62,7 @@ class Aging(MartRow):
     as_of: date
     open_claims: int
     open_amount: Decimal
+    open_claims_with_case: int
     buckets: list[AgingBucket]
 
 
@@ -82,13 +83,18 @@ def _open(m: ScopedMarts, input: AgingIn | FollowUpQueueIn) -> tuple[str, dict[s
     return sql, params, as_of
 
 
-def aging(m: ScopedMarts, input: AgingIn) -> Aging:
-    """Open claims and money per age bucket (every bucket, empty ones too) and in total."""
+def aging(m: ScopedMarts, input: AgingIn, case_claim_keys: Sequence[str] = ()) -> Aging:
+    """Open claims and money per age bucket (every bucket, empty ones too) and in total, with how many
+    of them are among `case_claim_keys` (the claims with an open denial case)."""
     sql, params, as_of = _open(m, input)
+    params["case_keys"] = list(case_claim_keys) or [""]  # a typed list even when there is no case
     found = {
         r["bucket"]: r
         for r in m.rows(
-            f"select bucket, count(*) as claims, sum(open_amount) as open_amount from ({sql}) group by bucket",
+            f"""select bucket, count(*) as claims, sum(open_amount) as open_amount,
+                       count(*) filter (where in_case) as claims_with_open_case
+                from (select *, claim_key in (select unnest($case_keys)) as in_case from ({sql}))
+                group by bucket""",
             params,
         )
     }
@@ -98,6 +104,7 @@ def aging(m: ScopedMarts, input: AgingIn) -> Aging:
                 "bucket": b,
                 "claims": int(found[b]["claims"]) if b in found else 0,
                 "open_amount": found[b]["open_amount"] if b in found else 0,
+                "claims_with_open_case": int(found[b]["claims_with_open_case"]) if b in found else 0,
             }
         )
         for b in BUCKETS
@@ -106,6 +113,7 @@ def aging(m: ScopedMarts, input: AgingIn) -> Aging:
         as_of=as_of,
         open_claims=sum(b.claims for b in buckets),
         open_amount=to_money(sum((r["open_amount"] for r in found.values()), 0)),
+        open_claims_with_case=sum(b.claims_with_open_case for b in buckets),
         buckets=buckets,
     )
 

@@ -24,12 +24,18 @@ class AgingBucket(Output):
     bucket: str
     claims: int
     open_amount: Money
+    claims_with_open_case: int = Field(
+        default=0, description="Claims of the bucket that have a denial case not closed (worked or decided)"
+    )
 
 
 class AgingOut(MartAnswer):
     as_of: date
     open_claims: int
     open_amount: Money
+    open_claims_with_case: int = Field(
+        default=0, description="Open claims that have a denial case not closed (worked or decided)"
+    )
     buckets: list[AgingBucket]
 
 
@@ -51,6 +57,12 @@ class FollowUpItem(Output):
     denial_category: str | None
     assignee_user_id: int | None = None
     due_date: date | None = None
+    case_id: int | None = Field(
+        default=None,
+        description="The claim's open denial case (not closed): one still worked if any, else the latest decided",
+    )
+    case_state: str | None = Field(default=None, description="That case's state (cases lifecycle)")
+    case_owner_user_id: int | None = Field(default=None, description="That case's owner; null when unassigned")
 
 
 class FollowUpQueueOut(MartPage[FollowUpItem]):

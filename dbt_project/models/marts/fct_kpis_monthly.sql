@@ -8,7 +8,12 @@
 -- Ages (appeal window, maturity) are measured against the tenant's data horizon, `data_as_of` =
 -- the latest remittance payment or 837 submission date it sent: a rebuild gives the same figures,
 -- and an outcome is only called final once the data could have shown the overturn.
+--
+-- Denial cases count in the month they opened, closed or were decided (int_denial_case_outcomes).
+-- Case work runs on the calendar, not on the files: a month with case activity is a row even after
+-- the data horizon's month, and such a month's balances are null (no file speaks of them yet).
 {% set maturity_days = var('overturn_maturity_days', 90) %}
+{% set after_horizon = "coalesce(balances.month > " ~ month_of('horizon.data_as_of') ~ ", false)" %}
 with recursive claims as (
     select * from {{ ref('fct_claim_reconciliation') }}
 ),
@@ -164,6 +169,75 @@ cohort as (
     cross join costs
     group by claim_kpis.organization_id, claim_kpis.client_id, claim_kpis.adjudication_month
 ),
+case_outcomes as (
+    select * from {{ ref('int_denial_case_outcomes') }}
+),
+-- Claims the remittance rule already writes off (in their adjudication month): a case decided lost
+-- or written off on such a claim adds nothing to the final denial write-off, so no claim counts twice.
+remittance_write_offs as (
+    select distinct organization_id, client_id, claim_key
+    from claim_kpis
+    where finally_written_off
+),
+-- One row per thing that happened to a case in a month: opened, closed, decided (with its money).
+case_activity as (
+    select
+        organization_id, client_id, opened_month as month, 'opened' as activity, cast(null as varchar) as outcome,
+        {{ money(0) }} as recovered_amount, {{ money(0) }} as written_off_amount,
+        {{ money(0) }} as final_write_off_amount, cast(null as varchar) as final_write_off_claim
+    from case_outcomes
+    union all
+    select
+        organization_id, client_id, closed_month as month, 'closed' as activity, cast(null as varchar) as outcome,
+        {{ money(0) }} as recovered_amount, {{ money(0) }} as written_off_amount,
+        {{ money(0) }} as final_write_off_amount, cast(null as varchar) as final_write_off_claim
+    from case_outcomes
+    where closed_month is not null
+    union all
+    select
+        case_outcomes.organization_id,
+        case_outcomes.client_id,
+        case_outcomes.decision_month as month,
+        'decided' as activity,
+        case_outcomes.outcome,
+        case_outcomes.recovered_amount,
+        case when case_outcomes.outcome in ('lost', 'written_off') then case_outcomes.written_off_amount else 0 end
+            as written_off_amount,
+        case
+            when case_outcomes.outcome in ('lost', 'written_off') and remittance_write_offs.claim_key is null
+                then case_outcomes.written_off_amount
+            else 0
+        end as final_write_off_amount,
+        case
+            when case_outcomes.outcome in ('lost', 'written_off') and remittance_write_offs.claim_key is null
+                then case_outcomes.claim_key
+        end as final_write_off_claim
+    from case_outcomes
+    left join remittance_write_offs
+        on remittance_write_offs.organization_id = case_outcomes.organization_id
+        and remittance_write_offs.client_id = case_outcomes.client_id
+        and remittance_write_offs.claim_key = case_outcomes.claim_key
+    where case_outcomes.decision_month is not null
+),
+case_monthly as (
+    select
+        organization_id,
+        client_id,
+        month,
+        sum(case when activity = 'opened' then 1 else 0 end) as cases_opened,
+        sum(case when activity = 'closed' then 1 else 0 end) as cases_closed,
+        sum(case when activity = 'decided' then 1 else 0 end) as cases_decided,
+        sum(case when outcome = 'won' then 1 else 0 end) as cases_won,
+        sum(case when outcome = 'partially_won' then 1 else 0 end) as cases_partially_won,
+        sum(case when outcome = 'lost' then 1 else 0 end) as cases_lost,
+        sum(case when outcome = 'written_off' then 1 else 0 end) as cases_written_off,
+        sum(recovered_amount) as case_recovered_amount,
+        sum(written_off_amount) as case_written_off_amount,
+        sum(final_write_off_amount) as case_final_write_off_amount,
+        count(distinct final_write_off_claim) as case_final_write_off_claims
+    from case_activity
+    group by organization_id, client_id, month
+),
 -- Balances as intervals [opened, closed) of an amount: open A/R while awaiting the first remittance
 -- (the charge, from the 837 submission date or else the statement end), while denied and not
 -- overturned (the denied amount, from the denial to the overturn) and, for a claim paid and then
@@ -239,17 +313,25 @@ discharges as (
     group by organization_id, client_id, {{ month_of('statement_to') }}
 ),
 -- From the tenant's first month to the month of its data horizon: a balance that would only age
--- after the horizon (a later month) is a projection, not a fact.
+-- after the horizon (a later month) is a projection, not a fact. Months with case activity are rows
+-- too, after the horizon's month as well (their balances are null).
 bounds as (
     select
         all_months.organization_id,
         all_months.client_id,
         min(all_months.month) as first_month,
-        coalesce(max({{ month_of('horizon.data_as_of') }}), max(all_months.month)) as last_month
+        max(
+            case
+                when all_months.kind = 'cases' or horizon.data_as_of is null then all_months.month
+                else {{ month_of('horizon.data_as_of') }}
+            end
+        ) as last_month
     from (
-        select organization_id, client_id, month from cohort
+        select organization_id, client_id, month, 'claims' as kind from cohort
         union all
-        select organization_id, client_id, month from monthly_deltas
+        select organization_id, client_id, month, 'claims' as kind from monthly_deltas
+        union all
+        select organization_id, client_id, month, 'cases' as kind from case_monthly
     ) as all_months
     left join horizon
         on horizon.organization_id = all_months.organization_id and horizon.client_id = all_months.client_id
@@ -297,16 +379,29 @@ monthly as (
         coalesce(cohort.initial_denied_amount, 0) as initial_denied_amount,
         coalesce(cohort.initially_denied_charges, 0) as initially_denied_charges,
         coalesce(cohort.clean_claims, 0) as clean_claims,
-        coalesce(cohort.final_write_off_claims, 0) as final_write_off_claims,
-        coalesce(cohort.final_denial_write_off_amount, 0) as final_denial_write_off_amount,
+        coalesce(cohort.final_write_off_claims, 0) + coalesce(case_monthly.case_final_write_off_claims, 0)
+            as final_write_off_claims,
+        coalesce(cohort.final_denial_write_off_amount, 0) + coalesce(case_monthly.case_final_write_off_amount, 0)
+            as final_denial_write_off_amount,
+        coalesce(case_monthly.case_final_write_off_amount, 0) as case_final_write_off_amount,
+        coalesce(case_monthly.cases_opened, 0) as cases_opened,
+        coalesce(case_monthly.cases_closed, 0) as cases_closed,
+        coalesce(case_monthly.cases_decided, 0) as cases_decided,
+        coalesce(case_monthly.cases_won, 0) as cases_won,
+        coalesce(case_monthly.cases_partially_won, 0) as cases_partially_won,
+        coalesce(case_monthly.cases_lost, 0) as cases_lost,
+        coalesce(case_monthly.cases_written_off, 0) as cases_written_off,
+        coalesce(case_monthly.case_recovered_amount, 0) as case_recovered_amount,
+        coalesce(case_monthly.case_written_off_amount, 0) as case_written_off_amount,
         cohort.avg_days_to_pay,
         coalesce(cohort.overturned_claims, 0) as overturned_claims,
         coalesce(cohort.appeal_overturned_claims, 0) as appeal_overturned_claims,
         coalesce(cohort.recovered_amount, 0) as recovered_amount,
         coalesce(cohort.claim_processing_cost, 0) + coalesce(cohort.denial_rework_cost, 0) as cost_to_collect_amount,
-        balances.ar_amount,
-        balances.aged_ar_amount,
-        balances.dnfb_amount,
+        -- after the data horizon's month no file speaks of the balances yet: unknown, not 0
+        case when not {{ after_horizon }} then balances.ar_amount end as ar_amount,
+        case when not {{ after_horizon }} then balances.aged_ar_amount end as aged_ar_amount,
+        case when not {{ after_horizon }} then balances.dnfb_amount end as dnfb_amount,
         coalesce(discharges.discharged_billed_charges, 0) as discharged_billed_charges,
         coalesce(discharges.discharged_claims_with_submission_date, 0) as discharged_claims_with_submission_date
     from balances
@@ -316,6 +411,9 @@ monthly as (
     left join discharges
         on discharges.organization_id = balances.organization_id and discharges.client_id = balances.client_id
         and discharges.month = balances.month
+    left join case_monthly
+        on case_monthly.organization_id = balances.organization_id and case_monthly.client_id = balances.client_id
+        and case_monthly.month = balances.month
     left join horizon
         on horizon.organization_id = balances.organization_id and horizon.client_id = balances.client_id
 ),
@@ -357,6 +455,7 @@ select
     cast(null as double precision) as clean_claim_rate,
     final_write_off_claims,
     {{ money('final_denial_write_off_amount') }} as final_denial_write_off_amount,
+    {{ money('case_final_write_off_amount') }} as case_final_write_off_amount,
     {{ ratio('final_denial_write_off_amount', 'net_patient_revenue') }} as final_denial_write_off_pct,
     avg_days_to_pay,
     overturned_claims,
@@ -366,6 +465,16 @@ select
     and cast({{ dbt.dateadd('day', maturity_days, dbt.dateadd('month', 1, 'month')) }} as date)
     <= cast({{ dbt.dateadd('day', 1, 'data_as_of') }} as date) as is_mature,
     {{ money('recovered_amount') }} as recovered_amount,
+    cases_opened,
+    cases_closed,
+    cases_decided,
+    cases_won,
+    cases_partially_won,
+    cases_lost,
+    cases_written_off,
+    {{ ratio('cases_won + cases_partially_won', 'cases_decided') }} as case_win_rate,
+    {{ money('case_recovered_amount') }} as case_recovered_amount,
+    {{ money('case_written_off_amount') }} as case_written_off_amount,
     {{ ratio('paid_amount', 'billed_amount - contractual_amount') }} as net_collection_rate,
     {{ money('cost_to_collect_amount') }} as cost_to_collect_amount,
     {{ ratio('cost_to_collect_amount', 'paid_amount') }} as cost_to_collect,

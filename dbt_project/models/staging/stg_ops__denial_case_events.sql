@@ -1,0 +1,12 @@
+-- The history of denial cases (from the extract): one row per event, moves with their from and to
+-- states. Reasons and details stay in the operational database (free text).
+select
+    id as case_event_id,
+    organization_id,
+    client_id,
+    case_id,
+    kind as event_kind,
+    from_state,
+    to_state,
+    created_at as occurred_at
+from {{ source('ops', 'denial_case_events') }}

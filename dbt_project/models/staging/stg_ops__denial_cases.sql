@@ -1,0 +1,32 @@
+-- Denial cases of the operational database (from the extract): one row per claim x payer x denial
+-- event with its state, owner and money. Rename and cast only; no free text is extracted.
+select
+    id as case_id,
+    organization_id,
+    client_id,
+    origin as case_origin,
+    event_kind,
+    claim_key,
+    upper(trim(payer)) as payer_key,
+    payer_id,
+    payer_class,
+    cast(remittance_date as date) as remittance_date,
+    cast(service_date as date) as service_date,
+    denial_category,
+    group_code,
+    carc,
+    hard_or_soft,
+    {{ money('billed_amount') }} as billed_amount,
+    {{ money('amount_at_stake') }} as amount_at_stake,
+    {{ money('paid_before') }} as paid_before,
+    {{ money('recovered_amount') }} as recovered_amount,
+    {{ money('written_off_amount') }} as written_off_amount,
+    state as case_state,
+    state_changed_at,
+    owner_user_id,
+    escalated,
+    on_hold,
+    cast(appeal_due_on as date) as appeal_due_on,
+    closed_at,
+    created_at as opened_at
+from {{ source('ops', 'denial_cases') }}
