@@ -19,3 +19,22 @@
 {% macro yes(column) -%}
     (upper(coalesce({{ column }}, 'N')) = 'Y')
 {%- endmacro %}
+
+{#- The value on the row with the smallest (first_by) or largest (last_by) `order` among the group's rows
+    where `condition` holds; null when none does. `order` must be unique within the group. An aggregate,
+    not a window: no sort of the whole table (DuckDB arg_min/arg_max; PostgreSQL an ordered array_agg). -#}
+{% macro first_by(value, order, condition='true') -%}
+    {%- if target.type == 'duckdb' -%}
+        arg_min({{ value }}, {{ order }}) filter (where {{ condition }})
+    {%- else -%}
+        (array_agg({{ value }} order by {{ order }}) filter (where {{ condition }}))[1]
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro last_by(value, order, condition='true') -%}
+    {%- if target.type == 'duckdb' -%}
+        arg_max({{ value }}, {{ order }}) filter (where {{ condition }})
+    {%- else -%}
+        (array_agg({{ value }} order by {{ order }} desc) filter (where {{ condition }}))[1]
+    {%- endif -%}
+{%- endmacro %}

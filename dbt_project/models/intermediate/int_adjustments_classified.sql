@@ -1,3 +1,7 @@
+{{ config(materialized='table') }}
+-- A table: three models read it (int_remittance_claims_summarised, fct_claim_adjustments,
+-- fct_service_lines); as a view each of them classified every triplet again. It carries only the
+-- columns they read.
 -- Every CAS triplet classified with the reference seeds, the same rules as
 -- pipelines.ingest.classify (kept in step by tests/integration/pipelines):
 --   1. the CARC row gives category, is_denial, hard/soft, preventable; an unknown CARC is
@@ -126,15 +130,12 @@ select
     service_line_key,
     organization_id,
     client_id,
-    source_file_sha256,
     claim_key,
     payer_key,
     payment_date,
     claim_status_code,
     adjustment_level,
     line_index,
-    cas_index,
-    triplet_index,
     group_code,
     carc,
     rarc_codes,
@@ -147,7 +148,5 @@ select
     is_payer_denial,
     case when is_denial then carc_hard_or_soft end as hard_or_soft,
     case when is_denial then carc_preventable end as preventable,
-    classification_basis,
-    carc_known,
-    group_known
+    classification_basis
 from classified

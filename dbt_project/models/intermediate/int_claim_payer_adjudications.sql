@@ -30,36 +30,22 @@
 with events as (
     select
         *,
-        row_number() over (
-            partition by organization_id, client_id, claim_key, payer_identity, is_reversal order by event_sequence
-        ) as position_in_kind,
-        row_number() over (
-            partition by organization_id, client_id, claim_key, payer_identity, is_reversal
-            order by event_sequence desc
-        ) as position_from_end_in_kind,
-        -- the remittance (one 835 transaction) the event came in, in time order
-        dense_rank() over (
-            partition by organization_id, client_id, claim_key, payer_identity
-            order by payment_date, interchange_stamp, interchange_control_number, transaction_index, batch_id
-        ) as remittance_rank
+        -- the payer's last remittance for the claim (remittance_order ranks remittances in time)
+        max(remittance_order) over (partition by organization_id, client_id, claim_key, payer_identity)
+            as last_remittance_order
     from {{ ref('int_remittance_claims_summarised') }}
     where not is_predetermination
 ),
-ranked_events as (
-    select
-        *,
-        max(remittance_rank) over (partition by organization_id, client_id, claim_key, payer_identity)
-            as last_remittance_rank
-    from events
-),
+-- One aggregate pass per claim and payer (no sorted windows: the history is read with first/last-by
+-- aggregates over event_sequence, which is unique within a claim).
 per_payer as (
     select
         organization_id,
         client_id,
         claim_key,
         payer_identity,
-        max(case when not is_reversal and position_in_kind = 1 then remittance_claim_key end) as initial_key,
-        max(case when not is_reversal and position_from_end_in_kind = 1 then remittance_claim_key end) as current_key,
+        {{ first_by('remittance_claim_key', 'event_sequence', 'not is_reversal') }} as initial_key,
+        {{ last_by('remittance_claim_key', 'event_sequence', 'not is_reversal') }} as current_key,
         min(event_sequence) as first_event_sequence,
         min(cob_level) as cob_level,
         coalesce(bool_or(is_crossover), false) as is_crossover,
@@ -68,19 +54,19 @@ per_payer as (
         sum(paid_amount) as final_paid_amount,
         sum(patient_responsibility) as final_patient_responsibility,
         max(payment_date) as last_payment_date,
-        sum(case when not is_reversal and position_in_kind > 1 and not is_denied then 1 else 0 end)
-            as later_clean_decisions,
-        min(case when not is_reversal and position_in_kind > 1 and not is_denied then payment_date end)
-            as first_later_payment_date,
+        -- decisions without a denial; when the initial decision is a denial (the only case where an
+        -- overturn is possible) every one of them is later than it
+        sum(case when not is_reversal and not is_denied then 1 else 0 end) as clean_decisions,
+        min(case when not is_reversal and not is_denied then payment_date end) as first_clean_payment_date,
         coalesce(bool_or(not is_reversal and not is_fully_denied), false) as has_adjudicated,
         coalesce(
-            max(case when is_reversal then remittance_rank end)
-            > max(case when not is_reversal then remittance_rank end),
+            max(case when is_reversal then remittance_order end)
+            > max(case when not is_reversal then remittance_order end),
             false
         ) as is_reversed_out,
-        -sum(case when is_reversal and remittance_rank = last_remittance_rank then paid_amount else 0 end)
+        -sum(case when is_reversal and remittance_order = last_remittance_order then paid_amount else 0 end)
             as taken_back_amount
-    from ranked_events
+    from events
     group by organization_id, client_id, claim_key, payer_identity
 ),
 decided as (
@@ -115,7 +101,7 @@ decided as (
         case
             when per_payer.is_reversed_out then per_payer.taken_back_amount else current_decision.denied_amount
         end as current_denied_amount,
-        initial.is_denied and per_payer.later_clean_decisions > 0 as is_overturned,
+        initial.is_denied and per_payer.clean_decisions > 0 as is_overturned,
         per_payer.cob_level is not null or per_payer.has_adjudicated as in_chain
     from per_payer
     inner join {{ ref('int_remittance_claims_summarised') }} as initial
@@ -123,9 +109,11 @@ decided as (
     inner join {{ ref('int_remittance_claims_summarised') }} as current_decision
         on current_decision.remittance_claim_key = per_payer.current_key
 ),
-chained as (
+-- The chain positions, computed on the keys alone and joined back (a window over the full rows sorts
+-- every column with them).
+chain_positions as (
     select
-        *,
+        initial_key,
         case when in_chain then row_number() over (
             partition by organization_id, client_id, claim_key, in_chain
             order by coalesce(cob_level, 1), first_event_sequence
@@ -139,7 +127,18 @@ chained as (
                 coalesce(cob_level, 1) desc,
                 first_event_sequence desc
         ) = 1 as is_last_in_chain
+    from (
+        select
+            organization_id, client_id, claim_key, initial_key, cob_level, first_event_sequence,
+            cob_level is not null or has_adjudicated as in_chain
+        from per_payer
+        where initial_key is not null  -- as in decided: a payer with only reversals has no decision
+    ) as chain_keys
+),
+chained as (
+    select decided.*, chain_positions.cob_sequence, chain_positions.is_last_in_chain
     from decided
+    inner join chain_positions on chain_positions.initial_key = decided.initial_key
 )
 select
     {{ tenant_key('organization_id', 'client_id', 'payer_key') }} as payer_sk,
@@ -184,7 +183,7 @@ select
     is_overturned as overturned,
     {{ money('case when is_overturned then greatest(final_paid_amount - paid_amount, 0) else 0 end') }}
         as recovered_amount,
-    case when is_overturned then first_later_payment_date end as recovery_date,
+    case when is_overturned then first_clean_payment_date end as recovery_date,
     remittance_events,
     reversals,
     {{ money('final_paid_amount') }} as paid_amount,

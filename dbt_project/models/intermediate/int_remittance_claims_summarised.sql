@@ -20,7 +20,9 @@ with remittance_claims as (
         deliveries.interchange_stamp,
         deliveries.interchange_control_number,
         deliveries.alias_payer_class,
-        deliveries.payer_key as canonical_payer_key
+        deliveries.payer_key as canonical_payer_key,
+        deliveries.delivery_order,
+        deliveries.remittance_order
     from {{ ref('stg_era__claims') }} as claims
     inner join {{ ref('int_remittances_identified') }} as deliveries
         on deliveries.remittance_key = claims.remittance_key
@@ -49,6 +51,22 @@ totals as (
         bool_or(is_payer_denial) as has_payer_denial
     from adjustments
     group by remittance_claim_key
+),
+-- A claim's place in its histories, computed on the keys alone and joined back (a window over the
+-- full rows sorts every column with them). The order is the one documented above: delivery_order
+-- ranks payment date, interchange date and time, ISA13 and transaction position.
+sequences as (
+    select
+        remittance_claim_key,
+        row_number() over (
+            partition by organization_id, client_id, claim_key
+            order by delivery_order, claim_index, batch_id
+        ) as event_sequence,
+        row_number() over (
+            partition by organization_id, client_id, claim_key, payer_identity
+            order by delivery_order, claim_index, batch_id
+        ) as payer_event_sequence
+    from remittance_claims
 ),
 primary_denial as (
     select * from (
@@ -141,23 +159,11 @@ select
     primary_denial.carc as primary_denial_carc,
     primary_denial.hard_or_soft as primary_denial_hard_or_soft,
     primary_denial.preventable as primary_denial_preventable,
-    row_number() over (
-        partition by remittance_claims.organization_id, remittance_claims.client_id, remittance_claims.claim_key
-        order by
-            remittance_claims.payment_date, remittance_claims.interchange_stamp,
-            remittance_claims.interchange_control_number, remittance_claims.transaction_index,
-            remittance_claims.claim_index, remittance_claims.batch_id
-    ) as event_sequence,
-    row_number() over (
-        partition by
-            remittance_claims.organization_id, remittance_claims.client_id, remittance_claims.claim_key,
-            remittance_claims.payer_identity
-        order by
-            remittance_claims.payment_date, remittance_claims.interchange_stamp,
-            remittance_claims.interchange_control_number, remittance_claims.transaction_index,
-            remittance_claims.claim_index, remittance_claims.batch_id
-    ) as payer_event_sequence
+    remittance_claims.remittance_order,
+    sequences.event_sequence,
+    sequences.payer_event_sequence
 from remittance_claims
+inner join sequences on sequences.remittance_claim_key = remittance_claims.remittance_claim_key
 left join totals on totals.remittance_claim_key = remittance_claims.remittance_claim_key
 left join primary_denial on primary_denial.remittance_claim_key = remittance_claims.remittance_claim_key
 left join crossovers on crossovers.remittance_claim_key = remittance_claims.remittance_claim_key

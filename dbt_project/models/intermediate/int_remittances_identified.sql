@@ -65,6 +65,18 @@ identified as (
 )
 select
     *,
+    -- The remittance's place in time within its tenant, as integers the claim-level models order and
+    -- compare by (cheaper than sorting millions of claim rows by five columns): delivery_order ranks
+    -- (payment date, interchange date and time, ISA13, transaction position); remittance_order also
+    -- tells apart copies of one transaction in different batches.
+    dense_rank() over (
+        partition by organization_id, client_id
+        order by payment_date, interchange_stamp, interchange_control_number, transaction_index
+    ) as delivery_order,
+    dense_rank() over (
+        partition by organization_id, client_id
+        order by payment_date, interchange_stamp, interchange_control_number, transaction_index, batch_id
+    ) as remittance_order,
     trace_number is null or row_number() over (
         partition by
             organization_id, client_id, payer_identity, trace_number, signed_check_amount, payment_date

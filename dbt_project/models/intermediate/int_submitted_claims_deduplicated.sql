@@ -1,3 +1,6 @@
+{{ config(materialized='table') }}
+-- A table: three models read it (int_remittance_claims_matched, int_contract_pricing_claims,
+-- fct_claim_reconciliation); as a view each of them deduplicated every submitted claim again.
 -- One row per submitted (837) claim and tenant: a claim sent again (replacement, frequency 7,
 -- or the same export twice) keeps its latest version. payer_key and payer_id are the canonical
 -- payer of the tenant's alias table (the NM1*PR PI id first, then the name), as in dim_payers.
