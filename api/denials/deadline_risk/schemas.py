@@ -22,7 +22,7 @@ class AtRiskItem(Output):
     payer: str
     payer_class: str | None
     owner_user_id: int | None
-    due_on: date | None = Field(description="The case's next open appeal deadline")
+    due_on: date | None = Field(description="The case's earliest appeal deadline not met (open or missed)")
     business_days_left: int | None = Field(description="Business days in (asOf, dueOn]; negative when overdue")
     work_days_needed: int = Field(description="Business days of work the case's state still needs")
     slack: int | None = Field(description="businessDaysLeft - workDaysNeeded; ranked ascending")

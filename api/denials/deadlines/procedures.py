@@ -15,10 +15,12 @@ from api.denials.deadlines.schemas import CaseRef, DeadlineOut, ForCaseOut, Over
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+_STORED = [name for name in DeadlineOut.model_fields if name not in {"status", "days_left"}]
+
 
 def _deadline(row: CaseDeadline, as_of: date) -> dict[str, Any]:
     return {
-        **DeadlineOut.model_validate(row, from_attributes=True).model_dump(exclude={"status", "days_left"}),
+        **{name: getattr(row, name) for name in _STORED},
         "status": service.effective_status(row, as_of),
         "days_left": (row.due_on - as_of).days,
     }

@@ -43,7 +43,7 @@ class ForCaseOut(Output):
     case_id: int
     state: str
     payer_class: str | None
-    appeal_due_on: date | None = Field(description="The case's next open appeal deadline")
+    appeal_due_on: date | None = Field(description="The case's earliest appeal deadline not met (open or missed)")
     as_of: date
     items: list[DeadlineOut]
 

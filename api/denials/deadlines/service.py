@@ -2,7 +2,8 @@
 
 ``schedule_case`` is what case intake calls after it opens or updates a case: it computes the case's
 deadlines from the rules (``rules.py``), stores them (one row per case and level, an override kept),
-refreshes their status and sets ``DenialCase.appeal_due_on`` to the next open appeal deadline.
+refreshes their status and sets ``DenialCase.appeal_due_on`` to the earliest appeal deadline not met
+(open, or missed: an overdue case must not look as if it had no deadline).
 Running it again with nothing changed writes nothing.
 
 Statuses: ``met`` once the case has been submitted to the payer (awaiting_payer or a decision after an
@@ -102,7 +103,8 @@ def schedule_case(db: Session, case: DenialCase, *, as_of: date | None = None) -
 
 
 def _refresh_next_due(case: DenialCase, rows: Iterable[CaseDeadline]) -> None:
-    open_appeals = [r.due_on for r in rows if r.kind == "appeal" and r.status == "open"]
+    # a missed deadline still counts: the case stays visible as overdue instead of looking deadline-free
+    open_appeals = [r.due_on for r in rows if r.kind == "appeal" and r.status != "met"]
     next_due = min(open_appeals, default=None)
     if case.appeal_due_on != next_due:
         case.appeal_due_on = next_due

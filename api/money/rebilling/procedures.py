@@ -26,12 +26,12 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import paginate
 
+_STORED = [name for name in RebillOut.model_fields if name != "filed_late"]
+
 
 def _out(r: Rebill) -> RebillOut:
     late = r.timely_filing_override_reason is not None
-    return RebillOut.model_validate(
-        {**RebillOut.model_validate(r).model_dump(exclude={"filed_late"}), "filed_late": late}
-    )
+    return RebillOut.model_validate({**{name: getattr(r, name) for name in _STORED}, "filed_late": late})
 
 
 def _state_note(ctx: Context, r: Rebill, before: str | None) -> None:
