@@ -6,11 +6,12 @@ from datetime import date
 
 from pydantic import Field
 
+from api.denials.deadlines.schemas import Day
 from api.rpc.schema import DbId, Output, Page, PageInput, Schema
 
 
 class AtRiskIn(PageInput):
-    as_of: date | None = Field(default=None, description="Judge the time left at this date (default: today, UTC)")
+    as_of: Day | None = Field(default=None, description="Judge the time left at this date (default: today, UTC)")
     owner_user_id: DbId | None = None
     payer: str | None = Field(default=None, min_length=1, max_length=200, description="Payer name or payer id")
     include_no_deadline: bool = Field(default=False, description="Also list working cases without a deadline (last)")
@@ -34,7 +35,7 @@ class AtRiskOut(Page[AtRiskItem]):
 
 
 class SummaryIn(Schema):
-    as_of: date | None = Field(default=None, description="Default: today, UTC")
+    as_of: Day | None = Field(default=None, description="Default: today, UTC")
     owner_user_id: DbId | None = None
     payer: str | None = Field(default=None, min_length=1, max_length=200)
 

@@ -33,6 +33,9 @@ _FLOATING_FROM = {"martin_luther_king_jr_day": 1986}
 _EARLIEST_YEAR = 1971
 
 SATURDAY, SUNDAY = 5, 6
+#: The span deadlines are computed in: far enough from date.max that no limit overflows.
+EARLIEST = date(1900, 1, 1)
+LATEST = date(2199, 12, 31)
 
 
 def nth_weekday(year: int, month: int, weekday: int, nth: int) -> date:

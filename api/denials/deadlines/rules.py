@@ -21,7 +21,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Literal
 
-from api.denials.deadlines.business_calendar import add_business_days, next_business_day_on_or_after
+from api.denials.deadlines.business_calendar import EARLIEST, LATEST, add_business_days, next_business_day_on_or_after
 
 SEED_PATH = Path(__file__).resolve().parents[3] / "dbt_project" / "seeds" / "reference" / "payer_appeal_limits.csv"
 
@@ -206,6 +206,9 @@ def initial_deadlines(
     payer_type = payer_type_for(payer_class)
     if payer_type is None:
         return []
+    # a date outside the calendar's span (a mistyped year in a source file) gives no deadline
+    notice_date = notice_date if notice_date is not None and EARLIEST <= notice_date <= LATEST else None
+    service_date = service_date if service_date is not None and EARLIEST <= service_date <= LATEST else None
     found: list[Deadline] = []
     levels = appeal_levels(payer_type, rules)
     first = rule_for(payer_type, levels[0], plan, rules) if levels else None
@@ -229,7 +232,7 @@ def later_level_deadline(
     notice (Medicare: reconsideration 180 days, ALJ 60, Appeals Council 60, court 60, each from the
     presumed receipt). None when there is no further level."""
     payer_type = payer_type_for(payer_class)
-    if payer_type is None:
+    if payer_type is None or not EARLIEST <= decision_date <= LATEST:
         return None
     following = next_level(payer_type, decided_level, rules)
     rule = rule_for(payer_type, following, plan, rules) if following is not None else None

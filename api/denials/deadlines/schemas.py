@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from api.rpc.schema import DbId, Output, Page, PageInput, Schema
 
 DeadlineKind = Literal["appeal", "timely_filing"]
+#: A date in an input: the span the business calendar is built for (and far from date overflow).
+Day = Annotated[date, Field(ge=date(1900, 1, 1), le=date(2199, 12, 31))]
 Level = Field(min_length=1, max_length=40, pattern=r"^[a-z_]+$", description="e.g. redetermination, timely_filing")
 
 
 class CaseRef(Schema):
     case_id: DbId
-    as_of: date | None = Field(default=None, description="Judge open/missed at this date (default: today, UTC)")
+    as_of: Day | None = Field(default=None, description="Judge open/missed at this date (default: today, UTC)")
 
 
 class DeadlineOut(Output):
@@ -50,7 +52,7 @@ class ForCaseOut(Output):
 
 class UpcomingIn(PageInput):
     within_days: int = Field(default=30, ge=0, le=3650, description="Deadlines due on or before asOf + withinDays")
-    as_of: date | None = Field(default=None, description="Default: today, UTC")
+    as_of: Day | None = Field(default=None, description="Default: today, UTC")
     include_overdue: bool = Field(default=False, description="Also list open deadlines already past")
     owner_user_id: DbId | None = None
     payer: str | None = Field(default=None, min_length=1, max_length=200, description="Payer name or payer id")
@@ -71,5 +73,5 @@ class UpcomingOut(Page[UpcomingItem]):
 class OverrideIn(Schema):
     case_id: DbId
     level: str = Level
-    due_on: date = Field(description="The new deadline; never before today")
+    due_on: Day = Field(description="The new deadline; never before today")
     reason: str = Field(min_length=1, max_length=1000, description="Why (contract clause, extension granted)")

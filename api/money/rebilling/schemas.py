@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from api.denials.deadlines.schemas import Day
 from api.rpc.schema import DbId, Output, Page, PageInput, Schema
 
 RebillKind = Literal["corrected", "resubmission"]
@@ -27,7 +28,7 @@ class CreateRebillIn(Schema):
         max_length=30,
         description="medicare, medicaid, commercial, ... (default: the case's)",
     )
-    service_date: date | None = Field(default=None, description="Date of service (default: the case's)")
+    service_date: Day | None = Field(default=None, description="Date of service (default: the case's)")
     kind: RebillKind
     frequency_code: FrequencyCode = Field(description="CLM05-3: 7 replacement of a prior claim, 8 void")
     override_reason: str | None = OverrideReason
@@ -39,7 +40,7 @@ class RebillRef(Schema):
 
 class MarkSubmittedIn(Schema):
     id: DbId
-    submitted_on: date | None = Field(default=None, description="Default: today, UTC; never in the future")
+    submitted_on: Day | None = Field(default=None, description="Default: today, UTC; never in the future")
     payer_reference: str | None = Field(default=None, min_length=1, max_length=80, description="Payer's claim number")
     override_reason: str | None = OverrideReason
 

@@ -18,6 +18,7 @@ from api.core.errors import InvalidInput, NotFound
 from api.core.lifecycle import transition
 from api.denials.cases.models import DenialCase
 from api.denials.deadlines import service as deadlines
+from api.denials.deadlines.business_calendar import EARLIEST
 from api.money.rebilling import timely_filing
 from api.money.rebilling.lifecycle import REBILL
 from api.money.rebilling.models import Rebill
@@ -59,6 +60,8 @@ def create(db: Session, spec: NewRebill, *, user_id: int, on: date) -> Rebill:
         raise InvalidInput("Invalid input: 'serviceDate' is required (the case has no date of service)")
     if service_date > on:
         raise InvalidInput("Invalid input: 'serviceDate' cannot be in the future")
+    if service_date < EARLIEST:
+        raise InvalidInput("Invalid input: 'serviceDate' is before 1900")
     limit = timely_filing.limit_for(payer_class, service_date, plan)
     timely_filing.check(limit, on, spec.override_reason)
     rebill = Rebill(

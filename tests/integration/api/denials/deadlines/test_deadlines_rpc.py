@@ -118,10 +118,12 @@ def test_upcoming_filters_and_paginates(make_member, services):
     assert [(i["caseId"], i["status"], i["daysLeft"]) for i in overdue] == [(a, "missed", -4), (c, "missed", -2)]
 
 
-def test_upcoming_refuses_a_foreign_cursor(make_member):
+def test_upcoming_refuses_a_foreign_cursor_and_dates_off_the_calendar(make_member):
     m = make_member()
     r = m.rpc.query("deadlines.upcoming", {"cursor": "not-a-cursor"})
     assert r.code == "BAD_REQUEST"
+    assert m.rpc.query("deadlines.upcoming", {"asOf": "9999-12-31", "withinDays": 3650}).code == "BAD_REQUEST"
+    assert m.rpc.query("deadlineRisk.summary", {"asOf": "0001-01-01"}).code == "BAD_REQUEST"
 
 
 def test_override_moves_the_date_and_is_audited(make_member, services):

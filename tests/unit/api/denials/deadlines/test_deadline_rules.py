@@ -169,3 +169,8 @@ def test_business_and_rolled_deadlines_fall_on_business_days(rule, basis):
 def test_due_is_monotone_in_the_basis(rule, a, b):
     lo, hi = min(a, b), max(a, b)
     assert rules.due_date(rule, lo) <= rules.due_date(rule, hi)
+
+
+def test_dates_outside_the_calendar_give_no_deadline():
+    assert _due("medicare", notice=D(9999, 12, 30), service=D(1, 1, 1)) == {}
+    assert rules.later_level_deadline("medicare", "redetermination", D(9999, 12, 30)) is None
