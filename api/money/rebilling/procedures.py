@@ -44,7 +44,16 @@ def create_rebill(ctx: Context, input: CreateRebillIn) -> RebillOut:
     """Start a corrected claim (frequency 7 or 8) or a resubmission, for a denial case (its claim, payer
     and date of service) or a claim given by key and payer. Past the payer's timely-filing limit:
     PRECONDITION_FAILED with the limit and the date, unless `overrideReason` is given. Starts as draft."""
-    spec = service.NewRebill(**input.model_dump(include=set(service.NewRebill.__slots__)))
+    spec = service.NewRebill(
+        case_id=input.case_id,
+        claim_key=input.claim_key,
+        payer=input.payer,
+        payer_class=input.payer_class,
+        service_date=input.service_date,
+        kind=input.kind,
+        frequency_code=input.frequency_code,
+        override_reason=input.override_reason,
+    )
     rebill = service.create(ctx.db, spec, user_id=ctx.user_id, on=today())
     _state_note(ctx, rebill, None)
     return _out(rebill)
