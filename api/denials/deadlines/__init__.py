@@ -1,0 +1,1 @@
+"""Appeal and timely-filing deadlines per denial case, computed from payer limits held as data."""

@@ -1,0 +1,231 @@
+"""Deadlines of denial cases on the operational DB: scheduling, reading, overriding.
+
+``schedule_case`` is what case intake calls after it opens or updates a case: it computes the case's
+deadlines from the rules (``rules.py``), stores them (one row per case and level, an override kept),
+refreshes their status and sets ``DenialCase.appeal_due_on`` to the earliest appeal deadline not met
+(open, or missed: an overdue case must not look as if it had no deadline).
+Running it again with nothing changed writes nothing.
+
+Statuses: ``met`` once the case has been submitted to the payer (awaiting_payer or a decision after an
+appeal) for an appeal deadline, or once a rebill was submitted for timely filing; ``missed`` when the
+date passed while open. A read computes the same from the stored row and the day asked about, so a
+deadline does not stay ``open`` just because nothing re-scheduled the case.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from sqlalchemy import and_, or_, select
+from sqlalchemy.orm import Session
+
+from api.core.errors import InvalidInput, NotFound, PreconditionFailed
+from api.denials.cases.lifecycle import WORKING_STATES
+from api.denials.cases.models import DenialCase
+from api.denials.deadlines import rules
+from api.denials.deadlines.models import CaseDeadline
+
+#: case states in which the appeal has gone to the payer: the appeal deadline was met
+APPEAL_SUBMITTED_STATES = frozenset({"awaiting_payer", "won", "partially_won", "lost"})
+
+
+def today() -> date:
+    return datetime.now(UTC).date()
+
+
+def effective_status(row: CaseDeadline, as_of: date) -> str:
+    """The status of a stored deadline at ``as_of``: an open one whose date passed is missed."""
+    if row.status == "open" and row.due_on < as_of:
+        return "missed"
+    return row.status
+
+
+def _status(kind: str, case_state: str, current: str, due_on: date, as_of: date) -> str:
+    if current == "met":
+        return "met"
+    if kind == "appeal" and case_state in APPEAL_SUBMITTED_STATES:
+        return "met"
+    return "missed" if due_on < as_of else "open"
+
+
+def _apply(row: CaseDeadline, computed: rules.Deadline) -> None:
+    rule = computed.rule
+    row.kind, row.basis, row.basis_date = rule.kind, rule.basis, computed.basis_date
+    row.computed_due_on, row.rule_reference, row.limit_days = computed.due_on, rule.reference, rule.days
+    row.business_days, row.is_default_rule = rule.business_days, rule.is_default
+    row.due_on = row.overridden_due_on or computed.due_on
+
+
+def _changed(row: CaseDeadline, computed: rules.Deadline) -> bool:
+    return (row.basis_date, row.computed_due_on, row.rule_reference) != (
+        computed.basis_date,
+        computed.due_on,
+        computed.rule.reference,
+    )
+
+
+def schedule_case(db: Session, case: DenialCase, *, as_of: date | None = None) -> list[CaseDeadline]:
+    """Compute, store and refresh the deadlines of one case; idempotent (no write when nothing changed).
+
+    A level the rules no longer give (the payer class changed) is removed unless it was overridden:
+    an override is a person's decision and stays until a person changes it."""
+    as_of = as_of or today()
+    computed = {
+        d.level: d
+        for d in rules.initial_deadlines(
+            case.payer_class, notice_date=case.remittance_date, service_date=case.service_date, plan=case.payer_id
+        )
+    }
+    stored = {row.level: row for row in db.scalars(select(CaseDeadline).where(CaseDeadline.case_id == case.id))}
+    for level, row in list(stored.items()):
+        if level not in computed and row.overridden_due_on is None:
+            db.delete(row)
+            del stored[level]
+    for level, deadline in computed.items():
+        existing = stored.get(level)
+        if existing is None:
+            added = CaseDeadline(case_id=case.id, level=level, status="open")
+            _apply(added, deadline)
+            db.add(added)
+            stored[level] = added
+        elif _changed(existing, deadline):
+            _apply(existing, deadline)
+    for row in stored.values():
+        status = _status(row.kind, case.state, row.status, row.due_on, as_of)
+        if status != row.status:
+            row.status = status
+    _refresh_next_due(case, stored.values())
+    db.flush()
+    return sorted(stored.values(), key=lambda r: (r.due_on, r.level))
+
+
+def _refresh_next_due(case: DenialCase, rows: Iterable[CaseDeadline]) -> None:
+    # a missed deadline still counts: the case stays visible as overdue instead of looking deadline-free
+    open_appeals = [r.due_on for r in rows if r.kind == "appeal" and r.status != "met"]
+    next_due = min(open_appeals, default=None)
+    if case.appeal_due_on != next_due:
+        case.appeal_due_on = next_due
+
+
+def get_case(db: Session, case_id: int) -> DenialCase:
+    # a select, not Session.get: the tenant filter applies to every statement, never to the identity map
+    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
+    if case is None:
+        raise NotFound(f"Denial case {case_id} was not found")
+    return case
+
+
+def for_case(db: Session, case_id: int) -> tuple[DenialCase, list[CaseDeadline]]:
+    case = get_case(db, case_id)
+    rows = db.scalars(
+        select(CaseDeadline).where(CaseDeadline.case_id == case.id).order_by(CaseDeadline.due_on, CaseDeadline.id)
+    )
+    return case, list(rows)
+
+
+def mark_timely_filing_met(db: Session, case_id: int) -> None:
+    """A rebill of the case reached the payer: its timely-filing deadline is met."""
+    row = db.scalar(
+        select(CaseDeadline).where(CaseDeadline.case_id == case_id, CaseDeadline.level == rules.TIMELY_FILING)
+    )
+    if row is not None and row.status != "met":
+        row.status = "met"
+
+
+@dataclass(frozen=True, slots=True)
+class OverrideResult:
+    row: CaseDeadline
+    before_due_on: date
+    was_overridden: bool
+
+
+def override(
+    db: Session, case_id: int, level: str, new_due_on: date, reason: str, *, user_id: int, as_of: date
+) -> OverrideResult:
+    """Set a deadline's date by hand (a contracted limit, an extension granted for good cause).
+
+    The new date may be earlier or later than the computed one but never before ``as_of`` (today): a
+    deadline set in the past would only hide a miss. A met deadline is final."""
+    if not reason.strip():
+        raise InvalidInput("Invalid input: 'reason' is required to override a deadline")
+    if new_due_on < as_of:
+        raise InvalidInput("Invalid input: 'dueOn' cannot be before today")
+    case = get_case(db, case_id)
+    row = db.scalar(select(CaseDeadline).where(CaseDeadline.case_id == case.id, CaseDeadline.level == level))
+    if row is None:
+        raise NotFound(f"Denial case {case_id} has no '{level}' deadline")
+    if row.status == "met":
+        raise PreconditionFailed(f"The '{level}' deadline is met and cannot be overridden")
+    before, was_overridden = row.due_on, row.overridden_due_on is not None
+    row.overridden_due_on = row.due_on = new_due_on
+    row.override_reason, row.overridden_by, row.overridden_at = reason, user_id, datetime.now(UTC)
+    row.status = "open"
+    stored = list(db.scalars(select(CaseDeadline).where(CaseDeadline.case_id == case.id)))
+    _refresh_next_due(case, stored)
+    db.flush()
+    return OverrideResult(row, before, was_overridden)
+
+
+# --- upcoming: keyset pagination on (due_on, id), soonest first ---------------------------------
+
+
+def encode_due_cursor(due_on: date, row_id: int) -> str:
+    return base64.urlsafe_b64encode(f"due:{due_on.isoformat()}:{row_id}".encode()).decode().rstrip("=")
+
+
+def decode_due_cursor(cursor: str | None) -> tuple[date, int] | None:
+    if cursor is None:
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        kind, day, row_id = raw.split(":")
+        if kind != "due":
+            raise ValueError
+        return date.fromisoformat(day), int(row_id)
+    except (ValueError, UnicodeDecodeError):
+        raise InvalidInput("Invalid input: 'cursor' is not a cursor returned by this list") from None
+
+
+@dataclass(frozen=True, slots=True)
+class UpcomingFilter:
+    as_of: date
+    within_days: int
+    include_overdue: bool
+    owner_user_id: int | None
+    payer: str | None
+    kind: str | None
+    limit: int
+    cursor: str | None
+
+
+def upcoming(db: Session, f: UpcomingFilter) -> tuple[list[tuple[CaseDeadline, DenialCase]], str | None]:
+    """Open deadlines of working cases due within ``within_days`` of ``as_of`` (soonest first)."""
+    stmt = (
+        select(CaseDeadline, DenialCase)
+        .join(DenialCase, DenialCase.id == CaseDeadline.case_id)
+        .where(
+            CaseDeadline.status == "open",
+            DenialCase.state.in_(sorted(WORKING_STATES)),
+            CaseDeadline.due_on <= f.as_of + timedelta(days=f.within_days),
+        )
+    )
+    if not f.include_overdue:
+        stmt = stmt.where(CaseDeadline.due_on >= f.as_of)
+    if f.owner_user_id is not None:
+        stmt = stmt.where(DenialCase.owner_user_id == f.owner_user_id)
+    if f.payer is not None:
+        stmt = stmt.where(or_(DenialCase.payer == f.payer, DenialCase.payer_id == f.payer))
+    if f.kind is not None:
+        stmt = stmt.where(CaseDeadline.kind == f.kind)
+    after = decode_due_cursor(f.cursor)
+    if after is not None:
+        due, row_id = after
+        stmt = stmt.where(or_(CaseDeadline.due_on > due, and_(CaseDeadline.due_on == due, CaseDeadline.id > row_id)))
+    rows = [(r[0], r[1]) for r in db.execute(stmt.order_by(CaseDeadline.due_on, CaseDeadline.id).limit(f.limit + 1))]
+    more = len(rows) > f.limit
+    rows = rows[: f.limit]
+    cursor = encode_due_cursor(rows[-1][0].due_on, rows[-1][0].id) if more and rows else None
+    return rows, cursor

@@ -1,0 +1,1 @@
+"""Corrected-claim and resubmission work, checked against the timely-filing limits."""
