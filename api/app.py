@@ -8,13 +8,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from sqlalchemy.orm import Session
 from starlette.routing import Route
 
 import api
-from api.core.services import Services
+from api.core.services import BatchPostedListener, Services
 from api.core.settings import Settings, get_settings
 from api.denials.cases.intake import open_cases_for_batch
 from api.denials.claims import intake as claims_intake
+from api.denials.deadlines.service import schedule_cases
 from api.discovery import modules_named
 from api.infra.access_log import AccessLogMiddleware
 from api.infra.db.session import Database
@@ -72,8 +74,21 @@ def build_services(settings: Settings | None = None) -> Services:
     # Bound after construction: resolving OIDC identities needs the services themselves.
     services.resolve_principal = principal_resolver(services)
     services.batch_posted.append(claims_intake.listener(digest_key))  # 837 -> claims, 835 -> adjudications
-    services.batch_posted.append(open_cases_for_batch)  # a confirmed denial or recoupment opens a case
+    services.batch_posted.append(_case_intake(services))  # a confirmed denial or recoupment opens a case
+    services.case_opened.append(schedule_cases)  # a new case gets its appeal and timely-filing deadlines
     return services
+
+
+def _case_intake(services: Services) -> BatchPostedListener:
+    """Cases opened from a confirmed batch, then told to what follows an opening (deadlines)."""
+
+    def listener(db: Session, batch_id: int) -> None:
+        opened = open_cases_for_batch(db, batch_id)
+        if opened:
+            for then in services.case_opened:
+                then(db, opened)
+
+    return listener
 
 
 def load_procedures() -> Registry:

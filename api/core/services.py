@@ -9,6 +9,7 @@ cycle (see tests/unit/test_architecture.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -76,6 +77,14 @@ class BatchPostedListener(Protocol):
     def __call__(self, db: Session, batch_id: int, /) -> None: ...
 
 
+class CaseOpenedListener(Protocol):
+    """Told, in the opening transaction, which denial cases were just opened (by a confirmed remittance
+    or by hand): their deadlines are scheduled this way, so the cases package never imports the
+    packages that build on it."""
+
+    def __call__(self, db: Session, case_ids: Sequence[int], /) -> None: ...
+
+
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 
@@ -123,6 +132,8 @@ class Services:
     audit_anchor: AuditAnchor | None = None
     # Called in order after a confirm posts a batch (see BatchPostedListener).
     batch_posted: list[BatchPostedListener] = field(default_factory=list)
+    # Called in order after denial cases are opened (see CaseOpenedListener).
+    case_opened: list[CaseOpenedListener] = field(default_factory=list)
 
     def close(self) -> None:
         if self.job_worker is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 from typing import Any
@@ -22,6 +22,7 @@ from api.core.lifecycle import transition as move
 from api.denials.cases import service
 from api.denials.cases.lifecycle import CASE
 from api.denials.cases.models import DenialCase
+from api.denials.cases.payer_classes import payer_class_of
 from api.denials.cases.rules import (
     UPDATABLE_STATES,
     CaseOpening,
@@ -45,25 +46,26 @@ class _Remittance:
     identity: str
     payment_date: date | None
     payer_id: str | None
+    payer_class: str | None = None  # of the claim the row belongs to (CLP06)
 
 
-def open_cases_for_batch(db: Session, batch_id: int) -> None:
+def open_cases_for_batch(db: Session, batch_id: int) -> list[int]:
     """Open the cases the batch's denials and recoupments call for and update the working cases
-    its payments recover money for (see ``api.denials.cases.rules``)."""
+    its payments recover money for (see ``api.denials.cases.rules``); the ids of the cases opened."""
     batch = db.scalar(select(ImportBatch).where(ImportBatch.id == batch_id))
     if batch is None:
-        return
+        return []
     entries = _claim_entries(db, batch_id)
     if not entries:
-        return
+        return []
     events = _claim_events(db, batch, entries)
     cases = _working_cases(db, sorted({e.claim_key for e in events}))
     decisions = decide(events, {key: [_open_case(c) for c in found] for key, found in cases.items()})
-    for opening in decisions.opens:
-        _open(db, batch, opening)
+    opened = [new_id for opening in decisions.opens if (new_id := _open(db, batch, opening)) is not None]
     by_id = {c.id: c for found in cases.values() for c in found}
     for update in decisions.updates:
         apply_ledger_update(db, by_id[update.case_id], update, batch_id=batch.id)
+    return opened
 
 
 def _claim_events(db: Session, batch: ImportBatch, entries: list[EntryRow]) -> list[ClaimEvent]:
@@ -85,13 +87,14 @@ def _claim_events(db: Session, batch: ImportBatch, entries: list[EntryRow]) -> l
             entries=tuple(_fact(e) for e, _ in rows),
             paid_total=totals.get((claim_key, payer.upper()), Decimal("0.00")),
             payer_id=rows[0][1].payer_id,
+            payer_class=rows[0][1].payer_class,
         )
         for (claim_key, payer, identity), rows in grouped.items()
     ]
 
 
-def _open(db: Session, batch: ImportBatch, opening: CaseOpening) -> None:
-    """Insert the case (nothing when its denial was opened before) and its `opened` event."""
+def _open(db: Session, batch: ImportBatch, opening: CaseOpening) -> int | None:
+    """Insert the case (nothing when its denial was opened before) and its `opened` event; the new id."""
     new_id = service.insert_opening(
         db,
         opening,
@@ -110,6 +113,7 @@ def _open(db: Session, batch: ImportBatch, opening: CaseOpening) -> None:
             actor_user_id=None,
             details=details,
         )
+    return new_id
 
 
 def apply_ledger_update(db: Session, case: DenialCase, update: CaseUpdate, *, batch_id: int | None) -> None:
@@ -193,11 +197,14 @@ def _remittances_by_row(db: Session, batch: ImportBatch) -> dict[int, _Remittanc
         payer_id = str(r["key"]).split("|", 1)[0] or None
         by_index[int(r["transactionIndex"])] = _Remittance(str(r["key"]), paid_on, payer_id)
     claims = db.execute(
-        select(ImportRow.row_number, ImportRow.data["transaction_index"].as_integer()).where(
-            ImportRow.batch_id == batch.id, ImportRow.entity == "remittance_claim"
-        )
+        select(
+            ImportRow.row_number,
+            ImportRow.data["transaction_index"].as_integer(),
+            ImportRow.data["filing_indicator"].as_string(),
+        ).where(ImportRow.batch_id == batch.id, ImportRow.entity == "remittance_claim")
     ).all()
     txn_of_claim: dict[int, int] = {int(r[0]): int(r[1]) for r in claims if r[1] is not None}
+    class_of_claim: dict[int, str | None] = {int(r[0]): payer_class_of(r[2]) for r in claims}
     rows = db.execute(
         select(ImportRow.id, ImportRow.entity, ImportRow.row_number, ImportRow.parent_row_number).where(
             ImportRow.batch_id == batch.id, ImportRow.entity.in_(("remittance_claim", "adjustment"))
@@ -207,8 +214,8 @@ def _remittances_by_row(db: Session, batch: ImportBatch) -> dict[int, _Remittanc
     for row in rows:
         claim_row = row.row_number if row.entity == "remittance_claim" else row.parent_row_number
         txn = txn_of_claim.get(claim_row) if claim_row is not None else None
-        if txn is not None and txn in by_index:
-            out[row.id] = by_index[txn]
+        if txn is not None and txn in by_index and claim_row is not None:
+            out[row.id] = replace(by_index[txn], payer_class=class_of_claim.get(claim_row))
     return out
 
 

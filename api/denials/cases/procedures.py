@@ -78,6 +78,9 @@ def open_case(ctx: Context, input: OpenCaseIn) -> OpenCaseOut:
     case, created = service.open_manual(
         ctx.db, given, organization_id=ctx.org_id, client_id=ctx.client_id, user_id=ctx.user_id
     )
+    if created:
+        for listener in ctx.services.case_opened:  # e.g. its appeal deadlines are scheduled
+            listener(ctx.db, [case.id])
     ctx.note("case", case.id, after={"created": created, "state": case.state, "amount": f"{case.amount_at_stake:.2f}"})
     return OpenCaseOut(case=CaseOut.model_validate(case), created=created)
 

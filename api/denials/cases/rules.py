@@ -67,6 +67,7 @@ class ClaimEvent:
     entries: tuple[EntryFact, ...]
     paid_total: Decimal  # the payer's paid total for the claim in the ledger, this remittance included
     payer_id: str | None = None
+    payer_class: str | None = None  # from the claim's CLP06 filing indicator (medicare, medicaid, ...)
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ class CaseOpening:
     rarcs: tuple[str, ...] = ()
     hard_or_soft: str | None = None
     preventable: str | None = None
+    payer_class: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,7 @@ def _opening(event: ClaimEvent, kind: str, at_stake: Decimal, primary: EntryFact
         claim_key=event.claim_key,
         payer=event.payer,
         payer_id=event.payer_id,
+        payer_class=event.payer_class,
         amount_at_stake=money(at_stake),
         paid_before=money(event.paid_total),
         remittance_date=event.remittance_date,

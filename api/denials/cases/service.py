@@ -173,6 +173,7 @@ def insert_opening(
         "claim_key": opening.claim_key,
         "payer": opening.payer[:200],
         "payer_id": opening.payer_id[:80] if opening.payer_id else None,
+        "payer_class": opening.payer_class,
         "source_batch_id": source_batch_id,
         "payer_claim_number": opening.payer_claim_number,
         "claim_status_code": opening.claim_status_code,

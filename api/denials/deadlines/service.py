@@ -15,7 +15,7 @@ deadline does not stay ``open`` just because nothing re-scheduled the case.
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -100,6 +100,14 @@ def schedule_case(db: Session, case: DenialCase, *, as_of: date | None = None) -
     _refresh_next_due(case, stored.values())
     db.flush()
     return sorted(stored.values(), key=lambda r: (r.due_on, r.level))
+
+
+def schedule_cases(db: Session, case_ids: Sequence[int]) -> None:
+    """Schedule the deadlines of newly opened cases (a ``Services.case_opened`` listener)."""
+    if not case_ids:
+        return
+    for case in db.scalars(select(DenialCase).where(DenialCase.id.in_(list(case_ids)))):
+        schedule_case(db, case)
 
 
 def _refresh_next_due(case: DenialCase, rows: Iterable[CaseDeadline]) -> None:
