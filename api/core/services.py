@@ -85,6 +85,13 @@ class CaseOpenedListener(Protocol):
     def __call__(self, db: Session, case_ids: Sequence[int], /) -> None: ...
 
 
+class CaseAssignedListener(Protocol):
+    """Told, in the assigning transaction, that cases were given to an owner by a user (the owner is
+    notified this way; the cases package does not import notifications)."""
+
+    def __call__(self, db: Session, case_ids: Sequence[int], owner_user_id: int, by_user_id: int, /) -> None: ...
+
+
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 
@@ -134,6 +141,8 @@ class Services:
     batch_posted: list[BatchPostedListener] = field(default_factory=list)
     # Called in order after denial cases are opened (see CaseOpenedListener).
     case_opened: list[CaseOpenedListener] = field(default_factory=list)
+    # Called after cases get a new owner (see CaseAssignedListener).
+    case_assigned: list[CaseAssignedListener] = field(default_factory=list)
 
     def close(self) -> None:
         if self.job_worker is not None:

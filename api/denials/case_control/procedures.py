@@ -17,6 +17,9 @@ def bulk_assign(ctx: Context, input: BulkAssignIn) -> BulkAssignOut:
         for i in service.bulk_assign(ctx.db, input.ids, input.owner_user_id, user_id=ctx.user_id)
     ]
     changed = [i.id for i in items if i.status == "assigned"]
+    if changed:
+        for listener in ctx.services.case_assigned:  # e.g. the new owner is notified
+            listener(ctx.db, changed, input.owner_user_id, ctx.user_id)
     ctx.note("case_bulk_assignment", input.owner_user_id, after={"owner": input.owner_user_id, "cases": changed})
     return BulkAssignOut(owner_user_id=input.owner_user_id, assigned=len(changed), items=items)
 

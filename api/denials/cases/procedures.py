@@ -90,6 +90,9 @@ def assign(ctx: Context, input: AssignIn) -> CaseOut:
     """Give a case an owner, a member of the organization whose role may work cases (null unassigns).
     A closed case must be reopened first."""
     case, previous = service.assign(ctx.db, input.id, input.owner_user_id, user_id=ctx.user_id)
+    if case.owner_user_id is not None and case.owner_user_id != previous:
+        for listener in ctx.services.case_assigned:  # e.g. the new owner is notified
+            listener(ctx.db, [case.id], case.owner_user_id, ctx.user_id)
     ctx.note("case", case.id, before={"owner": previous}, after={"owner": case.owner_user_id})
     return CaseOut.model_validate(case)
 

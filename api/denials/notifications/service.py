@@ -38,6 +38,23 @@ def _subscriptions(db: Session, client_id: int, user_id: int) -> dict[tuple[str,
     return {(s.kind, s.channel): s.enabled for s in rows}
 
 
+def notify_assigned(db: Session, case_ids: Sequence[int], owner_user_id: int, by_user_id: int) -> None:
+    """Tell the new owner of cases that they are theirs (a ``Services.case_assigned`` listener); nobody
+    is told about what they assigned to themselves. One notification per case; no PHI in the title."""
+    if owner_user_id == by_user_id:
+        return
+    for case in db.scalars(select(DenialCase).where(DenialCase.id.in_(list(case_ids)))):
+        notify(
+            db,
+            organization_id=case.organization_id,
+            client_id=case.client_id,
+            user_id=owner_user_id,
+            kind="assigned",
+            case_id=case.id,
+            title=f"Case {case.id} was assigned to you",
+        )
+
+
 def notify(
     db: Session,
     *,

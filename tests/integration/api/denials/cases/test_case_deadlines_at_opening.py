@@ -1,4 +1,5 @@
-"""A case gets its payer class and its appeal deadlines when it opens, by a remittance or by hand.
+"""A case gets its payer class and its appeal deadlines when it opens, by a remittance or by hand, and
+its new owner is notified when it is assigned.
 
 tests/fixtures/x12/hand/cases_medicare_denial.835: Medicare Part B (CLP06=MB) paid 2026-03-02 (a Monday),
 MCR-1 partially denied CO-50 80.00. By hand: the initial determination is presumed received 5 days
@@ -9,7 +10,7 @@ Sunday, so the deadline rolls to Monday 2026-07-06 (4 July 2026 is a Saturday, o
 
 from __future__ import annotations
 
-from tests.integration.api.denials.conftest import by_claim, open_case, post
+from tests.integration.api.denials.conftest import by_claim, join_as, open_case, post
 
 
 def test_a_medicare_denial_opens_a_medicare_case_with_its_redetermination_deadline(member):
@@ -38,3 +39,15 @@ def test_a_case_opened_by_hand_gets_deadlines_too(member):
     items = member.rpc.query("deadlines.forCase", {"caseId": case["id"]}).data["items"]
     assert items, "a manual case is scheduled when it opens"
     assert case["id"] == items[0]["caseId"]
+
+
+def test_assigning_a_case_notifies_the_new_owner_and_not_the_one_who_assigned(member, services):
+    owner_id, owner_rpc = join_as(member, services, "specialist")
+    first = open_case(member.rpc, claim_key="MAN-AS-1")
+    second = open_case(member.rpc, claim_key="MAN-AS-2")
+    member.rpc.mutation("cases.assign", {"id": first["id"], "ownerUserId": owner_id})
+    member.rpc.mutation("caseControl.bulkAssign", {"ids": [second["id"]], "ownerUserId": owner_id})
+    mine = owner_rpc.query("notifications.list", {}).data["items"]
+    assert sorted((n["kind"], n["caseId"]) for n in mine) == [("assigned", first["id"]), ("assigned", second["id"])]
+    assert all("MAN-AS" not in n["title"] for n in mine), "no claim number in a notification title"
+    assert member.rpc.query("notifications.list", {}).data["items"] == []
