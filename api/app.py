@@ -14,6 +14,7 @@ import api
 from api.core.services import Services
 from api.core.settings import Settings, get_settings
 from api.denials.claims import intake as claims_intake
+from api.denials.human_attention import service as human_attention
 from api.discovery import modules_named
 from api.infra.access_log import AccessLogMiddleware
 from api.infra.db.session import Database
@@ -69,6 +70,7 @@ def build_services(settings: Settings | None = None) -> Services:
         audit_anchor=anchor,
     )
     services.batch_posted.append(claims_intake.listener(digest_key))  # 837 -> claims, 835 -> adjudications
+    services.outcome_recorded.append(human_attention.rescore_after_outcome)  # the worklist's probabilities
     # Bound after construction: resolving OIDC identities needs the services themselves.
     services.resolve_principal = principal_resolver(services)
     return services

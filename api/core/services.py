@@ -76,6 +76,14 @@ class BatchPostedListener(Protocol):
     def __call__(self, db: Session, batch_id: int, /) -> None: ...
 
 
+class OutcomeRecordedListener(Protocol):
+    """Told, inside the call's own transaction, that a payer decision was recorded on a case (so
+    whatever is computed from decisions, such as the worklist's overturn probabilities, follows).
+    Subscribed in the composition root, so outcomes never imports its readers."""
+
+    def __call__(self, db: Session, case_id: int, /) -> None: ...
+
+
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 
@@ -123,6 +131,8 @@ class Services:
     audit_anchor: AuditAnchor | None = None
     # Called in order after a confirm posts a batch (see BatchPostedListener).
     batch_posted: list[BatchPostedListener] = field(default_factory=list)
+    # Called in order after outcomes.record (see OutcomeRecordedListener).
+    outcome_recorded: list[OutcomeRecordedListener] = field(default_factory=list)
 
     def close(self) -> None:
         if self.job_worker is not None:
