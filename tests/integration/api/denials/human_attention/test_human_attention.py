@@ -52,7 +52,9 @@ def _hand_built(services, member, owner_b: int | None = None):
             appeal_due_on=_day(30),
             owner_user_id=owner_b,
         ),
-        "C": case(denial_category="coding", amount_at_stake=Decimal("2000.00"), appeal_due_on=_day(90), state="triaged"),
+        "C": case(
+            denial_category="coding", amount_at_stake=Decimal("2000.00"), appeal_due_on=_day(90), state="triaged"
+        ),
         "D": case(
             denial_category="duplicate",
             amount_at_stake=Decimal("300.00"),
