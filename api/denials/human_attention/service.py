@@ -142,12 +142,15 @@ def _write_scores(db: Session, client_id: int, params: list[dict[str, Any]]) -> 
 
 def rescore(db: Session, *conditions: ColumnElement[bool]) -> int:
     """Recompute and store the rank of the client's working cases that meet `conditions` (all of them
-    when none are given); returns how many were written."""
+    when none are given), and give one to any such case that never had one, whatever its state: the
+    queue looks for unscored cases through the (client_id, priority_score) index, so decided cases left
+    NULL there would be read on every call. Returns how many were written."""
     scope = get_scope(db)
     if scope is None or scope.client_id is None:
         raise RuntimeError("rescoring needs a client scope")
     model = fit_model(db)
-    rows = db.execute(select(*_SCORE_COLUMNS).where(DenialCase.state.in_(WORKING), *conditions)).all()
+    due = or_(DenialCase.state.in_(WORKING), DenialCase.priority_score.is_(None))
+    rows = db.execute(select(*_SCORE_COLUMNS).where(due, *conditions)).all()
     params = []
     for row in rows:
         s = score(model, row)

@@ -93,7 +93,7 @@ def test_queue_order_and_scores_match_the_hand_computation(services, make_member
     member = make_member()
     ids = _hand_built(services, member)
     if scored:
-        assert _rescore(services, member) == 8  # the working cases, on hold or snoozed included
+        assert _rescore(services, member) == 9  # every case: H (won) had never been scored
     items = _queue(member)
     names = {v: k for k, v in ids.items()}
     assert [(names[i["caseId"]], round(i["score"], 2)) for i in items] == EXPECTED
@@ -156,7 +156,8 @@ def test_recorded_outcomes_rescore_the_category(services, make_member):
     and coding cases move to P = 2/3. Medical necessity is another category: untouched (0.5)."""
     member = make_member()
     ids = _hand_built(services, member)
-    _rescore(services, member)
+    assert _rescore(services, member) == 9
+    assert _rescore(services, member) == 8  # the working cases (H is scored once, then left alone)
     decided = make_case(
         services, member.organization_id, member.client_id, denial_category="coding", carc="16", state="in_appeal"
     )
