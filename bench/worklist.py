@@ -233,7 +233,7 @@ def measure(backend: str, args: argparse.Namespace, workdir: Path) -> dict[str, 
         tenant = populate(services, args.cases, args.outcomes, args.seed)
         print(
             f"[{backend}] {args.cases:,} cases, {args.outcomes:,} outcomes built in {time.perf_counter() - t0:.1f} s; "
-            f"rescore of {tenant["scored"]:,} cases {tenant['rescore_seconds']:.2f} s",
+            f"rescore of {tenant['scored']:,} cases {tenant['rescore_seconds']:.2f} s",
             flush=True,
         )
         if backend == "postgres":
