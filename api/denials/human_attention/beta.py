@@ -3,7 +3,8 @@ Python (no SciPy in the service's environment; pure, no I/O).
 
 ``beta_cdf`` follows the continued fraction of Numerical Recipes (modified Lentz), using the symmetry
 I_x(a, b) = 1 - I_{1-x}(b, a) where the fraction converges slowly. ``beta_ppf`` inverts it by
-bisection: the CDF is monotone, so bisection cannot miss; it stops at 14 significant digits.
+bisection: the CDF is monotone, so bisection cannot miss; it stops at 15 significant digits of the
+distance to the nearer edge (or when no double lies between the bounds).
 """
 
 from __future__ import annotations
@@ -61,12 +62,15 @@ def beta_ppf(q: float, a: float, b: float) -> float:
     if q == 1.0:
         return 1.0
     lo, hi = 0.0, 1.0
-    for _ in range(200):
+    for _ in range(400):
         mid = (lo + hi) / 2.0
+        if not lo < mid < hi:  # adjacent doubles: nothing left to halve
+            break
         if beta_cdf(mid, a, b) < q:
             lo = mid
         else:
             hi = mid
-        if hi - lo <= 1e-14 * hi:  # relative: a quantile near 0 needs digits far below 1e-13
+        # relative to the nearer edge: a quantile near 0 or 1 (a shape below 1) needs digits there
+        if hi - lo <= 1e-15 * min(hi, 1.0 - lo):
             break
     return (lo + hi) / 2.0

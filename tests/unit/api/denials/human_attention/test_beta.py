@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -43,7 +45,10 @@ def test_hand_computed_values():
 def test_the_quantile_inverts_the_cdf(q, a, b):
     x = beta_ppf(q, a, b)
     assert 0.0 <= x <= 1.0
-    assert beta_cdf(x, a, b) == pytest.approx(q, abs=1e-7)
+    if beta_cdf(x, a, b) != pytest.approx(q, abs=1e-7):
+        # a steep CDF (a shape below 1, x a few ulps from an edge): q lies between x's neighbours
+        step = 4 * math.ulp(x)
+        assert beta_cdf(max(x - step, 0.0), a, b) <= q <= beta_cdf(min(x + step, 1.0), a, b)
 
 
 @given(shapes, shapes, probabilities, probabilities)

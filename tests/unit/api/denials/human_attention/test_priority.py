@@ -59,9 +59,9 @@ def test_the_stored_order_is_the_order_of_the_scores_on_any_day(a, b, shift):
 
     def score(c, today):
         amount, p, category, days = c
-        return priority.value_per_hour(amount, p, category) * priority.urgency(
-            (TODAY + timedelta(days=days) - today).days
-        )
+        # below a cent per hour the value is a cent (the documented floor: the logarithm needs it)
+        value = max(priority.value_per_hour(amount, p, category), priority.MIN_VALUE_PER_HOUR)
+        return value * priority.urgency((TODAY + timedelta(days=days) - today).days)
 
     later = TODAY + timedelta(days=shift)
     sa, sb = score(a, later), score(b, later)
