@@ -17,6 +17,7 @@ from api.core.settings import Settings, get_settings
 from api.denials.cases.intake import open_cases_for_batch
 from api.denials.claims import intake as claims_intake
 from api.denials.deadlines.service import schedule_cases
+from api.denials.human_attention import service as human_attention
 from api.denials.notifications.service import notify_assigned
 from api.discovery import modules_named
 from api.infra.access_log import AccessLogMiddleware
@@ -77,7 +78,9 @@ def build_services(settings: Settings | None = None) -> Services:
     services.batch_posted.append(claims_intake.listener(digest_key))  # 837 -> claims, 835 -> adjudications
     services.batch_posted.append(_case_intake(services))  # a confirmed denial or recoupment opens a case
     services.case_opened.append(schedule_cases)  # a new case gets its appeal and timely-filing deadlines
+    services.case_opened.append(human_attention.score_opened)  # ... then its place in the worklist
     services.case_assigned.append(notify_assigned)  # the new owner of a case is told in the app
+    services.outcome_recorded.append(human_attention.rescore_after_outcome)  # the worklist's probabilities
     return services
 
 

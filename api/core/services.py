@@ -92,6 +92,14 @@ class CaseAssignedListener(Protocol):
     def __call__(self, db: Session, case_ids: Sequence[int], owner_user_id: int, by_user_id: int, /) -> None: ...
 
 
+class OutcomeRecordedListener(Protocol):
+    """Told, inside the call's own transaction, that a payer decision was recorded on a case (so
+    whatever is computed from decisions, such as the worklist's overturn probabilities, follows).
+    Subscribed in the composition root, so outcomes never imports its readers."""
+
+    def __call__(self, db: Session, case_id: int, /) -> None: ...
+
+
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 
@@ -143,6 +151,8 @@ class Services:
     case_opened: list[CaseOpenedListener] = field(default_factory=list)
     # Called after cases get a new owner (see CaseAssignedListener).
     case_assigned: list[CaseAssignedListener] = field(default_factory=list)
+    # Called in order after outcomes.record (see OutcomeRecordedListener).
+    outcome_recorded: list[OutcomeRecordedListener] = field(default_factory=list)
 
     def close(self) -> None:
         if self.job_worker is not None:

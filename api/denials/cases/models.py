@@ -15,7 +15,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Date, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Date, Float, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, TenantScoped, UtcDateTime
@@ -31,6 +31,9 @@ class DenialCase(IdMixin, CreatedAtMixin, TenantScoped, Base):
         Index("ix_denial_cases_client_state", "client_id", "state"),
         Index("ix_denial_cases_client_claim", "client_id", "claim_key"),
         Index("ix_denial_cases_client_owner", "client_id", "owner_user_id"),
+        # humanAttention.queue: the client's (or one owner's) worklist is an index scan + LIMIT
+        Index("ix_denial_cases_client_priority", "client_id", "priority_score"),
+        Index("ix_denial_cases_client_owner_priority", "client_id", "owner_user_id", "priority_score"),
     )
 
     denial_key: Mapped[str] = mapped_column(String(64))
@@ -76,6 +79,14 @@ class DenialCase(IdMixin, CreatedAtMixin, TenantScoped, Base):
     recovery_plan: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     last_update_reason: Mapped[str | None] = mapped_column(String(500), default=None)
     closed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
+    # humanAttention's precomputed rank (api/denials/human_attention/service.py writes them when outcomes
+    # are recorded or a case is rescored; None: not scored yet). priority_score is time-invariant: the
+    # deadline enters as -due/tau, so the order holds from day to day without rewriting rows.
+    overturn_probability: Mapped[float | None] = mapped_column(Float, default=None)
+    expected_recovery: Mapped[Decimal | None] = mapped_column(Money, default=None)
+    priority_score: Mapped[float | None] = mapped_column(Float, default=None)
+    priority_due_on: Mapped[date | None] = mapped_column(Date, default=None)  # the deadline the score used
+    priority_scored_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
 
 
 class CaseEvent(IdMixin, CreatedAtMixin, TenantScoped, Base):

@@ -1,0 +1,1 @@
+"""The prioritised worklist: expected recovery x probability of overturn, time left, effort."""

@@ -1,0 +1,492 @@
+"""The worklist: scoring cases, reading the queue, explaining a rank, snoozing. Never commits.
+
+Each working case stores its rank (`DenialCase.overturn_probability`, `expected_recovery`,
+`priority_score`, `priority_due_on`; see `priority.py` for why one stored key orders every day) so the
+queue is an index scan on (client_id, priority_score) plus LIMIT. Scores are written when a decision
+is recorded (`rescore_after_outcome`: every working case of the decided case's category, whose
+probabilities the new outcome moves) and by `rescore` (a whole client, or chosen cases). A case not
+scored yet (opened since) is scored on the fly by the queue and `why`, which are reads and persist
+nothing, so a new case is ranked correctly from its first minute.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import BigInteger, ColumnElement, Table, and_, bindparam, column, func, or_, select, update, values
+from sqlalchemy.orm import Session
+
+from api.core.errors import InvalidInput, PreconditionFailed, not_found
+from api.denials.cases.lifecycle import WORKING_STATES
+from api.denials.cases.models import CaseEvent, DenialCase
+from api.denials.human_attention import priority
+from api.denials.human_attention.estimate import Counts, Estimate, OverturnModel, fit
+from api.denials.outcomes import service as outcomes
+from api.infra.db.base import utcnow
+from api.infra.db.tenant_filter import get_scope
+from pipelines.ingest.money import quantize
+
+WORKING = tuple(sorted(WORKING_STATES))
+MAX_SNOOZE = timedelta(days=90)
+CASE_EVENT_SNOOZED = "snoozed"
+# What scoring reads of a case: one narrow row, not the ORM entity (a client may have 100k cases).
+_SCORE_COLUMNS = (
+    DenialCase.id,
+    DenialCase.payer,
+    DenialCase.denial_category,
+    DenialCase.carc,
+    DenialCase.amount_at_stake,
+    DenialCase.recovered_amount,
+    DenialCase.appeal_due_on,
+    DenialCase.remittance_date,
+    DenialCase.created_at,
+)
+
+
+# What the queue reads of a case: the page's columns, not the ORM entity (loading 50 full entities
+# cost more than the index scan itself).
+_QUEUE_COLUMNS = (
+    *_SCORE_COLUMNS,
+    DenialCase.state,
+    DenialCase.owner_user_id,
+    DenialCase.overturn_probability,
+    DenialCase.expected_recovery,
+    DenialCase.priority_score,
+    DenialCase.priority_due_on,
+)
+
+
+@dataclass(frozen=True)
+class Scored:
+    probability: float
+    expected_recovery: Decimal
+    key: float
+    due: date
+    due_assumed: bool
+
+
+@dataclass(frozen=True)
+class QueueFilters:
+    owners: tuple[int, ...] | None = None  # None: the whole client
+    payer: str | None = None
+    category: str | None = None
+    state: str | None = None
+    min_amount: Decimal | None = None
+
+
+def fit_model(db: Session) -> OverturnModel:
+    """The overturn model of the selected client, fitted to every decision recorded so far."""
+    return fit({cell: Counts(n, k) for cell, (n, k) in outcomes.overturn_counts(db).items()})
+
+
+def estimate_for(model: OverturnModel, payer: str, category: str | None, carc: str | None) -> Estimate:
+    return model.estimate(payer, category or "", carc or "")
+
+
+def at_stake(amount: Decimal, recovered: Decimal) -> Decimal:
+    """What is still to recover: an earlier partial win counts against the amount at stake."""
+    return max(amount - recovered, Decimal("0"))
+
+
+def score(model: OverturnModel, row: Any) -> Scored:
+    """Rank one case (an ORM case or a row of `_SCORE_COLUMNS`)."""
+    p = estimate_for(model, row.payer, row.denial_category, row.carc).mean
+    due, assumed = priority.deadline(row.appeal_due_on, row.remittance_date, row.created_at.date())
+    amount = at_stake(row.amount_at_stake, row.recovered_amount)
+    key = priority.priority_key(amount, p, row.denial_category, due)
+    return Scored(p, quantize(amount * Decimal(repr(p))), key, due, assumed)
+
+
+# Rows per UPDATE ... FROM (VALUES ...) on PostgreSQL: one round trip per chunk instead of one per row
+# (executemany there costs about a millisecond a row). SQLite has no column list on a VALUES alias, and
+# its executemany is in-process and fast, so it gets that.
+_UPDATE_CHUNK = 2000
+_SCORE_TARGETS = ("overturn_probability", "expected_recovery", "priority_score", "priority_due_on")
+
+
+def _write_scores(db: Session, client_id: int, params: list[dict[str, Any]]) -> None:
+    table = DenialCase.__table__
+    assert isinstance(table, Table)
+    now = utcnow()
+    # The ids come from a tenant-filtered select and the client is in the WHERE clause.
+    options = {"skip_tenant_scope": True}
+    if db.get_bind().dialect.name == "sqlite":
+        stmt = (
+            update(table)
+            .where(table.c.id == bindparam("b_id"), table.c.client_id == client_id)
+            .values({**{name: bindparam(f"v_{name}") for name in _SCORE_TARGETS}, "priority_scored_at": now})
+        )
+        rows = [{"b_id": r["b_id"], **{f"v_{n}": r[n] for n in _SCORE_TARGETS}} for r in params]
+        db.execute(stmt.execution_options(**options), rows)
+        return
+    for start in range(0, len(params), _UPDATE_CHUNK):
+        chunk = params[start : start + _UPDATE_CHUNK]
+        scores = values(
+            column("b_id", BigInteger),
+            *(column(name, table.c[name].type) for name in _SCORE_TARGETS),
+            name="scores",
+        ).data([(r["b_id"], *(r[n] for n in _SCORE_TARGETS)) for r in chunk])
+        stmt = (
+            update(table)
+            .where(table.c.id == scores.c.b_id, table.c.client_id == client_id)
+            .values({**{name: scores.c[name] for name in _SCORE_TARGETS}, "priority_scored_at": now})
+        )
+        db.execute(stmt.execution_options(**options))
+
+
+def rescore(db: Session, *conditions: ColumnElement[bool]) -> int:
+    """Recompute and store the rank of the client's working cases that meet `conditions` (all of them
+    when none are given), and give one to any such case that never had one, whatever its state: the
+    queue looks for unscored cases through the (client_id, priority_score) index, so decided cases left
+    NULL there would be read on every call. Returns how many were written."""
+    scope = get_scope(db)
+    if scope is None or scope.client_id is None:
+        raise RuntimeError("rescoring needs a client scope")
+    model = fit_model(db)
+    due = or_(DenialCase.state.in_(WORKING), DenialCase.priority_score.is_(None))
+    rows = db.execute(select(*_SCORE_COLUMNS).where(due, *conditions)).all()
+    params = []
+    for row in rows:
+        s = score(model, row)
+        params.append(
+            {
+                "b_id": row.id,
+                "overturn_probability": s.probability,
+                "expected_recovery": s.expected_recovery,
+                "priority_score": s.key,
+                "priority_due_on": s.due,
+            }
+        )
+    if params:
+        _write_scores(db, scope.client_id, params)
+    return len(params)
+
+
+def score_opened(db: Session, case_ids: Sequence[int]) -> None:
+    """Rank newly opened cases (a ``Services.case_opened`` listener, after their deadlines are set)."""
+    if case_ids:
+        rescore(db, DenialCase.id.in_(list(case_ids)))
+
+
+def rescore_after_outcome(db: Session, case_id: int) -> None:
+    """A decision on `case_id` moved the rates of its category (and, slightly, the global one): rescore
+    the category's working cases. Other categories move by one decision in the global rate only; a
+    full `rescore` brings them along."""
+    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
+    if case is None:
+        return
+    if case.denial_category is None:
+        rescore(db, DenialCase.denial_category.is_(None))
+    else:
+        rescore(db, DenialCase.denial_category == case.denial_category)
+
+
+# -- the queue ------------------------------------------------------------------------------------
+
+
+def encode_cursor(key: float, case_id: int) -> str:
+    raw = struct.pack(">dq", key, case_id)
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> tuple[float, int] | None:
+    if cursor is None:
+        return None
+    try:
+        key, case_id = struct.unpack(">dq", base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, struct.error):
+        raise InvalidInput("Invalid input: 'cursor' is not a cursor returned by this queue") from None
+    return float(key), int(case_id)
+
+
+def _eligible(filters: QueueFilters, now: datetime) -> list[ColumnElement[bool]]:
+    """In the queue: working, not on hold, not snoozed, and the filters."""
+    states = (filters.state,) if filters.state is not None else WORKING
+    conditions: list[ColumnElement[bool]] = [
+        DenialCase.state.in_(states),
+        DenialCase.on_hold.is_(False),
+        or_(DenialCase.snoozed_until.is_(None), DenialCase.snoozed_until <= now),
+    ]
+    if filters.owners is not None:
+        conditions.append(DenialCase.owner_user_id.in_(filters.owners))
+    if filters.payer is not None:
+        conditions.append(DenialCase.payer == filters.payer)
+    if filters.category is not None:
+        conditions.append(DenialCase.denial_category == filters.category)
+    if filters.min_amount is not None:
+        conditions.append(DenialCase.amount_at_stake >= filters.min_amount)
+    return conditions
+
+
+@dataclass(frozen=True)
+class Ranked:
+    case: Any  # a DenialCase or a row of _QUEUE_COLUMNS
+    key: float
+    probability: float
+    expected_recovery: Decimal
+    due: date
+    due_assumed: bool
+
+
+def _after(cursor: tuple[float, int] | None, key: float, case_id: int) -> bool:
+    return cursor is None or (key, case_id) < cursor
+
+
+def _unscored(db: Session, conditions: Sequence[ColumnElement[bool]], today: date) -> list[Ranked]:
+    """Eligible cases without a stored rank (opened since the last scoring), ranked now."""
+    cases = db.execute(select(*_QUEUE_COLUMNS).where(DenialCase.priority_score.is_(None), *conditions)).all()
+    if not cases:
+        return []
+    model = fit_model(db)
+    ranked = []
+    for case in cases:
+        s = score(model, case)
+        if s.due >= today:
+            ranked.append(Ranked(case, s.key, s.probability, s.expected_recovery, s.due, s.due_assumed))
+    return ranked
+
+
+def _stored(case: Any) -> Ranked:
+    assert case.priority_score is not None and case.priority_due_on is not None
+    assert case.overturn_probability is not None and case.expected_recovery is not None
+    return Ranked(
+        case,
+        case.priority_score,
+        case.overturn_probability,
+        case.expected_recovery,
+        case.priority_due_on,
+        case.appeal_due_on is None,
+    )
+
+
+def queue(db: Session, filters: QueueFilters, *, limit: int, cursor: str | None) -> tuple[list[Ranked], str | None]:
+    """One page of the worklist, highest score first (ties: newest case first)."""
+    after = decode_cursor(cursor)
+    now = utcnow()
+    today = now.date()
+    conditions = _eligible(filters, now)
+    stmt = select(*_QUEUE_COLUMNS).where(
+        DenialCase.priority_score.is_not(None), DenialCase.priority_due_on >= today, *conditions
+    )
+    if after is not None:
+        key, case_id = after
+        stmt = stmt.where(
+            or_(DenialCase.priority_score < key, and_(DenialCase.priority_score == key, DenialCase.id < case_id))
+        )
+    stmt = stmt.order_by(DenialCase.priority_score.desc(), DenialCase.id.desc()).limit(limit + 1)
+    ranked = [_stored(c) for c in db.execute(stmt)]
+    fresh = [r for r in _unscored(db, conditions, today) if _after(after, r.key, r.case.id)]
+    page = sorted(ranked + fresh, key=lambda r: (r.key, r.case.id), reverse=True)[: limit + 1]
+    more = len(page) > limit
+    page = page[:limit]
+    return page, (encode_cursor(page[-1].key, page[-1].case.id) if more and page else None)
+
+
+# -- why ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Explanation:
+    ranked: Ranked
+    estimate: Estimate
+    today: date
+    in_queue: bool
+    not_in_queue_because: list[str]
+    position: int | None
+    queue_length: int
+
+
+def _why_not(case: DenialCase, due: date, now: datetime) -> list[str]:
+    reasons = []
+    if case.state not in WORKING_STATES:
+        reasons.append(f"the case is '{case.state}', not a working state")
+    if case.on_hold:
+        reasons.append("the case is on hold")
+    if case.snoozed_until is not None and case.snoozed_until > now:
+        reasons.append(f"the case is snoozed until {case.snoozed_until.isoformat()}")
+    if due < now.date():
+        reasons.append(f"its appeal deadline {due.isoformat()} has passed")
+    return reasons
+
+
+def _count_ahead(db: Session, conditions: Sequence[ColumnElement[bool]], ranked: Ranked, today: date) -> int:
+    ahead = or_(
+        DenialCase.priority_score > ranked.key,
+        and_(DenialCase.priority_score == ranked.key, DenialCase.id > ranked.case.id),
+    )
+    stored = db.scalar(
+        select(func.count()).select_from(DenialCase).where(DenialCase.priority_due_on >= today, ahead, *conditions)
+    )
+    fresh = sum(1 for r in _unscored(db, conditions, today) if (r.key, r.case.id) > (ranked.key, ranked.case.id))
+    return int(stored or 0) + fresh
+
+
+def _queue_length(db: Session, conditions: Sequence[ColumnElement[bool]], today: date) -> int:
+    stored = db.scalar(
+        select(func.count())
+        .select_from(DenialCase)
+        .where(DenialCase.priority_score.is_not(None), DenialCase.priority_due_on >= today, *conditions)
+    )
+    return int(stored or 0) + len(_unscored(db, conditions, today))
+
+
+def why(db: Session, case_id: int) -> Explanation:
+    """A case's rank explained: its numbers, where its probability came from, and its position in the
+    client's whole queue (no filters)."""
+    case = get_case(db, case_id)
+    now = utcnow()
+    model = fit_model(db)
+    est = estimate_for(model, case.payer, case.denial_category, case.carc)
+    if case.priority_score is not None and case.state in WORKING_STATES:
+        ranked = _stored(case)
+    else:
+        s = score(model, case)
+        ranked = Ranked(case, s.key, s.probability, s.expected_recovery, s.due, s.due_assumed)
+    reasons = _why_not(case, ranked.due, now)
+    conditions = _eligible(QueueFilters(), now)
+    position = None if reasons else 1 + _count_ahead(db, conditions, ranked, now.date())
+    return Explanation(
+        ranked, est, now.date(), not reasons, reasons, position, _queue_length(db, conditions, now.date())
+    )
+
+
+# -- snooze ---------------------------------------------------------------------------------------
+
+
+def get_case(db: Session, case_id: int) -> DenialCase:
+    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
+    if case is None:
+        raise not_found("Case", case_id)
+    return case
+
+
+def snooze(db: Session, case_id: int, until: datetime, reason: str, *, user_id: int) -> tuple[DenialCase, Any]:
+    """Hide a working case from the queue until `until` (in the future, at most `MAX_SNOOZE` ahead);
+    its history gets a `snoozed` event with the reason. Returns the case and its previous snooze."""
+    now = utcnow()
+    until = until.astimezone(UTC)
+    if until <= now:
+        raise InvalidInput("Invalid input: 'until' must be in the future")
+    if until > now + MAX_SNOOZE:
+        raise InvalidInput(f"Invalid input: 'until' must be at most {MAX_SNOOZE.days} days ahead")
+    case = get_case(db, case_id)
+    if case.state not in WORKING_STATES:
+        raise PreconditionFailed(
+            f"The case is '{case.state}': only a case in a working state can be snoozed",
+            details={"currentState": case.state},
+        )
+    before = case.snoozed_until
+    case.snoozed_until = until
+    db.add(
+        CaseEvent(
+            case_id=case.id,
+            kind=CASE_EVENT_SNOOZED,
+            from_state=case.state,
+            to_state=case.state,
+            reason=reason,
+            actor_user_id=user_id,
+            details={"until": until.isoformat(), "previousUntil": before.isoformat() if before else None},
+        )
+    )
+    db.flush()
+    return case, before
+
+
+# -- what the procedures answer -------------------------------------------------------------------
+
+
+def _numbers(r: Ranked, today: date) -> dict[str, Any]:
+    days_left = (r.due - today).days
+    return {
+        "case_id": r.case.id,
+        "rank_key": r.key,
+        "score": priority.score_on(r.key, today),
+        "amount_at_stake": r.case.amount_at_stake,
+        "expected_recovery": r.expected_recovery,
+        "effort_hours": priority.effort_hours(r.case.denial_category),
+        "due_on": r.due,
+        "deadline_assumed": r.due_assumed,
+        "days_left": days_left,
+        "urgency": priority.urgency(days_left),
+    }
+
+
+def queue_item(r: Ranked, today: date) -> dict[str, Any]:
+    c = r.case
+    return {
+        **_numbers(r, today),
+        "payer": c.payer,
+        "denial_category": c.denial_category,
+        "carc": c.carc,
+        "state": c.state,
+        "owner_user_id": c.owner_user_id,
+        "overturn_probability": r.probability,
+    }
+
+
+def _level(fit_: Any) -> dict[str, Any]:
+    low, high = fit_.interval()
+    return {
+        "level": fit_.level,
+        "n": fit_.n,
+        "k": fit_.k,
+        "prior_strength": fit_.prior_strength,
+        "mean": fit_.mean,
+        "low": low,
+        "high": high,
+    }
+
+
+def _words(e: Explanation, numbers: dict[str, Any], low: float, high: float) -> list[str]:
+    r, basis = e.ranked, e.estimate.basis
+    deadline = "assumed (no appeal deadline on the case)" if r.due_assumed else "the case's appeal deadline"
+    words = [
+        f"{numbers['amount_at_stake']:.2f} is at stake"
+        + (f" ({r.case.recovered_amount:.2f} already recovered)" if r.case.recovered_amount else "")
+        + ".",
+        f"The payer overturns such denials with probability {r.probability:.3f} (95 % interval {low:.3f}-{high:.3f}),"
+        f" learnt at the {basis.level} level from {basis.k} overturns in {basis.n} decided appeals.",
+        f"Expected recovery {r.expected_recovery:.2f}; about {numbers['effort_hours']:g} hours of work for a"
+        f" {r.case.denial_category or 'unclassified'} denial.",
+        f"Due {r.due.isoformat()} ({deadline}): {numbers['days_left']} days left, deadline discount"
+        f" {numbers['urgency']:.3f}.",
+        f"Score {numbers['score']:.2f} (expected recovery per hour x discount).",
+    ]
+    if e.position is not None:
+        words.append(f"Position {e.position} of {e.queue_length} in the client's queue.")
+    else:
+        words.append("Not in the queue: " + "; ".join(e.not_in_queue_because) + ".")
+    return words
+
+
+def why_view(e: Explanation) -> dict[str, Any]:
+    numbers = _numbers(e.ranked, e.today)
+    low, high = e.estimate.interval()
+    basis = e.estimate.basis
+    probability = {
+        "used": e.ranked.probability,
+        "mean": e.estimate.mean,
+        "low": low,
+        "high": high,
+        "basis_level": basis.level,
+        "basis_n": basis.n,
+        "basis_k": basis.k,
+        "levels": [_level(f) for f in e.estimate.levels],
+    }
+    return {
+        **numbers,
+        "as_of": e.today,
+        "in_queue": e.in_queue,
+        "not_in_queue_because": e.not_in_queue_because,
+        "position": e.position,
+        "queue_length": e.queue_length,
+        "recovered_amount": e.ranked.case.recovered_amount,
+        "probability": probability,
+        "explanation": _words(e, numbers, low, high),
+    }

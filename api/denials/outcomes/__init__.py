@@ -1,0 +1,1 @@
+"""Payer decisions on appeals and the money they recovered."""

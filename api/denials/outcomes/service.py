@@ -1,0 +1,135 @@
+"""Recording payer decisions on appeals, and the overturn counts they add up to. Never commits; never
+puts the payer reference or the claim key in a message."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from sqlalchemy import Select, case, func, select
+from sqlalchemy.orm import Session
+
+from api.core.errors import not_found
+from api.core.lifecycle import transition
+from api.denials.cases.lifecycle import CASE
+from api.denials.cases.models import CaseEvent, DenialCase
+from api.denials.outcomes import rules
+from api.denials.outcomes.models import AppealOutcome
+from api.denials.outcomes.schemas import ListOutcomesIn, RecordOutcomeIn
+from api.infra.db.base import utcnow
+
+CASE_EVENT_KIND = "appeal_outcome"
+
+
+def get_case(db: Session, case_id: int) -> DenialCase:
+    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
+    if case is None:
+        raise not_found("Case", case_id)
+    return case
+
+
+def record(db: Session, data: RecordOutcomeIn, *, user_id: int) -> tuple[AppealOutcome, DenialCase]:
+    """Record the payer's decision on the case's appeal: the case moves to won / partially_won / lost
+    (a withdrawn appeal back to in_appeal), its recovered amount grows by the amount, and its history
+    gets an `appeal_outcome` event."""
+    now = utcnow()
+    case = get_case(db, data.case_id)
+    rules.check_state(case.state)
+    rules.check_amount(data.decision, data.amount_recovered, case.amount_at_stake - case.recovered_amount)
+    rules.check_decided_on(data.decided_on, now.date())
+    before = case.state
+    after = rules.case_state_after(data.decision, before)
+    if after != before:
+        transition(CASE, before, after)
+    outcome = AppealOutcome(
+        case_id=case.id,
+        level=data.level,
+        decision=data.decision,
+        amount_recovered=data.amount_recovered,
+        decided_on=data.decided_on,
+        payer_reference=data.payer_reference,
+        recorded_by_user_id=user_id,
+        case_state_before=before,
+        case_state_after=after,
+        payer=case.payer,
+        denial_category=case.denial_category,
+        carc=case.carc,
+    )
+    db.add(outcome)
+    case.recovered_amount = case.recovered_amount + data.amount_recovered
+    if after != before:
+        case.state, case.state_changed_at = after, now
+    db.flush()
+    db.add(
+        CaseEvent(
+            case_id=case.id,
+            kind=CASE_EVENT_KIND,
+            from_state=before,
+            to_state=after,
+            actor_user_id=user_id,
+            # ids, vocabulary and money only: the payer's reference stays on the outcome
+            details={
+                "outcomeId": outcome.id,
+                "level": outcome.level,
+                "decision": outcome.decision,
+                "amountRecovered": f"{outcome.amount_recovered:.2f}",
+                "decidedOn": outcome.decided_on.isoformat(),
+            },
+        )
+    )
+    db.flush()
+    return outcome, case
+
+
+def audit_view(outcome: AppealOutcome, case: DenialCase) -> dict[str, Any]:
+    """What the audit log may digest about a decision: no payer reference, no claim key."""
+    return {
+        "case_id": outcome.case_id,
+        "level": outcome.level,
+        "decision": outcome.decision,
+        "amount_recovered": f"{outcome.amount_recovered:.2f}",
+        "decided_on": outcome.decided_on.isoformat(),
+        "case_state": outcome.case_state_after,
+        "case_recovered_amount": f"{case.recovered_amount:.2f}",
+    }
+
+
+def get(db: Session, outcome_id: int) -> AppealOutcome:
+    outcome = db.scalar(select(AppealOutcome).where(AppealOutcome.id == outcome_id))
+    if outcome is None:
+        raise not_found("Outcome", outcome_id)
+    return outcome
+
+
+def list_statement(filters: ListOutcomesIn) -> Select[Any]:
+    stmt = select(AppealOutcome)
+    if filters.case_id is not None:
+        stmt = stmt.where(AppealOutcome.case_id == filters.case_id)
+    if filters.decision is not None:
+        stmt = stmt.where(AppealOutcome.decision == filters.decision)
+    if filters.payer is not None:
+        stmt = stmt.where(AppealOutcome.payer == filters.payer)
+    if filters.decided_from is not None:
+        stmt = stmt.where(AppealOutcome.decided_on >= filters.decided_from)
+    if filters.decided_to is not None:
+        stmt = stmt.where(AppealOutcome.decided_on <= filters.decided_to)
+    return stmt
+
+
+def overturn_counts(db: Session, *, decided_by: date | None = None) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(payer, category, CARC) -> (n decided, k overturned) over the client's recorded decisions
+    (withdrawn appeals count for neither; a missing category or CARC is "")."""
+    overturned = func.sum(case((AppealOutcome.decision.in_(rules.OVERTURNED), 1), else_=0))
+    stmt = (
+        select(AppealOutcome.payer, AppealOutcome.denial_category, AppealOutcome.carc, func.count(), overturned)
+        .where(AppealOutcome.decision.in_(rules.DECIDED))
+        .group_by(AppealOutcome.payer, AppealOutcome.denial_category, AppealOutcome.carc)
+    )
+    if decided_by is not None:
+        stmt = stmt.where(AppealOutcome.decided_on <= decided_by)
+    counts: dict[tuple[str, str, str], tuple[int, int]] = {}
+    for payer, category, carc, n, k in db.execute(stmt).tuples():
+        key: tuple[str, str, str] = (payer, category or "", carc or "")
+        old_n, old_k = counts.get(key, (0, 0))  # None and "" are one cell
+        counts[key] = (old_n + int(n), old_k + int(k or 0))
+    return counts
