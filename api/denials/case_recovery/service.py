@@ -23,7 +23,8 @@ from api.denials.cases.models import CaseEvent, DenialCase
 from api.denials.cases.rules import ZERO, money
 from api.infra.db.base import utcnow
 
-RECOVERY_EVENT_KINDS = ("recovery", "ledger_update")
+# Events that change recovered money (details.delta): by hand, from the ledger, from a payer decision.
+RECOVERY_EVENT_KINDS = ("recovery", "ledger_update", "appeal_outcome")
 
 
 def set_plan(db: Session, case_id: int, plan: dict[str, Any], *, user_id: int) -> DenialCase:

@@ -73,6 +73,8 @@ def record(db: Session, data: RecordOutcomeIn, *, user_id: int) -> tuple[AppealO
                 "level": outcome.level,
                 "decision": outcome.decision,
                 "amountRecovered": f"{outcome.amount_recovered:.2f}",
+                # what the case's recovered money grew by: caseRecovery.recoveredTotals sums it by month
+                "delta": f"{outcome.amount_recovered:.2f}",
                 "decidedOn": outcome.decided_on.isoformat(),
             },
         )
