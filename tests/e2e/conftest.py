@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,11 +164,11 @@ def server_env(data_dir: Path, database_url: str | None, **extra: str) -> dict[s
     return env
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgres"])
-def live_server(request, tmp_path_factory) -> Iterator[LiveServer]:
-    """The real API under uvicorn, migrated and bootstrapped; yields its base URL and admin login."""
+@contextmanager
+def served(request, tmp_path_factory, label: str) -> Iterator[LiveServer]:
+    """The real API under uvicorn, migrated and bootstrapped, on the backend of `request.param`."""
     backend = request.param
-    data_dir = tmp_path_factory.mktemp(f"e2e-{backend}")
+    data_dir = tmp_path_factory.mktemp(f"{label}-{backend}")
     log = data_dir / "server.log"
     pg_admin = pg_url = None
     if backend == "postgres":
@@ -183,3 +184,18 @@ def live_server(request, tmp_path_factory) -> Iterator[LiveServer]:
             _stop(proc)
         if pg_url is not None:
             drop_pg_database(pg_admin, pg_url.replace("postgresql+psycopg://", "postgresql://", 1))
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgres"])
+def live_server(request, tmp_path_factory) -> Iterator[LiveServer]:
+    """The real API under uvicorn, migrated and bootstrapped; yields its base URL and admin login."""
+    with served(request, tmp_path_factory, "e2e") as server:
+        yield server
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def private_live_server(request, tmp_path_factory) -> Iterator[LiveServer]:
+    """A server of the module's own, for tests that add organizations or data the tests sharing
+    `live_server` would otherwise see (they assert the bootstrap admin's memberships)."""
+    with served(request, tmp_path_factory, "e2e-private") as server:
+        yield server

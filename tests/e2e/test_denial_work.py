@@ -5,7 +5,8 @@ and deadlines -> the worklist ranks them and explains the rank -> a specialist t
 to appeal, logs a payer call, records the payer's decision -> the case closes as won -> the money
 shows in `caseRecovery` at once and in the KPIs after the next pipeline run.
 
-Everything goes over HTTP to the uvicorn process (`live_server`); the files come from the product's
+Everything goes over HTTP to a uvicorn process of its own (`private_live_server`: the organization
+it adds must not show in the shared server's tests); the files come from the product's
 own generator, and the money the test expects is read from the case the server opened, never from
 the generator.
 """
@@ -92,7 +93,8 @@ def corpus(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def api(live_server) -> Any:
+def api(private_live_server) -> Any:
+    live_server = private_live_server
     with httpx.Client(base_url=live_server.base_url, timeout=120.0) as http:
         login = http.post(
             "/api/rpc/auth.login", json={"email": live_server.admin_email, "password": live_server.admin_password}
@@ -116,7 +118,8 @@ def _wait_for_run(api: Api, run_id: int) -> dict[str, Any]:
     raise AssertionError(f"pipeline run {run_id} did not finish in {PIPELINE_TIMEOUT_S:.0f} s")
 
 
-def test_a_denial_is_worked_from_the_remittance_to_recovered_money(api, corpus, live_server):
+def test_a_denial_is_worked_from_the_remittance_to_recovered_money(api, corpus, private_live_server):
+    live_server = private_live_server
     # 1. the generated 837s, then the 835: a confirmed remittance with denials opens cases by itself
     for claims_file in sorted(corpus.glob("*.837")):
         api.post(claims_file)
