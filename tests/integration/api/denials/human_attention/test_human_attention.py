@@ -16,11 +16,14 @@ from api.infra.db.tenant_filter import TenantScope, set_scope
 from tests.support.denial_case_rows import add_colleague, make_case
 from tests.support.rpc_client import collect_pages
 
-TODAY = datetime.now(UTC).date()
+
+def today():
+    # read when a test runs, not at import: a suite that crosses midnight UTC must not shift every deadline
+    return datetime.now(UTC).date()
 
 
 def _day(offset: int):
-    return TODAY + timedelta(days=offset)
+    return today() + timedelta(days=offset)
 
 
 def _rescore(services, member) -> int:
@@ -163,7 +166,7 @@ def test_recorded_outcomes_rescore_the_category(services, make_member):
     )
     member.rpc.mutation(
         "outcomes.record",
-        {"caseId": decided, "decision": "won", "amountRecovered": "100.00", "decidedOn": TODAY.isoformat()},
+        {"caseId": decided, "decision": "won", "amountRecovered": "100.00", "decidedOn": today().isoformat()},
     ).data
     items = {i["caseId"]: i for i in _queue(member)}
     assert items[ids["A"]]["overturnProbability"] == pytest.approx(2 / 3)

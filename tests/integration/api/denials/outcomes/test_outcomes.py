@@ -13,12 +13,17 @@ from api.platform.audit.models import AuditEvent
 from tests.support.denial_case_rows import make_case
 from tests.support.rpc_client import collect_pages
 
-TODAY = datetime.now(UTC).date()
+
+def today():
+    # read when a test runs, not at import: a suite that crosses midnight UTC must not shift the dates
+    return datetime.now(UTC).date()
+
+
 REFERENCE = "APL-REF-778812"
 
 
 def _record(member, case_id, **fields):
-    payload = {"caseId": case_id, "decision": "won", "decidedOn": TODAY.isoformat(), **fields}
+    payload = {"caseId": case_id, "decision": "won", "decidedOn": today().isoformat(), **fields}
     return member.rpc.mutation("outcomes.record", payload)
 
 
@@ -97,7 +102,7 @@ def test_a_case_not_in_appeal_is_precondition_failed_naming_its_state(services, 
         ({"amountRecovered": "1250.01"}, "amountRecovered"),
         ({"amountRecovered": "1.001"}, "amountRecovered"),
         ({"decision": "overturned"}, "decision"),
-        ({"decidedOn": (TODAY + timedelta(days=3)).isoformat()}, "decidedOn"),
+        ({"decidedOn": (today() + timedelta(days=3)).isoformat()}, "decidedOn"),
         ({"level": 0}, "level"),
         ({"payerReference": "a\nb"}, "payerReference"),
     ],
@@ -128,7 +133,7 @@ def test_list_filters_and_pages(services, make_member):
     member = make_member()
     first = _record(member, _case(services, member, payer="ACME HEALTH"), amountRecovered="5.00").data
     second = _record(
-        member, _case(services, member), decision="lost", decidedOn=(TODAY - timedelta(days=9)).isoformat()
+        member, _case(services, member), decision="lost", decidedOn=(today() - timedelta(days=9)).isoformat()
     ).data
     third = _record(member, _case(services, member, payer="ACME HEALTH"), decision="lost").data
 
@@ -139,8 +144,8 @@ def test_list_filters_and_pages(services, make_member):
     assert ids(decision="lost") == [third["id"], second["id"]]
     assert ids(payer="ACME HEALTH") == [third["id"], first["id"]]
     assert ids(caseId=second["caseId"]) == [second["id"]]
-    assert ids(decidedTo=(TODAY - timedelta(days=1)).isoformat()) == [second["id"]]
-    assert ids(decidedFrom=TODAY.isoformat()) == [third["id"], first["id"]]
+    assert ids(decidedTo=(today() - timedelta(days=1)).isoformat()) == [second["id"]]
+    assert ids(decidedFrom=today().isoformat()) == [third["id"], first["id"]]
     reversed_range = member.rpc.query("outcomes.list", {"decidedFrom": "2026-03-02", "decidedTo": "2026-03-01"})
     assert reversed_range.code == "BAD_REQUEST"
 

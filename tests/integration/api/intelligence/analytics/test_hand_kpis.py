@@ -23,6 +23,8 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.denial_cases import replace_cases
+
 pytestmark = pytest.mark.slow
 
 FILES_837 = ("kpi_claims_jan.837", "kpi_claims_mar.837")
@@ -141,6 +143,9 @@ def kpi_world(hand_world):
     hand_world.post(*FILES_837, procedure="ingestion.uploadUniversal")
     batches = hand_world.post(*FILES_835)
     assert [b["status"] for b in batches] == ["confirmed"] * 6
+    # The confirms opened denial cases today; the remittance KPIs by hand are measured without case work
+    # (whose months run to today, past this world's 2025 horizon). Case KPIs: test_hand_case_kpis.py.
+    replace_cases(hand_world, [])
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     return hand_world
