@@ -1,4 +1,4 @@
-{{ config(materialized='table') }}
+{{ config(materialized='view') }}
 -- One row per SVC line: the line-level contract term that prices it, if any, and its price.
 -- Lines of a claim priced as a whole (int_contract_pricing_claims: DRG case rate, per diem) get no
 -- line term. Otherwise, among the payer's terms in effect on the line's service date (else the
@@ -7,7 +7,26 @@
 --      or -4) before one without a modifier (which applies whatever the modifier);
 --   2. a percent_of_charges term for the procedure code, then one for every code (code null).
 -- A plan-specific term (matched to CLP06) wins over one for every plan; then the latest start.
-with lines as (
+-- That order depends on the terms alone, so it is ranked once on the (small) terms table as
+-- `precedence`; each line then takes the smallest precedence among the terms that apply to it
+-- (an aggregate on keys, not a window sorting every candidate row with its term's columns).
+with terms as (
+    select
+        *,
+        row_number() over (
+            partition by organization_id, client_id, payer_key
+            order by
+                case when pricing_method = 'fee_schedule' then 0 else 1 end asc,
+                case when procedure_code is not null then 0 else 1 end asc,
+                case when modifier is not null then 0 else 1 end asc,
+                case when plan_code is not null then 0 else 1 end asc,
+                effective_from desc nulls last,
+                term_id asc
+        ) as precedence
+    from {{ ref('int_contract_terms') }}
+    where pricing_method in ('fee_schedule', 'percent_of_charges')
+),
+lines as (
     select
         svc.service_line_key,
         svc.procedure_code,
@@ -27,67 +46,55 @@ with lines as (
         on claim_priced.remittance_claim_key = svc.remittance_claim_key
     where claim_priced.term_id is null
 ),
-terms as (
-    select * from {{ ref('int_contract_terms') }}
-    where pricing_method in ('fee_schedule', 'percent_of_charges')
-),
-by_code as (
-    -- Terms naming the line's procedure code (fee schedule or percent of charges), with what the
-    -- ranking below needs from the line (no second join back to the lines).
-    select lines.service_line_key, lines.filing_indicator, lines.priced_on, terms.*
+matched as (
+    -- Terms naming the line's procedure code (fee schedule or percent of charges; a modifier term
+    -- only for a line with that modifier) ...
+    select lines.service_line_key, terms.precedence
     from lines
     inner join terms
         on terms.organization_id = lines.organization_id
         and terms.client_id = lines.client_id
         and terms.payer_key = lines.payer_key
         and terms.procedure_code = lines.procedure_code
-    where terms.modifier is null or terms.modifier in (lines.modifier_1, lines.modifier_2)
-),
-every_code as (
-    -- Percent-of-charges terms for every procedure code.
-    select lines.service_line_key, lines.filing_indicator, lines.priced_on, terms.*
+    where
+        (terms.modifier is null or terms.modifier in (lines.modifier_1, lines.modifier_2))
+        and (terms.plan_code is null or terms.plan_code = lines.filing_indicator)
+        and {{ term_in_effect('lines.priced_on', 'terms.effective_from', 'terms.effective_to') }}
+    union all
+    -- ... and percent-of-charges terms for every procedure code.
+    select lines.service_line_key, terms.precedence
     from lines
     inner join terms
         on terms.organization_id = lines.organization_id
         and terms.client_id = lines.client_id
         and terms.payer_key = lines.payer_key
-    where terms.procedure_code is null and terms.pricing_method = 'percent_of_charges'
-),
-matched as (
-    select * from by_code
-    union all
-    select * from every_code
-),
-candidates as (
-    select
-        *,
-        row_number() over (
-            partition by service_line_key
-            order by
-                case when pricing_method = 'fee_schedule' then 0 else 1 end asc,
-                case when procedure_code is not null then 0 else 1 end asc,
-                case when modifier is not null then 0 else 1 end asc,
-                case when plan_code is not null then 0 else 1 end asc,
-                effective_from desc nulls last,
-                term_id asc
-        ) as term_rank
-    from matched
     where
-        (plan_code is null or plan_code = filing_indicator)
-        and {{ term_in_effect('priced_on', 'effective_from', 'effective_to') }}
+        terms.procedure_code is null
+        and terms.pricing_method = 'percent_of_charges'
+        and (terms.plan_code is null or terms.plan_code = lines.filing_indicator)
+        and {{ term_in_effect('lines.priced_on', 'terms.effective_from', 'terms.effective_to') }}
+),
+best as (
+    select service_line_key, min(precedence) as precedence
+    from matched
+    group by service_line_key
 )
 select
     lines.service_line_key,
     lines.priced_on,
-    candidates.term_id,
-    candidates.term_source,
-    candidates.pricing_method,
-    candidates.effective_from,
-    candidates.effective_to,
+    terms.term_id,
+    terms.term_source,
+    terms.pricing_method,
+    terms.effective_from,
+    terms.effective_to,
     {{ money(contract_price(
-        'candidates.pricing_method', 'candidates.rate', 'candidates.percent_of_charges', 'lines.units', 'null',
-        'lines.charge_amount', 'candidates.lesser_of'
+        'terms.pricing_method', 'terms.rate', 'terms.percent_of_charges', 'lines.units', 'null',
+        'lines.charge_amount', 'terms.lesser_of'
     )) }} as contract_allowed_amount
 from lines
-left join candidates
-    on candidates.service_line_key = lines.service_line_key and candidates.term_rank = 1
+left join best on best.service_line_key = lines.service_line_key
+left join terms
+    on terms.organization_id = lines.organization_id
+    and terms.client_id = lines.client_id
+    and terms.payer_key = lines.payer_key
+    and terms.precedence = best.precedence

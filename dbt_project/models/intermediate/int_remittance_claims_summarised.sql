@@ -34,7 +34,7 @@ crossovers as (
     where line_index is null and rarc in ('MA18', 'N89')
 ),
 adjustments as (
-    select * from {{ ref('int_adjustments_classified') }}
+    select * from {{ ref('fct_claim_adjustments') }}
 ),
 totals as (
     select
@@ -150,7 +150,7 @@ select
         remittance_claims.claim_status_code not in ('22', '25')
         and (remittance_claims.claim_status_code = '4' or coalesce(totals.has_payer_denial, false))
     ) as is_denied,
-    -- is_payer_denial / is_denial are already false on reversals and predeterminations (int_adjustments_classified).
+    -- is_payer_denial / is_denial are already false on reversals and predeterminations (fct_claim_adjustments).
     coalesce(totals.denied_amount, 0) as denied_amount,
     coalesce(totals.provider_denied_amount, 0) as provider_denied_amount,
     primary_denial.cause_category as primary_denial_category,

@@ -52,6 +52,7 @@ select
     adjudicated.initial_paid_amount,
     adjudicated.initial_patient_responsibility,
     adjudicated.initial_payment_date,
+    adjudicated.initial_remittance_claim_key,
     adjudicated.adjudication_month,
     adjudicated.initial_status_code,
     adjudicated.latest_status_code,

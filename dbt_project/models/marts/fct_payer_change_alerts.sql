@@ -21,8 +21,10 @@ with payer_months as (
     select * from {{ ref('fct_payer_monthly') }}
 ),
 initial_decisions as (
+    -- The claim mart carries each claim's initial decision; int_claims_latest_status is a view that
+    -- would aggregate every payer history again.
     select organization_id, client_id, claim_key, payer_key, adjudication_month, initial_remittance_claim_key
-    from {{ ref('int_claims_latest_status') }}
+    from {{ ref('fct_claim_reconciliation') }}
     where adjudication_month is not null
 ),
 carc_claims as (

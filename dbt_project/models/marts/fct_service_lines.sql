@@ -35,7 +35,7 @@ adjustments as (
         sum(case when group_code = 'PI' then amount else 0 end) as pi_amount,
         sum(case when is_payer_denial then amount else 0 end) as denied_amount,
         bool_or(is_payer_denial) as is_denied
-    from {{ ref('int_adjustments_classified') }}
+    from {{ ref('fct_claim_adjustments') }}
     where service_line_key is not null
     group by service_line_key
 ),

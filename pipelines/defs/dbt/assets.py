@@ -47,8 +47,13 @@ def build_dbt_models() -> dg.AssetsDefinition:
         with _ENVIRONMENT:
             os.environ.update(warehouse.dbt_env(context.run_id))
             # Contract tests warn here; the publish step quarantines the tenants whose rows fail them.
+            # Unit tests check the models' logic on static inputs, the same on every run: dbt advises
+            # leaving them out of production builds; the test suite runs them
+            # (tests/integration/pipelines/test_dbt_unit_tests.py, and the PostgreSQL build).
             invocation = dbt.cli(
-                ["build", "--vars", build_vars()], context=context, target_path=build_dir / "dbt_target"
+                ["build", "--exclude-resource-type", "unit_test", "--vars", build_vars()],
+                context=context,
+                target_path=build_dir / "dbt_target",
             )
         yield from invocation.stream()
         make_private_tree(build_dir / "dbt_target")

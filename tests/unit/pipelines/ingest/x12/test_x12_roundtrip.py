@@ -213,4 +213,7 @@ def test_mutated_valid_file_parses_or_raises_x12_error(data) -> None:
         result = parse_x12(bytes(raw))
     except X12ParseError:
         return
-    assert result.kind == "835"
+    # A mutation may rewrite the transaction set identifier itself (ST*835 -> ST*837): the file is
+    # then read as what it now says it is, which is right; anything else must stay an 835.
+    declared = b"ST*837" if b"ST*837" in raw else b"ST*835"
+    assert result.kind == declared[3:].decode()
