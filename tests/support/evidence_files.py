@@ -127,7 +127,9 @@ def tiff(pages: int = 2, width: int = 10, height: int = 20) -> bytes:
 
 def docx(*paragraphs: str, extra: dict[str, bytes] | None = None, content_types: str = CONTENT_TYPES) -> bytes:
     body = "".join(f"<w:p><w:r><w:t>{p}</w:t></w:r></w:p>" for p in paragraphs)
-    document = f'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{W_NS}"><w:body>{body}</w:body></w:document>'
+    document = (
+        f'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{W_NS}"><w:body>{body}</w:body></w:document>'
+    )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("[Content_Types].xml", content_types)

@@ -73,7 +73,7 @@ _BIRTH = re.compile(
 )
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+")
-_SSN = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])|(?<![\d ])\d{3} \d{2} \d{4}(?![\d ]?\d)")
+_SSN = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])|(?<![\d-])(?<!\d )\d{3} \d{2} \d{4}(?! ?\d)")
 _SSN_LABELLED = re.compile(
     r"(?P<label>(?<![A-Za-z])(?i:ssn|ss#|social[^\S\n]+security(?:[^\S\n]+(?:number|no\.?))?)[^\S\n]*[:#]?[^\S\n]*)"
     r"(?P<value>\d{9})(?!\d)"

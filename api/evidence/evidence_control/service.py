@@ -253,9 +253,7 @@ def get(db: Session, document_id: int) -> EvidenceDocument:
     return doc
 
 
-def list_statement(
-    case_id: int | None, claim_id: int | None, doc_type: str | None, status: str | None
-) -> Select[Any]:
+def list_statement(case_id: int | None, claim_id: int | None, doc_type: str | None, status: str | None) -> Select[Any]:
     stmt = select(EvidenceDocument)
     if case_id is not None:
         stmt = stmt.where(EvidenceDocument.case_id == case_id)

@@ -65,13 +65,18 @@ def test_a_benign_opening_action_is_accepted():
         (files.embedded_file_pdf, "active content"),
         (files.launch_open_action_pdf, "active content"),
         (files.macro_docx, "macros"),
-        (lambda: files.docx("x", content_types=files.CONTENT_TYPES.replace("main+xml", "macroEnabled.main+xml")), "macros"),
+        (
+            lambda: files.docx("x", content_types=files.CONTENT_TYPES.replace("main+xml", "macroEnabled.main+xml")),
+            "macros",
+        ),
         (lambda: files.docx("x", extra={"word/activeX/activeX1.xml": b"<x/>"}), "ActiveX"),
         (lambda: files.docx("x", extra={"word/embeddings/oleObject1.bin": b"ole"}), "embedded objects"),
         (
             lambda: files.docx(
                 "x",
-                extra={"word/_rels/settings.xml.rels": b'<Relationship Target="http://x/t.dotm" TargetMode="External"/>'},
+                extra={
+                    "word/_rels/settings.xml.rels": b'<Relationship Target="http://x/t.dotm" TargetMode="External"/>'
+                },
             ),
             "template",
         ),
@@ -124,7 +129,7 @@ def test_the_entry_count_is_capped():
 def test_an_entry_that_lies_about_its_size_is_not_expanded_past_it():
     lying = files.lying_size_docx()
     found = detect(lying, LIMITS)  # the directory looks fine; the text is read through the capped stream
-    with pytest.raises(InvalidInput, match="could not be read|beyond their declared size"):
+    with pytest.raises(InvalidInput, match=r"could not be read|beyond their declared size"):
         extract(lying, found, LIMITS)
 
 
@@ -145,7 +150,9 @@ def test_the_structure_walk_refuses_an_opening_action_that_is_not_goto():
     action = DictionaryObject({NameObject("/S"): NameObject("/URI")})
     with pytest.raises(InvalidInput):
         detection._check_dictionary(DictionaryObject({NameObject("/OpenAction"): action}))
-    detection._check_dictionary(DictionaryObject({NameObject("/OpenAction"): DictionaryObject({NameObject("/S"): NameObject("/GoTo")})}))
+    detection._check_dictionary(
+        DictionaryObject({NameObject("/OpenAction"): DictionaryObject({NameObject("/S"): NameObject("/GoTo")})})
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -163,8 +170,13 @@ def test_arbitrary_bytes_are_accepted_as_a_known_type_or_refused_never_crash(dat
 @settings(max_examples=100, deadline=None)
 @given(st.binary(min_size=0, max_size=512))
 def test_truncated_or_garbled_images_never_crash_the_geometry_reader(tail):
-    for head, media in ((b"\x89PNG\r\n\x1a\n", detection.PNG), (b"\xff\xd8\xff", detection.JPEG), (b"II*\x00", detection.TIFF), (b"MM\x00*", detection.TIFF)):
-        width, height, pages = image_geometry(head + tail, media)
+    for head, media in (
+        (b"\x89PNG\r\n\x1a\n", detection.PNG),
+        (b"\xff\xd8\xff", detection.JPEG),
+        (b"II*\x00", detection.TIFF),
+        (b"MM\x00*", detection.TIFF),
+    ):
+        _width, _height, pages = image_geometry(head + tail, media)
         assert pages >= 1
 
 
