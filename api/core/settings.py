@@ -27,6 +27,13 @@ class Settings(BaseSettings):
     # Uploads above this are stored and answered at once as `parsing`; the job queue parses them.
     upload_parse_in_request_max_bytes: int = 8 * 1_048_576
 
+    # Evidence documents (evidenceControl.attach): the request body cap, and what an attached DOCX
+    # (a zip) may expand to, checked on the archive's declared sizes before anything is extracted.
+    evidence_max_bytes: int = 20 * 1_048_576
+    evidence_max_uncompressed_bytes: int = 100 * 1_048_576
+    evidence_max_archive_entries: int = 1_000
+    evidence_default_retention_years: int = 7
+
     # Uploaded workbooks (XLSX): refused beyond these before any reader sees them, and read in a child
     # process whose address space is capped, so a hostile file can never take the service down.
     spreadsheet_max_rows: int = 1_000_000
@@ -112,6 +119,10 @@ class Settings(BaseSettings):
     @property
     def landing_dir(self) -> Path:
         return self.resolved_data_dir / "landing"
+
+    @property
+    def evidence_dir(self) -> Path:
+        return self.resolved_data_dir / "evidence"
 
     @property
     def warehouse_dir(self) -> Path:

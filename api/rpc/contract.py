@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 import api
 from api.core.settings import Settings
-from api.rpc.procedure import Registry
+from api.rpc.procedure import Procedure, Registry
 
 
 class ProcedureContract(BaseModel):
@@ -37,8 +37,17 @@ def _schema_for(model: Any, mode: Literal["validation", "serialization"]) -> dic
     return TypeAdapter(model).json_schema(mode=mode, by_alias=True)
 
 
+def _body_limit(p: Procedure, rpc_limit: int, upload_limit: int, named: dict[str, int]) -> int:
+    if p.max_body_setting:
+        return named[p.max_body_setting]
+    return p.max_body_bytes or (upload_limit if p.accepts_files else rpc_limit)
+
+
 @lru_cache(maxsize=4)
-def _cached(registry: Registry, count: int, rpc_limit: int, upload_limit: int) -> ContractOut:
+def _cached(
+    registry: Registry, count: int, rpc_limit: int, upload_limit: int, named_limits: tuple[tuple[str, int], ...]
+) -> ContractOut:
+    named = dict(named_limits)
     procedures = [
         ProcedureContract(
             name=p.name,
@@ -48,7 +57,7 @@ def _cached(registry: Registry, count: int, rpc_limit: int, upload_limit: int) -
             description=p.description,
             input_schema=_schema_for(p.input_model, "validation") if p.input_model else None,
             output_schema=_schema_for(p.output_type, "serialization"),
-            max_body_bytes=p.max_body_bytes or (upload_limit if p.accepts_files else rpc_limit),
+            max_body_bytes=_body_limit(p, rpc_limit, upload_limit, named),
             accepts_files=p.accepts_files,
         )
         for p in sorted(registry.procedures.values(), key=lambda p: p.name)
@@ -63,4 +72,13 @@ def _cached(registry: Registry, count: int, rpc_limit: int, upload_limit: int) -
 
 def build_contract(registry: Registry, settings: Settings) -> ContractOut:
     """The contract with each procedure's effective body limit under these settings."""
-    return _cached(registry, len(registry.procedures), settings.rpc_max_body_bytes, settings.upload_max_bytes)
+    named = tuple(
+        sorted(
+            {
+                (p.max_body_setting, int(getattr(settings, p.max_body_setting)))
+                for p in registry.procedures.values()
+                if p.max_body_setting
+            }
+        )
+    )
+    return _cached(registry, len(registry.procedures), settings.rpc_max_body_bytes, settings.upload_max_bytes, named)

@@ -174,6 +174,8 @@ class RpcEndpoint:
         settings = self.services.settings
         if proc is None:
             return settings.rpc_max_body_bytes
+        if proc.max_body_setting:
+            return int(getattr(settings, proc.max_body_setting))
         if proc.max_body_bytes:
             return proc.max_body_bytes
         # Upload procedures share one configurable cap (UPLOAD_MAX_BYTES), ordinary ones RPC_MAX_BODY_BYTES.

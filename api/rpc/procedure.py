@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, TypeAdapter
 
 from api.core.permissions import PERMISSIONS
+from api.core.settings import Settings
 from api.rpc.context import CONTEXT_FOR_AUTH
 
 Kind = Literal["query", "mutation"]
@@ -45,6 +46,8 @@ class Procedure:
     description: str
     is_async: bool
     max_body_bytes: int | None = None  # None: RPC_MAX_BODY_BYTES, or UPLOAD_MAX_BYTES for file procedures
+    # The Settings field holding this procedure's body limit (e.g. "evidence_max_bytes"); wins over both.
+    max_body_setting: str | None = None
     accepts_files: bool = False
     # False: refused inside a batched request (password checks: one guess per HTTP request).
     batch: bool = True
@@ -80,12 +83,18 @@ class Registry:
         auth: AuthLevel = "tenant",
         permission: str | None = None,
         max_body_bytes: int | None = None,
+        max_body_setting: str | None = None,
         accepts_files: bool = False,
         batch: bool = True,
         api_keys: bool | None = None,
     ) -> Callable[[Callable], Callable]:
         if auth not in AUTH_LEVELS:
             raise ValueError(f"{name}: unknown auth level {auth!r}")
+        if (
+            max_body_setting is not None
+            and getattr(Settings.model_fields.get(max_body_setting), "annotation", None) is not int
+        ):
+            raise ValueError(f"{name}: max_body_setting {max_body_setting!r} is not an integer setting")
         if auth == "tenant":
             permission = permission or ("read" if kind == "query" else "write")
             if permission not in PERMISSIONS:
@@ -125,6 +134,7 @@ class Registry:
                 description=doc,
                 is_async=inspect.iscoroutinefunction(fn),
                 max_body_bytes=max_body_bytes,
+                max_body_setting=max_body_setting,
                 accepts_files=accepts_files,
                 batch=batch,
                 api_keys=(auth == "tenant") if api_keys is None else api_keys,

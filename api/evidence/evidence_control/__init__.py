@@ -1,0 +1,1 @@
+"""Documents attached to denial cases and claims: provenance, content checks, redaction, retention."""

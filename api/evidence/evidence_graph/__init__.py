@@ -1,0 +1,1 @@
+"""Links between evidence documents, cases, claims and appeal packets, walked as a graph."""
