@@ -25,13 +25,15 @@ def effective_state(
     stored: str, *, expires_at: datetime, now: datetime, bound_digest: str, current_digest: str | None
 ) -> str:
     """The state as of `now`. `current_digest` is the subject's digest now (None: the subject is gone);
-    a change or a disappearance voids an open approval, time expires it (void wins when both)."""
+    time expires an open approval, a change or a disappearance voids it. Expiry is checked first: a
+    draft stays locked until its approval expires, so a change found after the expiry came after it
+    (the approval had lapsed already; it was not the change that ended it)."""
     if stored not in OPEN_STATES:
         return stored
-    if current_digest is None or current_digest != bound_digest:
-        return "void"
     if now >= expires_at:
         return "expired"
+    if current_digest is None or current_digest != bound_digest:
+        return "void"
     return stored
 
 

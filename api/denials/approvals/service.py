@@ -294,8 +294,12 @@ def void_for_draft(db: Session, draft_id: int) -> None:
         ApprovalRequest.subject_id == draft_id,
         ApprovalRequest.state.in_(OPEN_STATES),
     )
+    now = utcnow()
     for approval in db.scalars(stmt.with_for_update()).all():
-        void(db, approval, "the draft was discarded")
+        if approval.expires_at <= now:  # it had lapsed before the discard
+            _close(db, approval, "expired", "expired", now)
+        else:
+            void(db, approval, "the draft was discarded")
 
 
 # --- views ------------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ _FROM_APPROVAL = {
 
 
 def state_for_approval(action_state: str, approval_state: str) -> str:
-    """The action's state given its approval's: an action that ran, or is closed, stays as it is."""
-    if action_state not in OPEN_STATES:
-        return action_state
-    return _FROM_APPROVAL.get(approval_state, action_state)
+    """The action's state given its approval's: it only ever moves forward (an action that ran, or is
+    closed, stays as it is)."""
+    target = _FROM_APPROVAL.get(approval_state, action_state)
+    return target if ACTION.can(action_state, target) else action_state

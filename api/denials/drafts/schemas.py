@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal, Self
 
-from pydantic import AfterValidator, Field, SecretStr, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, SecretStr, model_validator
 
 from api.rpc.schema import DbId, Output, PageInput, Schema
 from api.rpc.text import MULTI_LINE, multi_line
@@ -32,6 +32,8 @@ Version = Annotated[int, Field(ge=1, le=1_000_000)]
 
 
 class CreateDraftIn(Schema):
+    model_config = ConfigDict(str_strip_whitespace=False)  # the content is kept byte for byte
+
     case_id: DbId
     claim_id: DbId | None = Field(default=None, description="The claim the draft is about, if any")
     kind: Kind
@@ -41,6 +43,8 @@ class CreateDraftIn(Schema):
 
 
 class UpdateDraftIn(Schema):
+    model_config = ConfigDict(str_strip_whitespace=False)  # the content is kept byte for byte
+
     id: DbId
     content: Content
     expected_version: Version | None = Field(
