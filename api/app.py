@@ -14,9 +14,12 @@ from starlette.routing import Route
 import api
 from api.core.services import BatchPostedListener, Services
 from api.core.settings import Settings, get_settings
+from api.denials.approvals.service import void_for_draft
+from api.denials.approved_actions.payloads import register_payload_checker
 from api.denials.cases.intake import open_cases_for_batch
 from api.denials.claims import intake as claims_intake
 from api.denials.deadlines.service import schedule_cases
+from api.denials.drafts.service import payload_checker as draft_payload_checker
 from api.denials.human_attention import service as human_attention
 from api.denials.notifications.service import notify_assigned
 from api.discovery import modules_named
@@ -81,7 +84,22 @@ def build_services(settings: Settings | None = None) -> Services:
     services.case_opened.append(human_attention.score_opened)  # ... then its place in the worklist
     services.case_assigned.append(notify_assigned)  # the new owner of a case is told in the app
     services.outcome_recorded.append(human_attention.rescore_after_outcome)  # the worklist's probabilities
+    services.draft_discarded.append(void_for_draft)  # a discarded draft's approval is void
+    _register_payload_checkers()
     return services
+
+
+# Who can tell an approved action's payload digest, per action kind ("draft:<id>" payloads are drafts
+# of the kinds listed). submit_appeal_packet gets the appeal packet namespace's checker.
+_DRAFT_PAYLOADS = {
+    "send_corrected_claim": draft_payload_checker(("corrected_claim",)),
+    "portal_message": draft_payload_checker(("appeal_letter", "note")),
+}
+
+
+def _register_payload_checkers() -> None:
+    for kind, checker in _DRAFT_PAYLOADS.items():
+        register_payload_checker(kind, checker)
 
 
 def _case_intake(services: Services) -> BatchPostedListener:

@@ -100,6 +100,22 @@ class OutcomeRecordedListener(Protocol):
     def __call__(self, db: Session, case_id: int, /) -> None: ...
 
 
+class DraftDiscardedListener(Protocol):
+    """Told, inside the discarding transaction, that a draft was discarded (its approval, pending or
+    granted, becomes void this way: approvals imports drafts, so drafts cannot import approvals)."""
+
+    def __call__(self, db: Session, draft_id: int, /) -> None: ...
+
+
+class ActionExecutedListener(Protocol):
+    """Told, inside the executing transaction, that an approved action ran (its state says how:
+    executed or failed; its execution row holds the target's answer). The namespace whose payload it
+    carried (an appeal packet) follows this way without approvedActions importing it. A listener
+    raising an error rolls the execution back."""
+
+    def __call__(self, db: Session, action_id: int, /) -> None: ...
+
+
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 
@@ -153,6 +169,10 @@ class Services:
     case_assigned: list[CaseAssignedListener] = field(default_factory=list)
     # Called in order after outcomes.record (see OutcomeRecordedListener).
     outcome_recorded: list[OutcomeRecordedListener] = field(default_factory=list)
+    # Called after drafts.discard (see DraftDiscardedListener).
+    draft_discarded: list[DraftDiscardedListener] = field(default_factory=list)
+    # Called in order after approvedActions.executeSandbox records an execution (see ActionExecutedListener).
+    action_executed: list[ActionExecutedListener] = field(default_factory=list)
 
     def close(self) -> None:
         if self.job_worker is not None:
