@@ -210,17 +210,17 @@ def _supersede(db: Session, packets: Sequence[AppealPacket], user_id: int) -> No
 
 
 def _check_assemblable(case: DenialCase, packets: Sequence[AppealPacket]) -> None:
-    if case.state not in ASSEMBLABLE_CASE_STATES:
-        raise PreconditionFailed(
-            f"The case is '{case.state}': a packet can be assembled only on a case that is "
-            f"{', '.join(sorted(ASSEMBLABLE_CASE_STATES))}",
-            details={"currentState": case.state},
-        )
     with_payer = next((p for p in packets if p.state in WITH_PAYER), None)
     if with_payer is not None:
         raise PreconditionFailed(
             f"Appeal packet {with_payer.id} of this case is with the payer ('{with_payer.state}'); "
             "record its decision or withdraw it before assembling another"
+        )
+    if case.state not in ASSEMBLABLE_CASE_STATES:
+        raise PreconditionFailed(
+            f"The case is '{case.state}': a packet can be assembled only on a case that is "
+            f"{', '.join(sorted(ASSEMBLABLE_CASE_STATES))}",
+            details={"currentState": case.state},
         )
 
 
