@@ -14,6 +14,7 @@ from starlette.routing import Route
 import api
 from api.core.services import BatchPostedListener, Services
 from api.core.settings import Settings, get_settings
+from api.denials.appeal_assembly.service import packet_digest, submitted_by_action
 from api.denials.approvals.service import void_for_draft
 from api.denials.approved_actions.payloads import register_payload_checker
 from api.denials.cases.intake import open_cases_for_batch
@@ -85,20 +86,23 @@ def build_services(settings: Settings | None = None) -> Services:
     services.case_assigned.append(notify_assigned)  # the new owner of a case is told in the app
     services.outcome_recorded.append(human_attention.rescore_after_outcome)  # the worklist's probabilities
     services.draft_discarded.append(void_for_draft)  # a discarded draft's approval is void
+    services.action_executed.append(submitted_by_action)  # an executed submit_appeal_packet submits its packet
     _register_payload_checkers()
     return services
 
 
 # Who can tell an approved action's payload digest, per action kind ("draft:<id>" payloads are drafts
-# of the kinds listed). submit_appeal_packet gets the appeal packet namespace's checker.
-_DRAFT_PAYLOADS = {
+# of the kinds listed); a submit_appeal_packet payload is a packet id, its digest the packet's content hash
+# recomputed now (a changed letter draft or a purged document changes it).
+_PAYLOAD_CHECKERS = {
     "send_corrected_claim": draft_payload_checker(("corrected_claim",)),
     "portal_message": draft_payload_checker(("appeal_letter", "note")),
+    "submit_appeal_packet": packet_digest,
 }
 
 
 def _register_payload_checkers() -> None:
-    for kind, checker in _DRAFT_PAYLOADS.items():
+    for kind, checker in _PAYLOAD_CHECKERS.items():
         register_payload_checker(kind, checker)
 
 

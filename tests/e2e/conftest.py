@@ -65,6 +65,19 @@ class LiveServer:
     admin_password: str
     max_body_bytes: int
     log_path: Path
+    database_url: str = ""
+
+    def audit_text(self) -> str:
+        """Every audit event of the server's database as one text, for scans (PHI must never be in it)."""
+        from sqlalchemy import create_engine, text
+
+        engine = create_engine(self.database_url)
+        try:
+            with engine.connect() as conn:
+                rows = conn.execute(text("select * from audit_events")).all()
+        finally:
+            engine.dispose()
+        return "\n".join(repr(tuple(row)) for row in rows)
 
     def log_tail(self, chars: int = 4000) -> str:
         """The end of the server's output, for assertion messages when something goes wrong."""
@@ -178,7 +191,8 @@ def served(request, tmp_path_factory, label: str) -> Iterator[LiveServer]:
     try:
         env = server_env(data_dir, pg_url)
         proc, base_url = start_server(env, log)
-        yield LiveServer(base_url, backend, ADMIN_EMAIL, ADMIN_PASSWORD, E2E_MAX_BODY_BYTES, log)
+        database_url = pg_url or f"sqlite:///{data_dir / 'platform.db'}"
+        yield LiveServer(base_url, backend, ADMIN_EMAIL, ADMIN_PASSWORD, E2E_MAX_BODY_BYTES, log, database_url)
     finally:
         if proc is not None:
             _stop(proc)
