@@ -58,11 +58,14 @@ def build_services(settings: Settings | None = None) -> Services:
             min_refetch_seconds=settings.oidc_jwks_min_refetch_seconds,
         )
     database = Database(settings.resolved_database_url)
-    worker = Worker(database, poll_seconds=settings.job_poll_seconds) if settings.job_worker_enabled else None
     signing_keys = SigningKeys.from_settings(settings)
     # Kept under DATA_DIR/keys (0600), never in the database: keys the audit digests and throttle keys.
     digest_key = load_or_create_secret(settings.resolved_audit_key_path)
     anchor = AuditAnchor(digest_key, signing_keys, settings.audit_checkpoint_dir, settings.audit_checkpoint_every)
+    worker = None
+    if settings.job_worker_enabled:
+        # Jobs whose work is audited (the evidence purge) write to the same chain as the procedures.
+        worker = Worker(database, poll_seconds=settings.job_poll_seconds, audit=anchor.record, settings=settings)
     services = Services(
         settings=settings,
         database=database,

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from api.core.settings import Settings
 from api.denials.notifications.service import schedule_deadline_run
+from api.evidence.evidence_control.service import schedule_purge_run
 from api.infra.db.base import utcnow
 from api.infra.db.session import Database
 from api.infra.private_files import PRIVATE_FILE, private_dir
@@ -71,6 +72,7 @@ def bootstrap(settings: Settings, database: Database) -> BootstrapResult:
         # The daily sweep that tells case owners about deadlines coming up; it queues its own successor,
         # so this only starts it the first time (and again if someone removed the queued run).
         schedule_deadline_run(db, utcnow())
+        schedule_purge_run(db, utcnow())  # the daily evidence retention sweep, likewise self-renewing
         shown = password if created or verify_password(user.password_hash, password) else None
         return BootstrapResult(
             email=email, user_id=user.id, password=shown, organization_id=org.id, client_id=client.id, created=created

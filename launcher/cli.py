@@ -72,7 +72,12 @@ def demo(
             console.print(f"[green]Demo data loaded[/green]: {len(result.batches)} files from {result.corpus_dir}")
             if pipeline:
                 # The API's path: a queued `pipeline.run` job, executed here by this process's own worker.
-                worker = services.job_worker or Worker(services.database, poll_seconds=settings.job_poll_seconds)
+                worker = services.job_worker or Worker(
+                    services.database,
+                    poll_seconds=settings.job_poll_seconds,
+                    audit=services.audit,
+                    settings=services.settings,
+                )
                 services.job_worker = worker
                 worker.start()
                 status.update("Running the analytics pipeline...")

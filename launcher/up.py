@@ -83,7 +83,12 @@ class Platform:
         self.services = build_services(settings)
         # The app's lifespan would join the worker for up to 30 s on shutdown (a pipeline job runs for
         # minutes); the launcher runs it itself and bounds the wait. Health still sees the worker enabled.
-        self.worker = self.services.job_worker or Worker(self.services.database, poll_seconds=settings.job_poll_seconds)
+        self.worker = self.services.job_worker or Worker(
+            self.services.database,
+            poll_seconds=settings.job_poll_seconds,
+            audit=self.services.audit,
+            settings=self.services.settings,
+        )
         self.services.job_worker = None
         config = uvicorn.Config(
             create_app(services=self.services),

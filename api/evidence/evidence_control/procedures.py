@@ -126,9 +126,7 @@ def purge(ctx: Context, input: PurgeIn) -> PurgeOut:
     purged = service.purge(
         ctx.db, settings, as_of=input.as_of, reason=input.reason, user_id=ctx.user_id, today=utcnow().date()
     )
-    tombstones = [
-        {"id": d.id, "sha256": d.sha256, "purged_at": d.purged_at, "purge_reason": d.purge_reason} for d in purged
-    ]
+    tombstones = service.tombstones(purged)
     ctx.note("evidence_purge", ctx.client_id, after={"as_of": input.as_of, "purged": tombstones})
     return PurgeOut.model_validate(
         {"as_of": input.as_of, "retention_years": service.retention_years(ctx.db, settings), "purged": tombstones}

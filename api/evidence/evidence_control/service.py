@@ -16,7 +16,7 @@ import binascii
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Select, event, or_, select
@@ -39,6 +39,8 @@ from api.evidence.evidence_control.models import (
 )
 from api.evidence.evidence_control.store import store_for
 from api.infra.db.base import utcnow
+from api.infra.jobs.models import Job
+from api.infra.jobs.queue import enqueue
 from api.rpc.uploads import UploadedFile
 
 PREVIEW_CHARS = 280
@@ -470,3 +472,39 @@ def _delete_after_commit(db: Session, settings: Settings, files: Iterable[tuple[
             store_for(settings, client_id).delete(sha256)
 
     event.listen(db, "after_commit", delete, once=True)
+
+
+# --- the daily retention sweep ------------------------------------------------------------------------
+
+PURGE_JOB_KIND = "evidence.purge"
+PURGE_RUN_HOUR_UTC = 3  # after the deadline sweep, before a working day starts
+
+
+def tombstones(purged: Sequence[EvidenceDocument]) -> list[dict[str, Any]]:
+    """What a purge tells the audit and the caller of each purged document (never its text or name)."""
+    return [{"id": d.id, "sha256": d.sha256, "purged_at": d.purged_at, "purge_reason": d.purge_reason} for d in purged]
+
+
+def tenants_with_documents(db: Session) -> list[tuple[int, int]]:
+    """(organization, client) of every tenant holding an active document; read without a tenant scope
+    (the sweep runs for the platform), each tenant is then purged inside its own scope."""
+    rows = db.execute(
+        select(EvidenceDocument.organization_id, EvidenceDocument.client_id)
+        .where(EvidenceDocument.purged_at.is_(None))
+        .distinct()
+        .order_by(EvidenceDocument.organization_id, EvidenceDocument.client_id)
+    ).all()
+    return [(int(org), int(client)) for org, client in rows]
+
+
+def next_purge_run(now: datetime) -> datetime:
+    """The next PURGE_RUN_HOUR_UTC strictly after `now`."""
+    run = now.replace(hour=PURGE_RUN_HOUR_UTC, minute=0, second=0, microsecond=0)
+    return run if run > now else run + timedelta(days=1)
+
+
+def schedule_purge_run(db: Session, now: datetime) -> Job | None:
+    """Queue the next daily retention sweep unless one is queued already; the job queues its successor."""
+    if db.scalar(select(Job.id).where(Job.kind == PURGE_JOB_KIND, Job.status == "queued")) is not None:
+        return None
+    return enqueue(db, PURGE_JOB_KIND, {}, run_after=next_purge_run(now))

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from api.core.services import AuditSink
+from api.core.settings import Settings
 from api.infra.db.session import Database
 
 
@@ -19,6 +21,10 @@ class JobContext:
     attempt: int
     organization_id: int | None
     database: Database
+    # The API's audit sink and settings, for handlers whose work must be audited or reads DATA_DIR
+    # (None under a worker built without them, e.g. in a test that runs one kind of job).
+    audit: AuditSink | None = None
+    settings: Settings | None = None
 
 
 Handler = Callable[[JobContext], "dict[str, Any] | None"]

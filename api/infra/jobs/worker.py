@@ -9,6 +9,8 @@ import threading
 import uuid
 from datetime import timedelta
 
+from api.core.services import AuditSink
+from api.core.settings import Settings
 from api.infra.db.session import Database
 from api.infra.jobs import queue
 from api.infra.jobs.handlers import HandlerRegistry, JobContext, handlers
@@ -35,8 +37,11 @@ class Worker:
         poll_seconds: float = 1.0,
         stale_after: timedelta = timedelta(minutes=15),
         retry_base_seconds: float = queue.DEFAULT_RETRY_BASE_SECONDS,
+        audit: AuditSink | None = None,
+        settings: Settings | None = None,
     ) -> None:
         self.database = database
+        self.audit, self.settings = audit, settings
         self.registry = registry
         self.kinds = kinds
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -88,6 +93,8 @@ class Worker:
             attempt=job.attempts,
             organization_id=job.organization_id,
             database=self.database,
+            audit=self.audit,
+            settings=self.settings,
         )
         try:
             result = handler(ctx)

@@ -1,4 +1,4 @@
-"""The first-run bootstrap starts the daily deadline sweep once, however often it runs (`make up` runs it
+"""The first-run bootstrap starts the daily deadline sweep and the evidence retention sweep once, however often it runs (`make up` runs it
 on every start)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from sqlalchemy import func, select
 
 from api.core.settings import Settings
 from api.denials.notifications.service import DEADLINES_JOB_KIND
+from api.evidence.evidence_control.service import PURGE_JOB_KIND
 from api.infra.db import migrate
 from api.infra.db.session import Database
 from api.infra.jobs.models import Job
@@ -25,6 +26,9 @@ def test_bootstrap_queues_one_deadline_sweep_however_often_it_runs(tmp_path):
             queued = db.scalar(
                 select(func.count()).select_from(Job).where(Job.kind == DEADLINES_JOB_KIND, Job.status == "queued")
             )
-        assert queued == 1
+            purges = db.scalar(
+                select(func.count()).select_from(Job).where(Job.kind == PURGE_JOB_KIND, Job.status == "queued")
+            )
+        assert (queued, purges) == (1, 1)
     finally:
         database.dispose()

@@ -16,6 +16,9 @@ from api.evidence.evidence_control.models import EvidenceDocument
 from api.evidence.evidence_control.store import store_for
 from api.infra.db.base import utcnow
 from api.infra.db.tenant_filter import TenantScope, set_scope
+from api.infra.jobs import queue
+from api.infra.jobs.models import Job
+from api.infra.jobs.worker import Worker
 from api.platform.audit.models import AuditEvent
 from tests.integration.api.evidence.conftest import attach_json, attach_multipart, make_case, make_claim, new_key
 from tests.support import evidence_files as files
@@ -381,3 +384,54 @@ def test_functions_the_appeal_assembler_calls(services, world):
         ("case", case_id),
         ("appeal_packet", 77),
     ]
+
+
+def test_the_daily_sweep_purges_expired_documents_of_every_tenant_with_an_audited_tombstone(
+    services, world, make_member
+):
+    admin, specialist, case_id, _ = world
+    other = make_member(role="admin")
+    other_case = make_case(services, other.organization_id, other.client_id, claim_key=new_key())
+    old = attach_json(specialist.rpc, files.text_pdf(*NOTE_LINES), "old.pdf", caseId=case_id, title="Old").data
+    young = attach_json(specialist.rpc, b"recent note", "new.txt", caseId=case_id, title="New").data
+    other_old = attach_json(other.rpc, b"another hospital's note", "o.txt", caseId=other_case, title="Old").data
+    expired = [old["document"]["id"], other_old["document"]["id"]]
+    with services.database.transaction() as db:
+        # past the default 7 years: 7 * 366 days covers any leap years on the way
+        db.execute(
+            update(EvidenceDocument)
+            .where(EvidenceDocument.id.in_(expired))
+            .values(created_at=utcnow() - timedelta(days=7 * 366 + 1))
+        )
+        job_id = queue.enqueue(db, service.PURGE_JOB_KIND, {"today": utcnow().date().isoformat()}).id
+    # Without the audit sink the sweep refuses to run: a purge nobody can audit does not happen.
+    bare = Worker(services.database, kinds=[service.PURGE_JOB_KIND], worker_id="purge-test-bare")
+    assert bare.run_once()
+    with services.database.transaction() as db:
+        assert db.get(Job, job_id).status == "dead"
+        job_id = queue.enqueue(db, service.PURGE_JOB_KIND, {"today": utcnow().date().isoformat()}).id
+    worker = Worker(
+        services.database,
+        kinds=[service.PURGE_JOB_KIND],
+        worker_id="purge-test",
+        audit=services.audit,
+        settings=services.settings,
+    )
+    assert worker.run_once()
+    with services.database.transaction() as db:
+        job = db.get(Job, job_id)
+        # the database is shared with other tests: their tenants may be swept too, never fewer than ours
+        assert job.status == "succeeded" and job.result["purged"] >= 2 and job.result["tenants"] >= 2
+        states = {d.id: d.purged_at is not None for d in db.scalars(select(EvidenceDocument))}
+        assert states[expired[0]] and states[expired[1]] and not states[young["document"]["id"]]
+        ours = (admin.client_id, other.client_id)
+        events = db.scalars(
+            select(AuditEvent).where(AuditEvent.procedure == service.PURGE_JOB_KIND, AuditEvent.client_id.in_(ours))
+        ).all()
+        assert sorted((e.organization_id, e.client_id, e.actor_kind) for e in events) == sorted(
+            [(admin.organization_id, admin.client_id, "system"), (other.organization_id, other.client_id, "system")]
+        )
+        assert not any("Jane" in repr(e.__dict__) or "old.pdf" in repr(e.__dict__) for e in events)
+    assert not store_for(services.settings, admin.client_id).exists(old["document"]["sha256"])
+    tomb = specialist.rpc.query("evidenceControl.get", {"id": expired[0]}).data
+    assert tomb["status"] == "purged"
