@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import InvalidInput, PreconditionFailed, not_found
+from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition
 from api.core.settings import Settings
 from api.denials.appeal_assembly import contents, cover_forms, letter, render
@@ -41,6 +41,7 @@ from api.denials.outcomes.models import AppealOutcome
 from api.denials.outcomes.schemas import RecordOutcomeIn
 from api.evidence.evidence_control.service import link_document
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 
 CASE_EVENT_KIND = "appeal_packet"
 SUBMIT_THROUGH_ACTION = "submit through approvedActions.executeSandbox"
@@ -62,13 +63,7 @@ class EventData:
 
 
 def get(db: Session, packet_id: int, *, for_update: bool = False) -> AppealPacket:
-    stmt = select(AppealPacket).where(AppealPacket.id == packet_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    packet = db.scalar(stmt)
-    if packet is None:
-        raise not_found("Appeal packet", packet_id)
-    return packet
+    return get_by_id(db, AppealPacket, packet_id, "Appeal packet", for_update=for_update)
 
 
 def items_of(db: Session, packet_id: int) -> list[AppealPacketItem]:

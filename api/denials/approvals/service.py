@@ -25,6 +25,7 @@ from api.denials.drafts import service as drafts
 from api.denials.drafts.lifecycle import effective_state as draft_state
 from api.denials.drafts.models import Draft
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 
 DRAFT = "draft"
 ACTION = "action"
@@ -82,13 +83,7 @@ def _threshold_and_ttl(db: Session) -> tuple[Decimal | None, int]:
 
 
 def get(db: Session, approval_id: int, *, for_update: bool = False) -> ApprovalRequest:
-    stmt = select(ApprovalRequest).where(ApprovalRequest.id == approval_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    row = db.scalar(stmt)
-    if row is None:
-        raise not_found("Approval", approval_id)
-    return row
+    return get_by_id(db, ApprovalRequest, approval_id, "Approval", for_update=for_update)
 
 
 def _current_digests(db: Session, approvals: Iterable[ApprovalRequest]) -> dict[tuple[str, int], str | None]:

@@ -27,6 +27,7 @@ from api.denials.approved_actions.lifecycle import ACTION, OPEN_STATES, RAN_STAT
 from api.denials.approved_actions.models import ActionExecution, ApprovedAction
 from api.denials.cases.models import DenialCase
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 from api.infra.db.tenant_filter import TenantScope, set_scope
 
 SUBJECT = "action"
@@ -46,13 +47,7 @@ class PayloadChanged(PreconditionFailed):
 
 
 def get(db: Session, action_id: int, *, for_update: bool = False) -> ApprovedAction:
-    stmt = select(ApprovedAction).where(ApprovedAction.id == action_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    action = db.scalar(stmt)
-    if action is None:
-        raise not_found("Action", action_id)
-    return action
+    return get_by_id(db, ApprovedAction, action_id, "Action", for_update=for_update)
 
 
 def _approval_id(action: ApprovedAction) -> int:

@@ -16,13 +16,14 @@ from sqlalchemy import Select, Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from api.core.errors import InvalidInput, NotFound, PreconditionFailed
+from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition as move
 from api.core.permissions import explain
 from api.denials.cases.lifecycle import CASE, DECIDED_STATES, REOPEN_MOVES
 from api.denials.cases.models import CaseEvent, CaseNote, DenialCase
 from api.denials.cases.rules import ZERO, CaseOpening, denial_key, money
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 from api.money.ingestion.models import FinancialEntry
 from api.platform.organizations.models import Membership
 from pipelines.ingest.classify import UnknownGroupCodeError, classify_adjustment
@@ -41,13 +42,7 @@ def _table() -> Table:
 
 def get_case(db: Session, case_id: int, *, for_update: bool = False) -> DenialCase:
     """The case if it belongs to the caller's client, else NOT_FOUND (ids never leak across tenants)."""
-    stmt = select(DenialCase).where(DenialCase.id == case_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    case = db.scalar(stmt)
-    if case is None:
-        raise NotFound(f"Case {case_id} was not found in this client")
-    return case
+    return get_by_id(db, DenialCase, case_id, "Case", for_update=for_update)
 
 
 def add_event(

@@ -11,13 +11,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from api.core.errors import Conflict, Forbidden, PreconditionFailed, not_found
+from api.core.errors import Conflict, Forbidden, PreconditionFailed
 from api.core.lifecycle import machine, transition
 from api.denials.claims.lifecycle import ADJUDICATED_STATES, FINAL_STATES
 from api.denials.claims.models import Claim, ClaimAttachment, ClaimExternalAction, ClaimLine, PartnerProfile
 from api.denials.claims.schemas import ExternalActionIn, PartnerProfileIn
 from api.denials.claims.service import get_claim
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 
 PARTNER_PROFILE = machine("partner profile", {"draft": {"approved", "rejected"}, "approved": set(), "rejected": set()})
 
@@ -29,13 +30,7 @@ ACTION_STATES: dict[str, frozenset[str]] = {
 
 
 def get_profile(db: Session, profile_id: int, *, for_update: bool = False) -> PartnerProfile:
-    stmt = select(PartnerProfile).where(PartnerProfile.id == profile_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    profile = db.scalar(stmt)
-    if profile is None:
-        raise not_found("Partner profile", profile_id)
-    return profile
+    return get_by_id(db, PartnerProfile, profile_id, "Partner profile", for_update=for_update)
 
 
 def create_profile_draft(db: Session, input: PartnerProfileIn, user_id: int) -> PartnerProfile:

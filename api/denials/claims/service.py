@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import Conflict, Forbidden, InvalidInput, PreconditionFailed, not_found
+from api.core.errors import Conflict, Forbidden, InvalidInput, PreconditionFailed
 from api.denials.claims.lifecycle import CLAIM, FINAL_STATES
 from api.denials.claims.models import (
     Claim,
@@ -27,19 +27,14 @@ from api.denials.claims.models import (
 from api.denials.claims.schemas import AmountIn, AttachmentIn, ClaimFields, ClaimLineIn, CorrectionIn, CreateIn, ListIn
 from api.denials.claims.transitions import move
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 
 HEADER_FIELDS = tuple(ClaimFields.model_fields)
 
 
 def get_claim(db: Session, claim_id: int, *, for_update: bool = False) -> Claim:
     """The claim if it belongs to the caller's client, else NOT_FOUND (ids of other tenants never leak)."""
-    stmt = select(Claim).where(Claim.id == claim_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    claim = db.scalar(stmt)
-    if claim is None:
-        raise not_found("Claim", claim_id)
-    return claim
+    return get_by_id(db, Claim, claim_id, "Claim", for_update=for_update)
 
 
 def _check_dates(statement_from: Any, statement_to: Any) -> None:

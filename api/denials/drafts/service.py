@@ -22,19 +22,14 @@ from api.denials.drafts import content
 from api.denials.drafts.lifecycle import DRAFT, LOCKED_STATES, effective_state, lock_message
 from api.denials.drafts.models import Draft, DraftVersion
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 
 #: Approval states after which the draft is editable again.
 RELEASING = frozenset({"rejected", "withdrawn", "expired", "void"})
 
 
 def get(db: Session, draft_id: int, *, for_update: bool = False) -> Draft:
-    stmt = select(Draft).where(Draft.id == draft_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    draft = db.scalar(stmt)
-    if draft is None:
-        raise not_found("Draft", draft_id)
-    return draft
+    return get_by_id(db, Draft, draft_id, "Draft", for_update=for_update)
 
 
 def version(db: Session, draft_id: int, number: int) -> DraftVersion:

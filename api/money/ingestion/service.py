@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, PreconditionFailed, not_found
 from api.core.lifecycle import transition
 from api.infra.db.base import Base, utcnow
+from api.infra.db.lookup import get_by_id
 from api.infra.jobs.queue import enqueue
 from api.integrations.connector_profiles.service import resolve_profile
 from api.money.ingestion import file_reader as parsing
@@ -100,13 +101,7 @@ def _table(model: type[Base]) -> Table:
 
 def get_batch(db: Session, batch_id: int, *, for_update: bool = False) -> ImportBatch:
     """The batch if it belongs to the caller's client, else NOT_FOUND (never FORBIDDEN: ids do not leak)."""
-    stmt = select(ImportBatch).where(ImportBatch.id == batch_id)
-    if for_update:
-        stmt = stmt.with_for_update()
-    batch = db.scalar(stmt)
-    if batch is None:
-        raise not_found("Import batch", batch_id)
-    return batch
+    return get_by_id(db, ImportBatch, batch_id, "Import batch", for_update=for_update)
 
 
 def upload(

@@ -1,0 +1,28 @@
+"""One row by id within the caller's client, or NOT_FOUND.
+
+The session's tenant filter (`tenant_filter.py`) makes another client's row simply missing, so a
+caller guessing ids learns nothing (never FORBIDDEN). `for_update` locks the row for a move.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from api.core.errors import not_found
+from api.infra.db.base import IdMixin
+
+RowT = TypeVar("RowT", bound=IdMixin)
+
+
+def get_by_id(db: Session, model: type[RowT], ident: int, what: str, *, for_update: bool = False) -> RowT:
+    """The `model` row with this id in the caller's client; NOT_FOUND naming `what` otherwise."""
+    stmt = select(model).where(model.id == ident)
+    if for_update:
+        stmt = stmt.with_for_update()
+    row = db.scalar(stmt)
+    if row is None:
+        raise not_found(what, ident)
+    return row
