@@ -1,0 +1,1 @@
+"""workflowReadiness: which work a client can do today and what blocks the rest."""
