@@ -13,7 +13,7 @@ The decision table, every rule checked (the answer lists every reason that holds
 | auto mode, confidence < the policy's minimum | `confidence_below_minimum` | queued |
 | auto mode, amount at stake > the policy's maximum | `amount_above_maximum` | queued |
 | auto mode, evaluated samples < the policy's minimum | `too_few_evaluated_samples` | queued |
-| auto mode, evaluation accuracy < the minimum (or none) | `accuracy_below_minimum` | queued |
+| auto mode, evaluation accuracy < the minimum (no evaluations: unless the minimum is 0) | `accuracy_below_minimum` | queued |
 
 Outcome: refused if any refusing reason holds, else queued if any reason holds, else applied (reason
 `within_policy`). So `applied` needs an enabled task, no pause, an `auto_below_threshold` policy and
@@ -92,7 +92,8 @@ def _threshold_reasons(policy: Policy, inputs: DecisionInputs) -> list[str]:
         reasons.append(AMOUNT_ABOVE_MAXIMUM)
     if inputs.evaluation.n < policy.min_samples:
         reasons.append(TOO_FEW_EVALUATED_SAMPLES)
-    if inputs.evaluation.accuracy is None or inputs.evaluation.accuracy < policy.min_accuracy:
+    accuracy = inputs.evaluation.accuracy
+    if (accuracy is None and policy.min_accuracy > 0.0) or (accuracy is not None and accuracy < policy.min_accuracy):
         reasons.append(ACCURACY_BELOW_MINIMUM)
     return reasons
 

@@ -58,9 +58,7 @@ class AiExecution(IdMixin, CreatedAtMixin, TenantScoped, Base):
     decision: Mapped[str] = mapped_column(String(10))  # applied | queued | refused
     reasons: Mapped[list[str]] = mapped_column(JSON, default=list)
     context: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # enablement, pauses, evaluation
-    policy_id: Mapped[int | None] = mapped_column(
-        BigId, ForeignKey("ai_autonomy_policies.id"), default=None
-    )
+    policy_id: Mapped[int | None] = mapped_column(BigId, ForeignKey("ai_autonomy_policies.id"), default=None)
     policy_version: Mapped[int | None] = mapped_column(Integer, default=None)
     state: Mapped[str] = mapped_column(String(10))  # applied | queued (for a person) | refused
     effect: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # what applying changed

@@ -72,6 +72,12 @@ ROWS = [
             "accuracy_below_minimum",
         ),
     ),
+    # a policy asking for no evaluations applies without any
+    (
+        inputs(policy=Policy("auto_below_threshold", 0.5, Decimal("500.00"), 0.0, 0), evaluation=Evaluation(None, 0)),
+        "applied",
+        ("within_policy",),
+    ),
     # thresholds of a suggest-only policy are not consulted
     (inputs(policy=mode("suggest_only"), confidence=0.0), "queued", ("suggest_only",)),
 ]
@@ -133,8 +139,7 @@ def test_applied_only_when_every_condition_holds(i):
         and i.confidence >= i.policy.min_confidence
         and i.amount_at_stake <= i.policy.max_amount
         and i.evaluation.n >= i.policy.min_samples
-        and i.evaluation.accuracy is not None
-        and i.evaluation.accuracy >= i.policy.min_accuracy
+        and (i.evaluation.accuracy if i.evaluation.accuracy is not None else 0.0) >= i.policy.min_accuracy
     )
     assert (d.outcome == "applied") == every
     assert (d.reasons == ("within_policy",)) == every
