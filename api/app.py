@@ -32,6 +32,8 @@ from api.infra.private_files import secure_data_dir
 from api.infra.security_headers import SecurityHeadersMiddleware
 from api.infra.signing.secret import load_or_create as load_or_create_secret
 from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
+from api.integrations.operational_control.service import RESUME_BLOCKERS
+from api.platform.activation_governance.service import activation_blockers
 from api.platform.audit.anchor import AuditAnchor
 from api.platform.auth.oidc import OidcVerifier
 from api.platform.auth.resolve import principal_resolver
@@ -91,7 +93,18 @@ def build_services(settings: Settings | None = None) -> Services:
     services.draft_discarded.append(void_for_draft)  # a discarded draft's approval is void
     services.action_executed.append(submitted_by_action)  # an executed submit_appeal_packet submits its packet
     _register_payload_checkers()
+    # Automation switches on (operationalControl.resume, an auto-applying autonomy policy) only once every
+    # activation gate of the client has passed.
+    if _gates_not_passed not in RESUME_BLOCKERS:
+        RESUME_BLOCKERS.append(_gates_not_passed)
     return services
+
+
+def _gates_not_passed(db: Session) -> list[str]:
+    """Why automation may not switch on yet: each activation gate of the client not passed."""
+    return [
+        f"activation gate '{gate}' has not passed (activationGovernance.recordGate)" for gate in activation_blockers(db)
+    ]
 
 
 # Who can tell an approved action's payload digest, per action kind ("draft:<id>" payloads are drafts

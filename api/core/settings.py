@@ -91,6 +91,10 @@ class Settings(BaseSettings):
     bootstrap_admin_email: str = "admin@demo.local"
     bootstrap_admin_password: str | None = None
 
+    # The AI provider aiPlatform runs tasks with: only "offline" (deterministic rules and templates,
+    # no network) exists; any other name is refused as not configured.
+    ai_provider: str = "offline"
+
     job_worker_enabled: bool = True
     job_poll_seconds: float = 1.0
 

@@ -1,0 +1,1 @@
+"""aiGovernance: which AI tasks are enabled for each client."""

@@ -1,0 +1,1 @@
+"""aiPlatform: running AI tasks on denial cases under a per-client autonomy policy."""

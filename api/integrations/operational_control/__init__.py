@@ -1,0 +1,1 @@
+"""operationalControl: pausing and resuming automation per client (and per automated task)."""

@@ -1,0 +1,69 @@
+"""operationalControl.*: pausing and resuming automation per client and per task."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.integrations.operational_control import service
+from api.integrations.operational_control.schemas import PauseIn, ResumeIn, StateIn, StateOut
+from api.integrations.operational_control.scopes import CLIENT_WIDE
+from api.rpc.context import Context
+from api.rpc.procedure import rpc
+
+
+def _task(scope: str) -> str | None:
+    return None if scope == CLIENT_WIDE else scope
+
+
+def _state(ctx: Context, history_limit: int = 20) -> StateOut:
+    rows = service.pauses(ctx.db)
+    view: dict[str, Any] = {
+        "client_paused": any(p.scope == CLIENT_WIDE for p in rows),
+        "paused_tasks": [p.scope for p in rows if p.scope != CLIENT_WIDE],
+        "pauses": [
+            {
+                "task": _task(p.scope),
+                "reason": p.reason,
+                "paused_by_user_id": p.paused_by_user_id,
+                "paused_at": p.paused_at,
+            }
+            for p in rows
+        ],
+        "history": [
+            {
+                "task": _task(e.scope),
+                "action": e.action,
+                "reason": e.reason,
+                "actor_user_id": e.actor_user_id,
+                "created_at": e.created_at,
+            }
+            for e in service.history(ctx.db, history_limit)
+        ],
+    }
+    return StateOut.model_validate(view)
+
+
+@rpc.mutation("operationalControl.pause")
+def pause(ctx: Context, input: PauseIn) -> StateOut:
+    """Pause the client's automation, every task or one (`task`), with a reason. While paused nothing is
+    applied automatically (aiPlatform answers queued, never applied); suggestions still reach people.
+    Pausing what is already paused keeps the pause in force. Any member who may write can pause."""
+    result = service.pause(ctx.db, input.task, input.reason, user_id=ctx.user_id)
+    ctx.note("automation_pause", result.pause.scope, after={"scope": result.pause.scope, "created": result.created})
+    return _state(ctx)
+
+
+@rpc.mutation("operationalControl.resume", permission="manage")
+def resume(ctx: Context, input: ResumeIn) -> StateOut:
+    """Lift a pause with a reason: `task` omitted lifts the client-wide pause, a task lifts that task's
+    own pause. Not paused: PRECONDITION_FAILED. Refused (PRECONDITION_FAILED listing every reason) while
+    a registered activation gate objects. Admins only."""
+    service.resume(ctx.db, input.task, input.reason, user_id=ctx.user_id)
+    ctx.note("automation_pause", input.task or CLIENT_WIDE, after={"scope": input.task or CLIENT_WIDE, "resumed": True})
+    return _state(ctx)
+
+
+@rpc.query("operationalControl.state")
+def state(ctx: Context, input: StateIn) -> StateOut:
+    """The pauses in force for the selected client (who, when, why) and the latest pause/resume events."""
+    return _state(ctx, input.history_limit)
