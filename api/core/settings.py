@@ -67,6 +67,9 @@ class Settings(BaseSettings):
     # successful verification); keyed input digests use the secret at `audit_key_path`.
     audit_checkpoint_every: int = 100
     audit_key_path: Path | None = None
+    # Integration credentials (passwords, private keys, client secrets) are encrypted at rest with
+    # AES-GCM under the key at `integration_secrets_key_path` (default DATA_DIR/keys), never in the DB.
+    integration_secrets_key_path: Path | None = None
 
     # OIDC (production identity provider). Unset = local identity provider only.
     oidc_issuer: str | None = None
@@ -115,6 +118,10 @@ class Settings(BaseSettings):
     @property
     def resolved_audit_key_path(self) -> Path:
         return self.audit_key_path or self.resolved_data_dir / "keys" / "audit_hmac.key"
+
+    @property
+    def resolved_integration_secrets_key_path(self) -> Path:
+        return self.integration_secrets_key_path or self.resolved_data_dir / "keys" / "integration_secrets.key"
 
     @property
     def audit_checkpoint_dir(self) -> Path:

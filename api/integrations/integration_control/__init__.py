@@ -1,0 +1,1 @@
+"""integrationControl: integrations (clearinghouse, EHR, bank feed, SFTP drop) from draft to live, and their runs."""
