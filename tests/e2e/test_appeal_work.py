@@ -31,6 +31,8 @@ import pytest
 from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter
 
+from tests.support.live_member import Member
+
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 HAND = Path(__file__).resolve().parents[1] / "fixtures" / "x12" / "hand"
@@ -58,48 +60,6 @@ def _png() -> bytes:
     buffer = io.BytesIO()
     Image.new("RGB", (120, 80), (200, 220, 240)).save(buffer, format="PNG")
     return buffer.getvalue()
-
-
-class Member:
-    """One signed-in member of the test's organization: tRPC over plain HTTP."""
-
-    def __init__(self, http: httpx.Client, token: str, client_id: int):
-        self.http = http
-        self.headers = {"Authorization": f"Bearer {token}", "X-Client-Id": str(client_id)}
-
-    def call(self, kind: str, name: str, payload: dict[str, Any] | None = None) -> httpx.Response:
-        if kind == "query":
-            params = {"input": json.dumps(payload)} if payload is not None else None
-            return self.http.get(f"/api/rpc/{name}", params=params, headers=self.headers)
-        return self.http.post(f"/api/rpc/{name}", json=payload or {}, headers=self.headers)
-
-    def query(self, name: str, payload: dict[str, Any] | None = None) -> Any:
-        response = self.call("query", name, payload)
-        assert response.status_code == 200, f"{name}: {response.status_code} {response.text[:800]}"
-        return response.json()["result"]["data"]
-
-    def mutation(self, name: str, payload: dict[str, Any] | None = None) -> Any:
-        response = self.call("mutation", name, payload)
-        assert response.status_code == 200, f"{name}: {response.status_code} {response.text[:800]}"
-        return response.json()["result"]["data"]
-
-    def refused(self, name: str, payload: dict[str, Any], code: str) -> str:
-        response = self.call("mutation", name, payload)
-        body = response.json()
-        assert "error" in body, f"{name} was not refused: {response.text[:400]}"
-        assert body["error"]["data"]["code"] == code, body["error"]
-        return body["error"]["message"]
-
-    def attach(
-        self, case_id: int, name: str, content: bytes, title: str, doc_type: str, **extra: str
-    ) -> httpx.Response:
-        form = {"caseId": str(case_id), "title": title, "docType": doc_type, **extra}
-        return self.http.post(
-            "/api/rpc/evidenceControl.attach",
-            data=form,
-            files={"file": (name, content, "application/octet-stream")},
-            headers=self.headers,
-        )
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,128 @@
+"""A hospital onboarded from its request to live automation, on a running server (issue: onboarding).
+
+Over HTTP to a uvicorn process of its own: the organization's admin submits an onboarding request;
+they cannot decide it, a second admin reviews, approves and provisions it; the provisioned user
+accepts the invitation, signs in to the new client, uploads the hospital's claims export through the
+connector profile provisioning gave the client and sees the import batch. Automation stays off
+(an automatic autonomy policy and resuming automation are refused, naming the gates) until every
+activation gate has passed, then it turns on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.live_member import Member
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+GATES = ("data_validated", "payer_rules_reviewed", "users_trained", "integrations_tested", "pipeline_dry_run_clean")
+AUTO_POLICY = {
+    "task": "classify_denial",
+    "mode": "auto_below_threshold",
+    "minConfidence": 0.8,
+    "maxAmountAtStake": "2500.00",
+    "minEvaluationAccuracy": 0.0,
+    "minEvaluatedSamples": 0,
+    "reason": "go-live of automatic classification",
+}
+# The hospital's own export, in Epic's column names (the built-in profile the onboarding copies).
+EPIC_EXPORT = (
+    b"HAR,Payor,Service From,Total Charges,Principal Dx\n"
+    b'H-1001,Medicare,01/31/2026,"$2,000.00",I10\n'
+    b"H-1002,Aetna,02/02/2026,$450.00,E11.9\n"
+)
+
+
+def _join(http: httpx.Client, invite_token: str, email: str, client_id: int) -> Member:
+    password = f"{email} long passphrase"
+    accepted = http.post("/api/rpc/auth.acceptInvite", json={"token": invite_token, "password": password})
+    assert accepted.status_code == 200, accepted.text
+    login = http.post("/api/rpc/auth.login", json={"email": email, "password": password})
+    return Member(http, login.json()["result"]["data"]["token"], client_id)
+
+
+@pytest.fixture(scope="module")
+def team(private_live_server) -> Any:
+    """The organization's first admin (who submits) and a second admin (who reviews)."""
+    server = private_live_server
+    with httpx.Client(base_url=server.base_url, timeout=120.0) as http:
+        login = http.post("/api/rpc/auth.login", json={"email": server.admin_email, "password": server.admin_password})
+        token = login.json()["result"]["data"]["token"]
+        org = http.post(
+            "/api/rpc/organizations.create",
+            json={"name": f"Onboarding Health {server.backend}", "firstClientName": "Head Office"},
+            headers={"Authorization": f"Bearer {token}"},
+        ).json()["result"]["data"]
+        submitter = Member(http, token, org["firstClientId"])
+        invite = submitter.mutation("organizations.inviteMember", {"email": "reviewer@example.test", "role": "admin"})
+        reviewer = _join(http, invite["inviteToken"], "reviewer@example.test", org["firstClientId"])
+        yield http, submitter, reviewer
+
+
+def test_a_hospital_goes_from_request_to_live_automation(team):
+    http, submitter, reviewer = team
+    request = submitter.mutation(
+        "hospitalOnboarding.submitRequest",
+        {
+            "hospitalName": "Riverside Community Hospital",
+            "legal": {"legalName": "Riverside Community Hospital Inc.", "taxId": "12-3456789", "address": "1 River Rd"},
+            "contactEmail": "cfo@riverside.example",
+            "expectedVolumes": {"monthlyClaims": 4000, "monthlyRemittanceFiles": 40, "monthlyDenials": 400},
+            "payers": ["Medicare", "Aetna"],
+            "requestedUsers": [{"email": "specialist@riverside.example", "role": "specialist"}],
+            "connectorKinds": ["era_835", "claims_export"],
+            "retentionYears": 10,
+        },
+    )
+    assert request["state"] == "submitted"
+    reviewer.mutation("hospitalOnboarding.openReview", {"id": request["id"]})
+    submitter.refused(
+        "hospitalOnboarding.decide", {"id": request["id"], "decision": "approved", "reason": "mine"}, "FORBIDDEN"
+    )
+    decided = reviewer.mutation(
+        "hospitalOnboarding.decide", {"id": request["id"], "decision": "approved", "reason": "contract signed"}
+    )
+    assert decided["state"] == "approved"
+    provisioned = reviewer.mutation("hospitalOnboarding.provision", {"id": request["id"]})
+    client_id = provisioned["clientId"]
+    assert provisioned["request"]["state"] == "provisioned"
+    assert provisioned["automationEnabled"] is False
+    invite = next(i for i in provisioned["invitations"] if i["email"] == "specialist@riverside.example")
+
+    # the hospital's user signs in to the new client and uploads its export through its own profile
+    specialist = _join(http, invite["inviteToken"], "specialist@riverside.example", client_id)
+    profiles = {p["name"] for p in specialist.query("connectorProfiles.list") if p["source"] == "client"}
+    assert "onboarding_claims_export" in profiles
+    upload = http.post(
+        "/api/rpc/ingestion.uploadCsv",
+        data={"profile": "onboarding_claims_export"},
+        files={"file": ("riverside_claims.csv", EPIC_EXPORT, "text/csv")},
+        headers=specialist.headers,
+    )
+    assert upload.status_code == 200, upload.text
+    batch = upload.json()["result"]["data"]["batch"]
+    assert batch["status"] == "parsed", batch
+    listed = specialist.query("ingestion.listImportBatches", {"limit": 10})["items"]
+    assert [b["id"] for b in listed] == [batch["id"]]
+    events = [
+        e["toState"] for e in reviewer.query("hospitalOnboarding.lifecycleEvents", {"id": request["id"]})["items"]
+    ]
+    assert events == ["provisioned", "approved", "in_review", "submitted"]  # newest first
+
+    # automation stays off until every activation gate of the new client has passed
+    admin = Member(http, reviewer.headers["Authorization"].removeprefix("Bearer "), client_id)
+    message = admin.refused("aiPlatform.recordAutonomyPolicy", AUTO_POLICY, "PRECONDITION_FAILED")
+    assert all(gate in message for gate in GATES)
+    for gate in GATES[:-1]:
+        admin.mutation("activationGovernance.recordGate", {"gate": gate, "passed": True, "evidence": "signed off"})
+    assert admin.query("activationGovernance.status")["blockers"] == [GATES[-1]]
+    message = admin.refused("aiPlatform.recordAutonomyPolicy", AUTO_POLICY, "PRECONDITION_FAILED")
+    assert GATES[-1] in message and GATES[0] not in message
+    admin.mutation("activationGovernance.recordGate", {"gate": GATES[-1], "passed": True, "evidence": "run 12 clean"})
+    assert admin.query("activationGovernance.status")["ready"] is True
+    policy = admin.mutation("aiPlatform.recordAutonomyPolicy", AUTO_POLICY)
+    assert policy["mode"] == "auto_below_threshold"

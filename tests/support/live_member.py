@@ -1,0 +1,50 @@
+"""A signed-in member of a running server, calling tRPC over plain HTTP (the e2e tests' client)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+
+class Member:
+    """One signed-in member of the test's organization: tRPC over plain HTTP."""
+
+    def __init__(self, http: httpx.Client, token: str, client_id: int):
+        self.http = http
+        self.headers = {"Authorization": f"Bearer {token}", "X-Client-Id": str(client_id)}
+
+    def call(self, kind: str, name: str, payload: dict[str, Any] | None = None) -> httpx.Response:
+        if kind == "query":
+            params = {"input": json.dumps(payload)} if payload is not None else None
+            return self.http.get(f"/api/rpc/{name}", params=params, headers=self.headers)
+        return self.http.post(f"/api/rpc/{name}", json=payload or {}, headers=self.headers)
+
+    def query(self, name: str, payload: dict[str, Any] | None = None) -> Any:
+        response = self.call("query", name, payload)
+        assert response.status_code == 200, f"{name}: {response.status_code} {response.text[:800]}"
+        return response.json()["result"]["data"]
+
+    def mutation(self, name: str, payload: dict[str, Any] | None = None) -> Any:
+        response = self.call("mutation", name, payload)
+        assert response.status_code == 200, f"{name}: {response.status_code} {response.text[:800]}"
+        return response.json()["result"]["data"]
+
+    def refused(self, name: str, payload: dict[str, Any], code: str) -> str:
+        response = self.call("mutation", name, payload)
+        body = response.json()
+        assert "error" in body, f"{name} was not refused: {response.text[:400]}"
+        assert body["error"]["data"]["code"] == code, body["error"]
+        return body["error"]["message"]
+
+    def attach(
+        self, case_id: int, name: str, content: bytes, title: str, doc_type: str, **extra: str
+    ) -> httpx.Response:
+        form = {"caseId": str(case_id), "title": title, "docType": doc_type, **extra}
+        return self.http.post(
+            "/api/rpc/evidenceControl.attach",
+            data=form,
+            files={"file": (name, content, "application/octet-stream")},
+            headers=self.headers,
+        )
