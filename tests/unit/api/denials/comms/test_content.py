@@ -21,7 +21,10 @@ def test_render_is_headers_then_body_and_its_digest_is_pinned():
     assert content_digest(rendered) == "24d98d13055ece8af2af251c7a7d5c46ed010f03bf356b3d0234d3c4f25cd705"
 
 
-@given(lines=st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n"), max_size=20), max_size=8))
+# UTF-8 text only: the wire refuses lone surrogates before any content is rendered (api/rpc/text.py)
+@given(
+    lines=st.lists(st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=20), max_size=8)
+)
 def test_line_endings_do_not_change_the_digest(lines):
     unix, windows, old_mac = "\n".join(lines), "\r\n".join(lines), "\r".join(lines)
     digests = {content_digest(render("letter", "A\nB", "s", body)) for body in (unix, windows, old_mac)}
