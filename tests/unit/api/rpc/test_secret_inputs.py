@@ -26,6 +26,8 @@ def _models(annotation: typing.Any) -> list[type[BaseModel]]:
 def _is_secret(annotation: typing.Any) -> bool:
     if annotation in (SecretStr, SecretBytes):
         return True
+    if typing.get_origin(annotation) is typing.Annotated:  # e.g. `Annotated[SecretStr, Field(...)] | None`
+        return _is_secret(typing.get_args(annotation)[0])
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
     return bool(args) and all(_is_secret(a) for a in args)
 
@@ -36,7 +38,8 @@ def _secret_fields_in_clear(model: type[BaseModel], seen: set[type]) -> list[str
     seen.add(model)
     found = []
     for name, field in model.model_fields.items():
-        if SECRET_NAME.search(name) and not _is_secret(field.annotation):
+        # an endpoint's address (`token_url`) names a secret's place, not a secret
+        if SECRET_NAME.search(name) and not name.endswith("_url") and not _is_secret(field.annotation):
             found.append(f"{model.__name__}.{name}")
         for nested in _models(field.annotation):
             found.extend(_secret_fields_in_clear(nested, seen))
