@@ -51,6 +51,16 @@ class UploadedFile:
         return self.path.read_bytes()
 
 
+def require_file_part(value: Any) -> UploadedFile:
+    """The validator of a file field: only a spooled part is a file (a JSON string is not)."""
+    if isinstance(value, UploadedFile):
+        return value
+    raise ValueError(
+        "expected a file part (multipart/form-data or application/octet-stream); "
+        "JSON callers send 'filename' and 'contentBase64' instead"
+    )
+
+
 class SpoolWriter:
     """One spool file being written: size, SHA-256 and the limit checked as chunks arrive."""
 

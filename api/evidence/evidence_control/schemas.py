@@ -17,7 +17,7 @@ from pydantic import BeforeValidator, Field, PlainSerializer, PlainValidator, Se
 from api.evidence.evidence_control.doc_types import DocType
 from api.rpc.schema import DbId, Output, PageInput, Schema
 from api.rpc.text import SINGLE_LINE
-from api.rpc.uploads import UploadedFile
+from api.rpc.uploads import UploadedFile, require_file_part
 
 Source = Literal["upload", "portal", "fax", "email", "mail", "scan", "ehr", "other"]
 Status = Literal["active", "purged"]
@@ -25,18 +25,9 @@ LinkTarget = Literal["case", "claim", "appeal_packet"]
 MAX_TERMS = 50
 
 
-def _validate_file(value: Any) -> UploadedFile:
-    if isinstance(value, UploadedFile):
-        return value
-    raise ValueError(
-        "expected a file part (multipart/form-data or application/octet-stream); "
-        "JSON callers send 'filename' and 'contentBase64' instead"
-    )
-
-
 EvidenceFileField = Annotated[
     UploadedFile,
-    PlainValidator(_validate_file),
+    PlainValidator(require_file_part),
     # What the audit digest sees of the file: its hash and size, never its name.
     PlainSerializer(lambda f: {"sha256": f.sha256, "size": f.size}),
     WithJsonSchema({"type": "string", "format": "binary", "description": "The file (multipart part named 'file')"}),

@@ -10,27 +10,17 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field, PlainSerializer, PlainValidator, WithJsonSchema
 
 from api.core.errors import InvalidInput
 from api.rpc.schema import Schema
-from api.rpc.uploads import UploadedFile
-
-
-def _validate_file(value: Any) -> UploadedFile:
-    if isinstance(value, UploadedFile):
-        return value
-    raise ValueError(
-        "expected a file part (multipart/form-data or application/octet-stream); "
-        "JSON callers send 'filename' and 'contentBase64' instead"
-    )
-
+from api.rpc.uploads import UploadedFile, require_file_part
 
 UploadedFileField = Annotated[
     UploadedFile,
-    PlainValidator(_validate_file),
+    PlainValidator(require_file_part),
     PlainSerializer(lambda f: {"filename": f.filename, "sha256": f.sha256}),
     WithJsonSchema({"type": "string", "format": "binary", "description": "The file (multipart part named 'file')"}),
 ]
