@@ -31,7 +31,7 @@ import pytest
 from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter
 
-from tests.support.live_member import Member
+from tests.support.live_member import Member, join_by_invite
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -78,11 +78,7 @@ def members(private_live_server) -> Any:
         invite = specialist.mutation(
             "organizations.inviteMember", {"email": "approver@example.test", "role": "manager"}
         )
-        password = "a long approver passphrase"
-        accepted = http.post("/api/rpc/auth.acceptInvite", json={"token": invite["inviteToken"], "password": password})
-        assert accepted.status_code == 200, accepted.text
-        login = http.post("/api/rpc/auth.login", json={"email": "approver@example.test", "password": password})
-        approver = Member(http, login.json()["result"]["data"]["token"], org["firstClientId"])
+        approver = join_by_invite(http, invite["inviteToken"], "approver@example.test", org["firstClientId"])
         yield specialist, approver
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.live_member import Member
+from tests.support.live_member import Member, join_by_invite
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -37,14 +37,6 @@ EPIC_EXPORT = (
 )
 
 
-def _join(http: httpx.Client, invite_token: str, email: str, client_id: int) -> Member:
-    password = f"{email} long passphrase"
-    accepted = http.post("/api/rpc/auth.acceptInvite", json={"token": invite_token, "password": password})
-    assert accepted.status_code == 200, accepted.text
-    login = http.post("/api/rpc/auth.login", json={"email": email, "password": password})
-    return Member(http, login.json()["result"]["data"]["token"], client_id)
-
-
 @pytest.fixture(scope="module")
 def team(private_live_server) -> Any:
     """The organization's first admin (who submits) and a second admin (who reviews)."""
@@ -59,7 +51,7 @@ def team(private_live_server) -> Any:
         ).json()["result"]["data"]
         submitter = Member(http, token, org["firstClientId"])
         invite = submitter.mutation("organizations.inviteMember", {"email": "reviewer@example.test", "role": "admin"})
-        reviewer = _join(http, invite["inviteToken"], "reviewer@example.test", org["firstClientId"])
+        reviewer = join_by_invite(http, invite["inviteToken"], "reviewer@example.test", org["firstClientId"])
         yield http, submitter, reviewer
 
 
@@ -94,7 +86,7 @@ def test_a_hospital_goes_from_request_to_live_automation(team):
     invite = next(i for i in provisioned["invitations"] if i["email"] == "specialist@riverside.example")
 
     # the hospital's user signs in to the new client and uploads its export through its own profile
-    specialist = _join(http, invite["inviteToken"], "specialist@riverside.example", client_id)
+    specialist = join_by_invite(http, invite["inviteToken"], "specialist@riverside.example", client_id)
     profiles = {p["name"] for p in specialist.query("connectorProfiles.list") if p["source"] == "client"}
     assert "onboarding_claims_export" in profiles
     upload = http.post(

@@ -48,3 +48,12 @@ class Member:
             files={"file": (name, content, "application/octet-stream")},
             headers=self.headers,
         )
+
+
+def join_by_invite(http: httpx.Client, invite_token: str, email: str, client_id: int) -> Member:
+    """A new account accepts its invitation with a password of its own and signs in to `client_id`."""
+    password = f"{email} long passphrase"
+    accepted = http.post("/api/rpc/auth.acceptInvite", json={"token": invite_token, "password": password})
+    assert accepted.status_code == 200, accepted.text
+    login = http.post("/api/rpc/auth.login", json={"email": email, "password": password})
+    return Member(http, login.json()["result"]["data"]["token"], client_id)
