@@ -24,13 +24,14 @@ from api.automation.ai_governance import service as governance
 from api.automation.ai_platform import autonomy, metrics, proof
 from api.automation.ai_platform.models import AiEvaluation, AiExecution, AutonomyPolicy
 from api.automation.ai_platform.providers import CaseInputs, EvidenceText, OverturnEstimate, TaskResult, provider_for
-from api.core.errors import Conflict, InvalidInput, not_found
+from api.core.errors import Conflict, InvalidInput
 from api.denials.appeal_assembly import letter
 from api.denials.cases import service as cases
 from api.denials.cases.models import DenialCase
 from api.denials.human_attention import service as attention
 from api.evidence.evidence_control import service as evidence
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 from api.integrations.operational_control import service as control
 from pipelines.ingest.money import quantize
 
@@ -257,10 +258,7 @@ def execute(db: Session, task: str, case_id: int, *, provider_name: str, key: by
 
 
 def get_execution(db: Session, execution_id: int) -> AiExecution:
-    row = db.scalar(select(AiExecution).where(AiExecution.id == execution_id))
-    if row is None:
-        raise not_found("Execution", execution_id)
-    return row
+    return get_by_id(db, AiExecution, execution_id, "Execution")
 
 
 def policy_by_id(db: Session, policy_id: int | None) -> AutonomyPolicy | None:

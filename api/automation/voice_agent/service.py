@@ -30,6 +30,7 @@ from api.denials.cases import service as cases
 from api.denials.payer_interactions import service as payer_interactions
 from api.denials.payer_interactions.schemas import LogInteractionIn
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 
 CASE_EVENT_KIND = "voice_call"
 MAX_TURNS = 2000
@@ -298,10 +299,7 @@ def run_simulation(
 
 
 def get_simulation(db: Session, simulation_id: int) -> VoiceSimulation:
-    row = db.scalar(select(VoiceSimulation).where(VoiceSimulation.id == simulation_id))
-    if row is None:
-        raise not_found("Simulation", simulation_id)
-    return row
+    return get_by_id(db, VoiceSimulation, simulation_id, "Simulation")
 
 
 # --- lists and audit ----------------------------------------------------------------------------

@@ -17,16 +17,14 @@ from api.denials.comms.lifecycle import MESSAGE
 from api.denials.comms.models import OutboundMessage
 from api.denials.comms.transport import OutboundRequest, Transport, TransportResult, transport_for
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 
 CASE_EVENT_KIND = "message_sent"
 _STAMPS = {"sent": "sent_at", "delivered": "delivered_at", "failed": "failed_at"}
 
 
 def get(db: Session, message_id: int) -> OutboundMessage:
-    row = db.scalar(select(OutboundMessage).where(OutboundMessage.id == message_id))
-    if row is None:
-        raise not_found("Message", message_id)
-    return row
+    return get_by_id(db, OutboundMessage, message_id, "Message")
 
 
 def _move(row: OutboundMessage, target: str, detail: str, at: datetime) -> None:

@@ -40,10 +40,7 @@ def version(db: Session, draft_id: int, number: int) -> DraftVersion:
 
 
 def _case(db: Session, case_id: int) -> DenialCase:
-    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
-    if case is None:
-        raise not_found("Case", case_id)
-    return case
+    return get_by_id(db, DenialCase, case_id, "Case")
 
 
 def _save(db: Session, draft: Draft, text: str, user_id: int, now: datetime) -> DraftVersion:

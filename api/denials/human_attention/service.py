@@ -22,13 +22,14 @@ from typing import Any
 from sqlalchemy import BigInteger, ColumnElement, Table, and_, bindparam, column, func, or_, select, update, values
 from sqlalchemy.orm import Session
 
-from api.core.errors import InvalidInput, PreconditionFailed, not_found
+from api.core.errors import InvalidInput, PreconditionFailed
 from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import CaseEvent, DenialCase
 from api.denials.human_attention import priority
 from api.denials.human_attention.estimate import Counts, Estimate, OverturnModel, fit
 from api.denials.outcomes import service as outcomes
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 from api.infra.db.tenant_filter import get_scope
 from pipelines.ingest.money import quantize
 
@@ -360,10 +361,7 @@ def why(db: Session, case_id: int) -> Explanation:
 
 
 def get_case(db: Session, case_id: int) -> DenialCase:
-    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
-    if case is None:
-        raise not_found("Case", case_id)
-    return case
+    return get_by_id(db, DenialCase, case_id, "Case")
 
 
 def snooze(db: Session, case_id: int, until: datetime, reason: str, *, user_id: int) -> tuple[DenialCase, Any]:

@@ -9,7 +9,6 @@ from typing import Any
 from sqlalchemy import Select, case, func, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import not_found
 from api.core.lifecycle import transition
 from api.denials.cases.lifecycle import CASE
 from api.denials.cases.models import CaseEvent, DenialCase
@@ -17,15 +16,13 @@ from api.denials.outcomes import rules
 from api.denials.outcomes.models import AppealOutcome
 from api.denials.outcomes.schemas import ListOutcomesIn, RecordOutcomeIn
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 
 CASE_EVENT_KIND = "appeal_outcome"
 
 
 def get_case(db: Session, case_id: int) -> DenialCase:
-    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
-    if case is None:
-        raise not_found("Case", case_id)
-    return case
+    return get_by_id(db, DenialCase, case_id, "Case")
 
 
 def record(db: Session, data: RecordOutcomeIn, *, user_id: int) -> tuple[AppealOutcome, DenialCase]:
@@ -97,10 +94,7 @@ def audit_view(outcome: AppealOutcome, case: DenialCase) -> dict[str, Any]:
 
 
 def get(db: Session, outcome_id: int) -> AppealOutcome:
-    outcome = db.scalar(select(AppealOutcome).where(AppealOutcome.id == outcome_id))
-    if outcome is None:
-        raise not_found("Outcome", outcome_id)
-    return outcome
+    return get_by_id(db, AppealOutcome, outcome_id, "Outcome")
 
 
 def list_statement(filters: ListOutcomesIn) -> Select[Any]:

@@ -9,21 +9,19 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import InvalidInput, not_found
+from api.core.errors import InvalidInput
 from api.denials.cases.models import CaseEvent, DenialCase
 from api.denials.payer_interactions import rules
 from api.denials.payer_interactions.models import PayerInteraction
 from api.denials.payer_interactions.schemas import ListInteractionsIn, LogInteractionIn
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 
 CASE_EVENT_KIND = "payer_interaction"
 
 
 def get_case(db: Session, case_id: int) -> DenialCase:
-    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
-    if case is None:
-        raise not_found("Case", case_id)
-    return case
+    return get_by_id(db, DenialCase, case_id, "Case")
 
 
 def log(db: Session, data: LogInteractionIn, *, user_id: int) -> PayerInteraction:

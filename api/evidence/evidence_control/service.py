@@ -23,7 +23,7 @@ from sqlalchemy import Select, event, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from api.core.errors import InvalidInput, PreconditionFailed, not_found
+from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.settings import Settings
 from api.denials.cases.models import DenialCase
 from api.denials.claims.models import Claim
@@ -39,6 +39,7 @@ from api.evidence.evidence_control.models import (
 )
 from api.evidence.evidence_control.store import store_for
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 from api.infra.jobs.models import Job
 from api.infra.jobs.queue import enqueue
 from api.rpc.uploads import UploadedFile
@@ -82,17 +83,11 @@ def resolve_content(
 
 
 def _case(db: Session, case_id: int) -> DenialCase:
-    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
-    if case is None:
-        raise not_found("Case", case_id)
-    return case
+    return get_by_id(db, DenialCase, case_id, "Case")
 
 
 def _claim(db: Session, claim_id: int) -> Claim:
-    claim = db.scalar(select(Claim).where(Claim.id == claim_id))
-    if claim is None:
-        raise not_found("Claim", claim_id)
-    return claim
+    return get_by_id(db, Claim, claim_id, "Claim")
 
 
 def _targets(db: Session, case_id: int | None, claim_id: int | None) -> tuple[DenialCase | None, Claim | None]:
@@ -249,10 +244,7 @@ def audit_view(doc: EvidenceDocument) -> dict[str, Any]:
 
 
 def get(db: Session, document_id: int) -> EvidenceDocument:
-    doc = db.scalar(select(EvidenceDocument).where(EvidenceDocument.id == document_id))
-    if doc is None:
-        raise not_found("Document", document_id)
-    return doc
+    return get_by_id(db, EvidenceDocument, document_id, "Document")
 
 
 def list_statement(case_id: int | None, claim_id: int | None, doc_type: str | None, status: str | None) -> Select[Any]:

@@ -14,10 +14,11 @@ from pydantic import SecretStr
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import Conflict, Forbidden, InvalidInput, PreconditionFailed, not_found
+from api.core.errors import Conflict, Forbidden, InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition as move
 from api.core.settings import Settings
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 from api.infra.private_files import private_dir
 from api.infra.signing.secret import load_or_create
 from api.integrations.integration_control import checks, sealing
@@ -106,10 +107,7 @@ def _move(db: Session, row: Integration, target: str, reason: str, user_id: int)
 
 
 def get(db: Session, integration_id: int) -> Integration:
-    row = db.scalar(select(Integration).where(Integration.id == integration_id))
-    if row is None:
-        raise not_found("Integration", integration_id)
-    return row
+    return get_by_id(db, Integration, integration_id, "Integration")
 
 
 def by_key(db: Session, key: str) -> Integration | None:
@@ -272,10 +270,7 @@ def transition(
 
 
 def get_run(db: Session, run_id: int) -> IntegrationRun:
-    run = db.scalar(select(IntegrationRun).where(IntegrationRun.id == run_id))
-    if run is None:
-        raise not_found("Integration run", run_id)
-    return run
+    return get_by_id(db, IntegrationRun, run_id, "Integration run")
 
 
 def start(db: Session, integration_id: int, *, user_id: int) -> IntegrationRun:

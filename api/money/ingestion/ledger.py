@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import not_found
 from api.core.lifecycle import transition
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id
 from api.money.ingestion.lifecycle import ENTRY_REVIEW, RECONCILIATION_EXCEPTION
 from api.money.ingestion.matching import LedgerEntry, reconcile
 from api.money.ingestion.models import FinancialEntry, ReconciliationException, ReconciliationRun
@@ -112,10 +113,7 @@ def run_reconciliation(db: Session, user_id: int, organization_id: int, client_i
 
 
 def get_run(db: Session, run_id: int) -> ReconciliationRun:
-    run = db.scalar(select(ReconciliationRun).where(ReconciliationRun.id == run_id))
-    if run is None:
-        raise not_found("Reconciliation run", run_id)
-    return run
+    return get_by_id(db, ReconciliationRun, run_id, "Reconciliation run")
 
 
 def run_exceptions(db: Session, run_id: int) -> list[ReconciliationException]:

@@ -20,7 +20,7 @@ from sqlalchemy import Table, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from api.core.errors import InvalidInput, PreconditionFailed, not_found
+from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition
 from api.infra.db.base import Base, utcnow
 from api.infra.db.lookup import get_by_id
@@ -416,10 +416,7 @@ def _editable_batch(db: Session, batch_id: int) -> ImportBatch:
 
 
 def get_row(db: Session, row_id: int) -> ImportRow:
-    row = db.scalar(select(ImportRow).where(ImportRow.id == row_id))
-    if row is None:
-        raise not_found("Import row", row_id)
-    return row
+    return get_by_id(db, ImportRow, row_id, "Import row")
 
 
 def repair_row(db: Session, row_id: int, patch: dict[str, Any]) -> tuple[ImportRow, ImportBatch]:
