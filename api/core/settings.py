@@ -86,6 +86,9 @@ class Settings(BaseSettings):
     # SMART signing keys; unset = generated under DATA_DIR on first start.
     smart_keys_path: Path | None = None
     smart_key_retire_after_days: int = 7
+    # A rotation publishes the next keys this long before they sign, so relying parties that cache
+    # the JWK Set (commonly up to a day) see a new kid before the first token signed with it.
+    smart_key_publish_ahead_hours: int = Field(default=24, ge=0)
 
     # Billing webhook secrets, comma-separated (several for rotation).
     billing_webhook_secret: str | None = None

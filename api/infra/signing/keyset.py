@@ -2,9 +2,14 @@
 
 A key set is `{"keys": [entry, ...]}`; each entry is a private JWK plus
 `kid` (RFC 7638 thumbprint), `alg` (ES384 or RS384), `use: "sig"`,
-`created_at` and optional `retire_at` (ISO 8601 UTC). A key is published
-until its `retire_at` passes, so tokens signed just before a rotation keep
-verifying for the retirement window.
+`created_at`, optional `sign_from` and optional `retire_at` (ISO 8601 UTC).
+
+A key is published from the moment it is in the set until its `retire_at`
+passes. It signs only from `sign_from` (default: `created_at`): a rotation
+publishes the next key ahead of its first signature, so a relying party that
+cached the JWK Set refetches it and finds the new kid before it meets a token
+signed with it; the previous key keeps signing until then and stays published
+for the retirement window after, so tokens it signed keep verifying.
 """
 
 from __future__ import annotations
@@ -89,7 +94,7 @@ def _check_kid(entry: dict[str, Any], where: str, seen: set[str]) -> str:
 
 
 def _check_times(entry: dict[str, Any], where: str) -> None:
-    for field in ("created_at", "retire_at"):
+    for field in ("created_at", "sign_from", "retire_at"):
         if entry.get(field) is not None:
             try:
                 parse_time(entry[field])
@@ -118,30 +123,65 @@ def public_jwks(entries: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
     }
 
 
+class RotationPending(KeySetError):
+    """A rotation is already under way: its next keys are published but do not sign yet."""
+
+    def __init__(self, signs_from: datetime) -> None:
+        super().__init__(f"the next keys are published and start signing at {_iso(signs_from)}")
+        self.signs_from = signs_from
+
+
+def signs_from(entry: dict[str, Any]) -> datetime:
+    """When the key starts signing (its `sign_from`, else its creation)."""
+    return parse_time(entry.get("sign_from") or entry["created_at"])
+
+
+def pending(entries: list[dict[str, Any]], now: datetime) -> list[dict[str, Any]]:
+    """Keys published ahead of their first signature (the next keys of a rotation under way)."""
+    return [e for e in entries if is_published(e, now) and signs_from(e) > now]
+
+
 def rotate(
-    entries: list[dict[str, Any]], now: datetime, retire_after: timedelta, new_keys: list[dict[str, Any]]
+    entries: list[dict[str, Any]],
+    now: datetime,
+    retire_after: timedelta,
+    new_keys: list[dict[str, Any]],
+    *,
+    publish_ahead: timedelta = timedelta(0),
+    emergency: bool = False,
 ) -> list[dict[str, Any]]:
-    """The key set after a rotation: active keys get `retire_at = now + retire_after`,
-    keys already past their retire_at are pruned, `new_keys` are added."""
+    """The key set after a rotation. Keys already past their retire_at are pruned.
+
+    Planned (the default): `new_keys` sign from `now + publish_ahead`; the current keys keep
+    signing until then and retire `retire_after` later. Refused with RotationPending while an
+    earlier rotation's next keys are not signing yet (rotating again would retire keys that
+    never signed). Emergency (a compromised key): `new_keys` sign at once and every other key
+    stops being published now, pending ones included.
+    """
+    waiting = pending(entries, now)
+    if waiting and not emergency:
+        raise RotationPending(min(signs_from(e) for e in waiting))
+    start = now if emergency else now + publish_ahead
     kept: list[dict[str, Any]] = []
     for entry in entries:
         if not is_published(entry, now):
             continue
         copy = dict(entry)
-        if copy.get("retire_at") is None:
-            copy["retire_at"] = _iso(now + retire_after)
+        if emergency:
+            copy["retire_at"] = _iso(now)
+        elif copy.get("retire_at") is None:
+            copy["retire_at"] = _iso(start + retire_after)
         kept.append(copy)
-    return kept + [dict(k) for k in new_keys]
+    fresh = [dict(k, sign_from=_iso(start)) for k in new_keys]
+    return kept + fresh
 
 
 def signing_entry(entries: list[dict[str, Any]], alg: str, now: datetime) -> dict[str, Any]:
-    """The newest unretiring key for `alg` (the one that signs new tokens)."""
-    active = [e for e in entries if e.get("alg") == alg and e.get("retire_at") is None]
-    if not active:
-        active = [e for e in entries if e.get("alg") == alg and is_published(e, now)]
+    """The key that signs new `alg` tokens at `now`: the published one that started signing last."""
+    active = [e for e in entries if e.get("alg") == alg and is_published(e, now) and signs_from(e) <= now]
     if not active:
         raise KeySetError(f"no published {alg} key to sign with")
-    return max(active, key=lambda e: parse_time(e["created_at"]))
+    return max(active, key=lambda e: (signs_from(e), parse_time(e["created_at"])))
 
 
 def import_private(entry: dict[str, Any]) -> Key:
@@ -150,7 +190,7 @@ def import_private(entry: dict[str, Any]) -> Key:
 
 
 def _jwk_only(entry: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in entry.items() if k not in ("created_at", "retire_at")}
+    return {k: v for k, v in entry.items() if k not in ("created_at", "sign_from", "retire_at")}
 
 
 def parse_time(value: str) -> datetime:

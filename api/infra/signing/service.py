@@ -27,6 +27,16 @@ class SigningKeysUnavailable(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Rotation:
+    """What a rotation left published: every kid, the ones signing now, the next ones and when they start."""
+
+    published_kids: list[str]
+    signing_kids: list[str]
+    next_kids: list[str]
+    next_signs_from: datetime | None
+
+
+@dataclass(frozen=True)
 class PublishedKeys:
     jwks: dict[str, Any]
     body: bytes  # the serialised JWKS, served as is
@@ -38,11 +48,18 @@ class SigningKeys:
     file is created with a fresh ES384 + RS384 pair; an explicitly configured file never is."""
 
     def __init__(
-        self, path: Path, *, generate_if_missing: bool, retire_after: timedelta, clock: Callable[[], datetime] = utcnow
+        self,
+        path: Path,
+        *,
+        generate_if_missing: bool,
+        retire_after: timedelta,
+        publish_ahead: timedelta = timedelta(0),
+        clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.path = Path(path)
         self.generate_if_missing = generate_if_missing
         self.retire_after = retire_after
+        self.publish_ahead = publish_ahead
         self.clock = clock
         self._lock = threading.Lock()
         self._cache: tuple[tuple[int, int, int], list[dict[str, Any]]] | None = None
@@ -55,6 +72,7 @@ class SigningKeys:
             path,
             generate_if_missing=explicit is None,
             retire_after=timedelta(days=settings.smart_key_retire_after_days),
+            publish_ahead=timedelta(hours=settings.smart_key_publish_ahead_hours),
             clock=clock,
         )
 
@@ -68,16 +86,44 @@ class SigningKeys:
         body = json.dumps(jwks, separators=(",", ":"), sort_keys=True).encode()
         return PublishedKeys(jwks, body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
 
-    def rotate(self) -> list[str]:
-        """Add a new ES384 + RS384 pair, retire the previous keys after the window, prune
-        expired ones, write atomically. Returns the kids published after the rotation."""
+    def rotate(self, *, emergency: bool = False) -> Rotation:
+        """Publish a new ES384 + RS384 pair that signs from `publish_ahead` from now (at once in an
+        emergency, which also unpublishes every other key), prune expired keys, write atomically.
+        Raises keyset.RotationPending while an earlier rotation's keys do not sign yet."""
         with self._lock, store.exclusive(self.path):
             now = self.clock()
             entries = self._load(allow_generate=True, locked=True)
-            updated = keyset.rotate(entries, now, self.retire_after, keyset.generate_pair(now))
+            updated = keyset.rotate(
+                entries,
+                now,
+                self.retire_after,
+                keyset.generate_pair(now),
+                publish_ahead=self.publish_ahead,
+                emergency=emergency,
+            )
             store.write_document(self.path, {"keys": updated})
             self._cache = None
-            return [k["kid"] for k in keyset.public_jwks(updated, now)["keys"]]
+            return self.describe(updated, now)
+
+    def state(self) -> Rotation:
+        """The published, signing and next keys now (no change)."""
+        return self.describe(self._entries(), self.clock())
+
+    @staticmethod
+    def describe(entries: list[dict[str, Any]], now: datetime) -> Rotation:
+        waiting = keyset.pending(entries, now)
+        signing = []
+        for alg in keyset.ALGORITHMS:
+            try:
+                signing.append(keyset.signing_entry(entries, alg, now)["kid"])
+            except keyset.KeySetError:
+                continue
+        return Rotation(
+            published_kids=[k["kid"] for k in keyset.public_jwks(entries, now)["keys"]],
+            signing_kids=signing,
+            next_kids=[e["kid"] for e in waiting],
+            next_signs_from=min((keyset.signs_from(e) for e in waiting), default=None),
+        )
 
     def sign_client_assertion(self, claims: dict[str, Any]) -> str:
         """A compact JWT over `claims`, signed ES384 with the newest active key (kid in the header)."""

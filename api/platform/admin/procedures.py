@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from sqlalchemy import func, select
 
 from api.core.errors import NotFound, PreconditionFailed
@@ -12,6 +13,7 @@ from api.platform.organizations.models import Client, Membership, Organization
 from api.rpc.context import UserContext
 from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Page, PageInput, Schema, paginate
+from api.rpc.text import SINGLE_LINE
 
 
 class OrganizationSummary(Output):
@@ -116,22 +118,49 @@ def settings(ctx: UserContext) -> SettingsOut:
     )
 
 
+class RotateKeysIn(Schema):
+    emergency: bool = Field(
+        default=False,
+        description="a compromised key: the new keys sign at once and every other key is unpublished now "
+        "(tokens they signed stop verifying); a reason is required",
+    )
+    reason: Annotated[str, Field(min_length=3, max_length=500), SINGLE_LINE] | None = None
+
+    @model_validator(mode="after")
+    def _emergency_needs_reason(self) -> RotateKeysIn:
+        if self.emergency and self.reason is None:
+            raise ValueError("an emergency rotation needs a reason")
+        return self
+
+
 class RotatedKeysOut(Output):
-    published_kids: list[str] = Field(description="kids in the JWKS after the rotation (new and retiring)")
+    published_kids: list[str] = Field(description="kids in the JWKS after the rotation (current, next and retiring)")
+    signing_kids: list[str] = Field(description="kids that sign new tokens now (one per algorithm)")
+    next_kids: list[str] = Field(description="kids published ahead of their first signature")
+    next_signs_from: datetime | None = Field(description="when the next keys start signing")
 
 
 @rpc.mutation("admin.rotateSigningKeys", auth="platform_admin")
-def rotate_signing_keys(ctx: UserContext) -> RotatedKeysOut:
-    """Publish a new ES384 + RS384 SMART key pair; the previous keys stay published until
-    smart_key_retire_after_days have passed, then are pruned."""
+def rotate_signing_keys(ctx: UserContext, input: RotateKeysIn) -> RotatedKeysOut:
+    """Publish a new ES384 + RS384 SMART key pair ahead of its first signature: it is in the JWKS at
+    once and signs from smart_key_publish_ahead_hours later; the current keys sign until then and stay
+    published smart_key_retire_after_days more, then are pruned. While a rotation's next keys do not
+    sign yet, another is PRECONDITION_FAILED. `emergency` (with a reason) is for a compromised key:
+    the new keys sign at once and every other key leaves the JWKS now."""
+    from api.infra.signing.keyset import RotationPending
     from api.infra.signing.service import SigningKeysUnavailable
 
     keys = ctx.services.signing_keys
     if keys is None:
         raise PreconditionFailed("Signing keys are not configured on this server")
     try:
-        kids = keys.rotate()
+        rotation = keys.rotate(emergency=input.emergency)
+    except RotationPending as exc:
+        raise PreconditionFailed(
+            f"A rotation is under way: {exc}. Rotate again after that, or use emergency for a compromised key"
+        ) from None
     except SigningKeysUnavailable as exc:
         raise PreconditionFailed(f"Cannot rotate: {exc}. Fix SMART_KEYS_PATH and retry") from None
-    ctx.note("signing_keys", "jwks", after={"published_kids": kids})
-    return RotatedKeysOut(published_kids=kids)
+    out = RotatedKeysOut.model_validate(rotation, from_attributes=True)
+    ctx.note("signing_keys", "jwks", after=out.model_dump(mode="json", include={"published_kids", "next_signs_from"}))
+    return out

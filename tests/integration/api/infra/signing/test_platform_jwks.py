@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from fastapi.testclient import TestClient
 from joserfc import jwt
+from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from api.app import build_services, create_app
@@ -57,36 +58,75 @@ def test_a_signed_client_assertion_verifies_against_the_published_jwks(http, ser
     assert jwt.decode(token, keyset, algorithms=["ES384"]).claims["jti"] == "abc"
 
 
-def test_rotation_keeps_old_keys_until_retirement_then_drops_them(http, services, make_member, monkeypatch):
-    admin = make_member(platform_admin=True)
-    before = published_kids(http)
-    token_before = services.signing_keys.sign_client_assertion({"jti": "before-rotation"})
+@pytest.fixture
+def own_key_file(services, tmp_path, monkeypatch):
+    """The rotation tests move the clock: they rotate a key file of their own, so the session's keys
+    are never left signing only in the future."""
+    monkeypatch.setattr(services.signing_keys, "path", tmp_path / "keys" / "smart_keys.json")
+    monkeypatch.setattr(services.signing_keys, "_cache", None)
+    services.signing_keys.ensure()
 
-    result = admin.rpc.mutation("admin.rotateSigningKeys")
+
+def kid_of(token: str) -> str:
+    return json.loads(base64.urlsafe_b64decode(token.split(".", maxsplit=1)[0] + "==").decode())["kid"]
+
+
+def test_rotation_publishes_the_next_key_before_it_signs_then_retires_the_old(
+    http, services, make_member, monkeypatch, own_key_file
+):
+    admin = make_member(platform_admin=True)
+    keys = services.signing_keys
+    before = published_kids(http)
+    token_before = keys.sign_client_assertion({"jti": "before-rotation"})
+
+    result = admin.rpc.mutation("admin.rotateSigningKeys", {})
     assert result.status == 200, result.body
     after = published_kids(http)
-    assert set(result.data["publishedKids"]) == after
-    assert before < after and len(after - before) == 2
-    # A token signed just before the rotation still verifies against what is published now.
-    assert (
-        jwt.decode(
-            token_before, KeySet.import_key_set(http.get("/.well-known/jwks.json").json()), algorithms=["ES384"]
-        ).claims["jti"]
-        == "before-rotation"
-    )
-    new_token = services.signing_keys.sign_client_assertion({"jti": "after"})
-    header = json.loads(base64.urlsafe_b64decode(new_token.split(".")[0] + "==").decode())
-    assert header["kid"] in after - before  # new tokens are signed with the new key
+    new_kids = after - before
+    assert set(result.data["publishedKids"]) == after and len(new_kids) == 2
+    assert set(result.data["nextKids"]) == new_kids
+    assert set(result.data["signingKids"]) <= before
+    # The next keys are in the JWKS now, but the current key still signs until they start.
+    assert kid_of(keys.sign_client_assertion({"jti": "still-old"})) in before
+    ahead = timedelta(hours=services.settings.smart_key_publish_ahead_hours)
+    rotated_at = utcnow()
+    # A second planned rotation while the next keys wait is refused, and changes nothing.
+    again = admin.rpc.mutation("admin.rotateSigningKeys", {})
+    assert again.code == "PRECONDITION_FAILED" and "start signing at" in again.error["message"]
+    assert published_kids(http) == after
 
-    # Past the retirement window (clock injected) the old keys are no longer published...
+    # From the announced time the new key signs; a token of the old key still verifies.
+    monkeypatch.setattr(keys, "clock", lambda: rotated_at + ahead + timedelta(minutes=1))
+    assert kid_of(keys.sign_client_assertion({"jti": "after"})) in new_kids
+    jwks_then = KeySet.import_key_set(http.get("/.well-known/jwks.json").json())
+    assert jwt.decode(token_before, jwks_then, algorithms=["ES384"]).claims["jti"] == "before-rotation"
+
+    # Past the retirement window (counted from when the new key started) the old keys are gone...
     days = services.settings.smart_key_retire_after_days
-    monkeypatch.setattr(services.signing_keys, "clock", lambda: utcnow() + timedelta(days=days, minutes=1))
-    later = published_kids(http)
-    assert later == after - before
+    monkeypatch.setattr(keys, "clock", lambda: rotated_at + ahead + timedelta(days=days, minutes=1))
+    assert published_kids(http) == new_kids
     # ...and the next rotation prunes them from the file.
-    assert admin.rpc.mutation("admin.rotateSigningKeys").status == 200
-    on_disk = {k["kid"] for k in json.loads(services.signing_keys.path.read_text())["keys"]}
+    assert admin.rpc.mutation("admin.rotateSigningKeys", {}).status == 200
+    on_disk = {k["kid"] for k in json.loads(keys.path.read_text())["keys"]}
     assert not on_disk & before
+
+
+def test_emergency_rotation_needs_a_reason_and_unpublishes_the_compromised_keys(
+    http, services, make_member, own_key_file
+):
+    admin = make_member(platform_admin=True)
+    before = published_kids(http)
+    token_before = services.signing_keys.sign_client_assertion({"jti": "compromised"})
+    refused = admin.rpc.mutation("admin.rotateSigningKeys", {"emergency": True})
+    assert refused.code == "BAD_REQUEST" and "reason" in str(refused.error)
+
+    done = admin.rpc.mutation("admin.rotateSigningKeys", {"emergency": True, "reason": "key file leaked"})
+    assert done.status == 200, done.body
+    after = published_kids(http)
+    assert not after & before and set(done.data["signingKids"]) == after and done.data["nextKids"] == []
+    assert kid_of(services.signing_keys.sign_client_assertion({"jti": "new"})) in after
+    with pytest.raises(JoseError):  # the compromised key's tokens no longer verify
+        jwt.decode(token_before, KeySet.import_key_set(http.get("/.well-known/jwks.json").json()))
 
 
 def test_rotation_is_for_platform_admins_only(make_member):

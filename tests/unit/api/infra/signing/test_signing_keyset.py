@@ -65,6 +65,7 @@ def test_public_jwks_holds_only_public_members(pair):
         (lambda d: d["keys"][1].update(kid=d["keys"][0]["kid"]), "appears twice"),
         (lambda d: d["keys"][0].update(x="AAAA"), "keys[0]: not a valid ES384 key"),
         (lambda d: d["keys"][0].update(retire_at="tomorrow"), "retire_at"),
+        (lambda d: d["keys"][1].update(sign_from="2026-01-01T00:00:00"), "keys[1]: sign_from"),
         (lambda d: d["keys"][0].update(crv="P-256"), "keys[0]: ES384 needs kty EC on curve P-384"),
     ],
 )
@@ -77,22 +78,72 @@ def test_validate_names_the_bad_entry_without_key_material(pair, mutate, needle)
     assert pair[0]["d"] not in str(info.value)
 
 
-def test_rotation_retires_old_keys_later_and_prunes_expired(pair):
-    window = timedelta(days=7)
+def kids(entries) -> set[str]:
+    return {k["kid"] for k in entries}
+
+
+def published_at(entries, when) -> set[str]:
+    return kids(keyset.public_jwks(entries, when)["keys"])
+
+
+def signer_at(entries, when, alg="ES384") -> str:
+    return keyset.signing_entry(entries, alg, when)["kid"]
+
+
+def test_rotation_publishes_the_next_keys_a_day_before_they_sign(pair):
+    """Times written by hand: rotation at 12:00 on 1 Jan, publish ahead 24 h, retire after 7 days."""
     new = keyset.generate_pair(NOW)
-    rotated = keyset.rotate(pair, NOW, window, new)
-    old_kids = {k["kid"] for k in pair}
-    assert {k["kid"] for k in rotated} == old_kids | {k["kid"] for k in new}
-    assert all(keyset.parse_time(k["retire_at"]) == NOW + window for k in rotated if k["kid"] in old_kids)
-    assert all("retire_at" not in k for k in rotated if k["kid"] not in old_kids)
-    # Just before the window ends the old keys are still published; after it they are gone.
-    assert {k["kid"] for k in keyset.public_jwks(rotated, NOW + window - timedelta(seconds=1))["keys"]} >= old_kids
+    rotated = keyset.rotate(pair, NOW, timedelta(days=7), new, publish_ahead=timedelta(hours=24))
+    old_es, new_es = pair[0]["kid"], new[0]["kid"]
+    # At once: both generations published, the old key still signs.
+    assert published_at(rotated, NOW) == kids(pair) | kids(new)
+    assert signer_at(rotated, NOW) == old_es
+    assert signer_at(rotated, datetime(2026, 1, 2, 11, 59, 59, tzinfo=UTC)) == old_es
+    # From 12:00 on 2 Jan the new key signs (and was published a full day before).
+    assert signer_at(rotated, datetime(2026, 1, 2, 12, 0, tzinfo=UTC)) == new_es
+    assert signer_at(rotated, datetime(2026, 1, 2, 12, 0, tzinfo=UTC), "RS384") == new[1]["kid"]
+    # The old keys stay published 7 days after they stopped signing: until 12:00 on 9 Jan.
+    assert published_at(rotated, datetime(2026, 1, 9, 11, 59, 59, tzinfo=UTC)) >= kids(pair)
+    assert not published_at(rotated, datetime(2026, 1, 9, 12, 0, tzinfo=UTC)) & kids(pair)
+
+
+def test_a_rotation_under_way_refuses_another_until_its_keys_sign(pair):
+    rotated = keyset.rotate(pair, NOW, timedelta(days=7), keyset.generate_pair(NOW), publish_ahead=timedelta(hours=24))
+    with pytest.raises(keyset.RotationPending) as info:
+        keyset.rotate(rotated, NOW + timedelta(hours=23), timedelta(days=7), keyset.generate_pair(NOW))
+    assert info.value.signs_from == datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
+    # Once the next keys sign, the following rotation goes ahead and leaves the first generation
+    # retiring on its own schedule (9 Jan), not moved by the second rotation.
+    later = datetime(2026, 1, 3, tzinfo=UTC)
+    third = keyset.generate_pair(later)
+    again = keyset.rotate(rotated, later, timedelta(days=7), third, publish_ahead=timedelta(hours=24))
+    assert [e["retire_at"] for e in again if e["kid"] in kids(pair)] == ["2026-01-09T12:00:00+00:00"] * 2
+    assert signer_at(again, later) not in kids(third)
+
+
+def test_emergency_rotation_signs_at_once_and_unpublishes_every_other_key(pair):
+    pending = keyset.rotate(pair, NOW, timedelta(days=7), keyset.generate_pair(NOW), publish_ahead=timedelta(hours=24))
+    fresh = keyset.generate_pair(NOW)
+    rotated = keyset.rotate(pending, NOW, timedelta(days=7), fresh, emergency=True)
+    assert published_at(rotated, NOW) == kids(fresh)
+    assert signer_at(rotated, NOW) == fresh[0]["kid"]
+
+
+def test_rotation_prunes_keys_past_their_retirement(pair):
+    window = timedelta(days=7)
+    rotated = keyset.rotate(pair, NOW, window, keyset.generate_pair(NOW))
     later = NOW + window + timedelta(seconds=1)
-    assert not old_kids & {k["kid"] for k in keyset.public_jwks(rotated, later)["keys"]}
-    # The next rotation prunes them from the file.
+    assert not kids(pair) & published_at(rotated, later)
     again = keyset.rotate(rotated, later, window, keyset.generate_pair(later))
-    assert not old_kids & {k["kid"] for k in again}
+    assert not kids(pair) & kids(again)
     assert keyset.signing_entry(again, "ES384", later)["created_at"] == keyset._iso(later)
+
+
+def test_a_set_with_no_key_signing_yet_cannot_sign(pair):
+    future = [dict(e, sign_from="2026-02-01T00:00:00+00:00") for e in pair]
+    assert keyset.validate({"keys": future}) == future
+    with pytest.raises(keyset.KeySetError, match="no published ES384 key"):
+        keyset.signing_entry(future, "ES384", NOW)
 
 
 def test_default_key_file_is_generated_once_with_mode_0600(tmp_path):
