@@ -57,7 +57,8 @@ def record_delegation_event(ctx: Context, input: RecordEventIn) -> RecordEventOu
     number and next step are logged as a payer interaction and a `voice_call` case event) or failed
     (-> failed with its mode). Idempotent by `providerEventId`: a redelivery answers `duplicate: true`
     and changes nothing (the same id on another delegation is CONFLICT). A move the lifecycle does not
-    allow is PRECONDITION_FAILED."""
+    allow is PRECONDITION_FAILED, and so is `dialing` while operationalControl pauses the client or
+    `payer_call` (nothing recorded; send it again after resume)."""
     row, duplicate = service.record_event(ctx.db, input, user_id=ctx.user_id)
     ctx.note("voice_delegation", row.id, after=service.audit_view(row))
     return RecordEventOut(delegation=DelegationOut.model_validate(row), duplicate=duplicate)
@@ -69,7 +70,8 @@ def run_simulation(ctx: Context, input: RunSimulationIn) -> SimulationOut:
     transfers, a representative), seeded by `seed` or the simulation's id, with an optional failure
     mode (dropped_call, long_hold_timeout, wrong_department_transfer, rep_refuses_without_identifier,
     ivr_loop). Stores the redacted transcript, the timeline and the outcome; a completed call updates
-    the case and the payer interaction log as a real one would, marked simulated."""
+    the case and the payer interaction log as a real one would, marked simulated. PRECONDITION_FAILED
+    while operationalControl pauses the client or `payer_call` (the delegation stays created)."""
     sim = service.run_simulation(
         ctx.db, delegation_id=input.delegation_id, failure_mode=input.failure_mode, seed=input.seed, user_id=ctx.user_id
     )

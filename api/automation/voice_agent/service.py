@@ -6,6 +6,11 @@ payer interaction through `payer_interactions.service.log` (which appends its ow
 `payer_interaction` case event) and a `voice_call` case event through `cases.service.add_event`
 naming the delegation, the goal, the status and the reference number. A simulated call says so
 (`simulated: true`, "Simulated" in the interaction's summary and representative).
+
+Placing a call is automation acting for the client (operationalControl task `payer_call`): while it
+is paused a simulation and a provider's `dialing` event are refused before anything is written, so
+the delegation stays `created` and the same step succeeds after resume. Delegating a call (it waits in
+`created`) and the events of a call already connected (what it learned is data) are not paused.
 """
 
 from __future__ import annotations
@@ -31,8 +36,10 @@ from api.denials.payer_interactions import service as payer_interactions
 from api.denials.payer_interactions.schemas import LogInteractionIn
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
+from api.integrations.operational_control import service as control
 
 CASE_EVENT_KIND = "voice_call"
+PAUSE_TASK = "payer_call"
 MAX_TURNS = 2000
 
 
@@ -221,6 +228,8 @@ def record_event(db: Session, data: RecordEventIn, *, user_id: int) -> tuple[Voi
         return row, True
     if row.placed_by == "simulation":
         raise PreconditionFailed("This delegation was played by a simulation; it takes no provider events")
+    if data.kind == "dialing":  # the agent would start a call now
+        control.require_not_paused(db, PAUSE_TASK)
     _apply_event(db, row, data, user_id)
     row.timeline = sorted([*row.timeline, _timeline_entry(data)], key=lambda e: e["at"])
     event = VoiceDelegationEvent(
@@ -246,7 +255,9 @@ def run_simulation(
     db: Session, *, delegation_id: int, failure_mode: str, seed: int | None, user_id: int
 ) -> VoiceSimulation:
     """Play the delegation's call against the simulated payer line (it must be `created`) and record
-    the transcript (redacted), timeline and outcome on the simulation and the delegation."""
+    the transcript (redacted), timeline and outcome on the simulation and the delegation. Refused while
+    `payer_call` is paused."""
+    control.require_not_paused(db, PAUSE_TASK)
     row = get_delegation(db, delegation_id, for_update=True)
     _move(row, "dialing", "simulation: dialing")
     row.placed_by = "simulation"

@@ -61,7 +61,8 @@ def execute_sandbox(ctx: Context, input: ExecuteIn) -> ActionOut:
     tracking number derived from it ('sandbox-reject' refuses). The action becomes executed or failed;
     a second run is PRECONDITION_FAILED. Its approval must be valid now; if the payload's digest is no
     longer the approved one the action is made void (recorded) and the call is PRECONDITION_FAILED
-    "changed after approval"."""
+    "changed after approval". PRECONDITION_FAILED while operationalControl pauses the client or
+    `execute_action`: nothing runs and the action stays approved, to run after resume."""
     try:
         action, execution = service.execute_sandbox(ctx.db, input.id, target=input.target, user_id=ctx.user_id)
     except service.PayloadChanged:

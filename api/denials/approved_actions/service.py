@@ -2,6 +2,10 @@
 commits, except `void_after_change`, which records a void in its own transaction because the call
 that found the change answers with an error (and its own transaction is rolled back).
 
+Running an action hands its payload to an external target, so it is automation acting for the client
+(operationalControl task `execute_action`): while paused, `execute_sandbox` is refused before anything
+is read or written and the action stays approved (its approval keeps its own expiry).
+
 Never puts payload content anywhere: the target, the executions table and the audit log get the
 payload's digest.
 """
@@ -29,9 +33,11 @@ from api.denials.cases.models import DenialCase
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
 from api.infra.db.tenant_filter import TenantScope, set_scope
+from api.integrations.operational_control import service as control
 
 SUBJECT = "action"
 CHANGED = "changed after approval"
+PAUSE_TASK = "execute_action"
 
 
 class PayloadChanged(PreconditionFailed):
@@ -168,7 +174,8 @@ def execute_sandbox(
     expired, withdrawn or void) and the payload's SHA-256 must still be the approved one, else
     `PayloadChanged` (the caller records the void: see `void_after_change`). The target gets the
     digest, never the content; the action becomes executed (acknowledged) or failed (refused) and
-    its approval used."""
+    its approval used. Refused while the client or `execute_action` is paused (operationalControl)."""
+    control.require_not_paused(db, PAUSE_TASK)
     now = utcnow()
     action = get(db, action_id, for_update=True)
     approval = _sync(db, action, now)

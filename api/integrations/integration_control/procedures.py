@@ -122,7 +122,8 @@ def transition(ctx: Context, input: TransitionIn) -> IntegrationOut:
 @rpc.mutation("integrationControl.start")
 def start(ctx: Context, input: StartIn) -> RunOut:
     """Start a run of an active integration (any other state is PRECONDITION_FAILED; a run still
-    running is CONFLICT)."""
+    running is CONFLICT). PRECONDITION_FAILED while operationalControl pauses the client or
+    `integration_run` (no run is started; start it again after resume)."""
     run = service.start(ctx.db, input.id, user_id=ctx.user_id)
     ctx.note("integration_run", run.id)
     return RunOut.model_validate(run)

@@ -24,8 +24,10 @@ from api.infra.signing.secret import load_or_create
 from api.integrations.integration_control import checks, sealing
 from api.integrations.integration_control.lifecycle import INTEGRATION, RUN, TRANSITION_MOVES
 from api.integrations.integration_control.models import Integration, IntegrationEvent, IntegrationRun
+from api.integrations.operational_control import service as control
 
 SECRET_FIELDS = ("password", "private_key", "client_secret")
+PAUSE_TASK = "integration_run"  # operationalControl: a run is a transfer with stored credentials
 LIVE_STATES = ("active", "suspended")
 
 
@@ -274,8 +276,10 @@ def get_run(db: Session, run_id: int) -> IntegrationRun:
 
 
 def start(db: Session, integration_id: int, *, user_id: int) -> IntegrationRun:
-    """Start a run of an active integration; one running run at a time."""
+    """Start a run of an active integration; one running run at a time. Refused while the client or
+    `integration_run` is paused (operationalControl); recording or cancelling a started run is not."""
     row = get(db, integration_id)
+    control.require_not_paused(db, PAUSE_TASK)
     if row.state != "active":
         raise PreconditionFailed(f"The integration is '{row.state}'; runs start only when it is active")
     running = db.scalar(

@@ -1,7 +1,9 @@
 """Pausing and resuming automation of the selected client. Never commits.
 
-A pause stops automatic application (aiPlatform never answers `applied` for a paused client or task);
-suggestions for a person still flow. Pausing is idempotent (pausing what is paused changes nothing:
+A pause stops every automated path of `scopes.AUTOMATED_PATHS` (the inventory is in `scopes.py`):
+aiPlatform never answers `applied` for a paused client or task (suggestions for a person still flow),
+and the other paths call `require_not_paused` at the moment they would act, which refuses with
+PRECONDITION_FAILED before anything is written (the step can be retried after resume). Pausing is idempotent (pausing what is paused changes nothing:
 stopping must never fail). Resuming is refused while any registered blocker gives a reason.
 
 `RESUME_BLOCKERS` is the registry other namespaces fill (in the composition root): each blocker takes
@@ -22,7 +24,13 @@ from sqlalchemy.orm import Session
 from api.core.errors import PreconditionFailed
 from api.infra.db.base import utcnow
 from api.integrations.operational_control.models import AutomationPause, AutomationPauseEvent
-from api.integrations.operational_control.scopes import CLIENT_WIDE, pause_reasons, scope_of
+from api.integrations.operational_control.scopes import (
+    AUTOMATED_PATHS,
+    CLIENT_WIDE,
+    pause_reasons,
+    paused_message,
+    scope_of,
+)
 
 Blocker = Callable[[Session], list[str]]
 #: Reasons automation may not be resumed or switched to automatic mode (see the module docstring).
@@ -60,6 +68,15 @@ def paused_scopes(db: Session) -> frozenset[str]:
 def reasons_paused(db: Session, task: str) -> list[str]:
     """Why `task` is paused for the selected client (`client_paused`, `task_paused`); empty: it is not."""
     return pause_reasons(paused_scopes(db), task)
+
+
+def require_not_paused(db: Session, task: str) -> None:
+    """PRECONDITION_FAILED naming the pause when `task` (or the whole client) is paused; an automated
+    path calls this before it acts, so a refused step has changed nothing."""
+    assert task in AUTOMATED_PATHS, task  # a path outside the registry could never be paused
+    reasons = reasons_paused(db, task)
+    if reasons:
+        raise PreconditionFailed(paused_message(task), details={"task": task, "pauses": reasons})
 
 
 def _event(db: Session, scope: str, action: str, reason: str, user_id: int) -> None:
