@@ -4,6 +4,7 @@ roles and malformed files."""
 
 from __future__ import annotations
 
+import base64
 import uuid
 
 import pytest
@@ -232,17 +233,17 @@ def test_only_administrators_plan_run_and_commit(make_member, role):
 
 
 @pytest.mark.parametrize(
-    ("content", "says"),
+    ("given", "says"),
     [
-        ("Claim Number,Payer,Billed Amount\nX-1,Acme,10.00\n", "'deniedAmount'"),
-        ("", "exactly one of"),
-        (HEADER + "\n", "no data line"),
+        ({"content": "Claim Number,Payer,Billed Amount\nX-1,Acme,10.00\n"}, "'deniedAmount'"),
+        ({}, "exactly one of"),
+        ({"content": HEADER + "\n"}, "no data line"),
+        ({"contentBase64": base64.b64encode(b"\xff\xfe\x00\x01binary").decode()}, "UTF-8"),
+        ({"contentBase64": "not base64!"}, "base64"),
     ],
 )
-def test_a_malformed_file_is_bad_request_and_stores_nothing(services, owner, content, says):
-    body = {"kind": "denials", "sourceSystem": "Legacy PM", "filename": "x.csv"}
-    if content:
-        body["content"] = content
+def test_a_malformed_file_is_bad_request_and_stores_nothing(services, owner, given, says):
+    body = {"kind": "denials", "sourceSystem": "Legacy PM", "filename": "x.csv", **given}
     r = owner.rpc.mutation("migrationFactory.planMigration", body)
     assert r.code == "BAD_REQUEST" and says in r.error["message"]
     assert _count(services, Migration, owner.client_id) == 0

@@ -3,6 +3,9 @@ digest. Facts and expected outcomes are written by hand."""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from api.core.lifecycle import transition
 from api.denials.cases.lifecycle import CASE
 from api.platform.migration_factory.lifecycle import MIGRATION
@@ -141,3 +144,26 @@ def test_the_migration_lifecycle():
     assert MIGRATION.allowed("planned") == {"dry_run"}
     assert MIGRATION.allowed("dry_run") == {"dry_run", "committed"}
     assert MIGRATION.allowed("committed") == frozenset()
+
+
+_LINE = st.tuples(
+    st.sampled_from(["PCN-1", "PCN-2", "PCN-3", "PCN-4"]),
+    st.sampled_from(["Acme", "Beta"]),
+    st.sampled_from(["10.00", "-1", "abc", "0.00"]),
+)
+
+
+@given(st.lists(_LINE, min_size=1, max_size=12), st.sets(st.sampled_from(["PCN-1", "PCN-2"])))
+def test_every_line_has_one_outcome_and_the_plan_is_deterministic(lines, known):
+    rows = _rows(*(f"{k},{p},{a},100.00,,," for k, p, a in lines))
+    claims = {
+        k: ClaimFact(id=i, state="submitted", payer=None, statement_from=None, statement_to=None)
+        for i, k in enumerate(sorted(known), start=1)
+    }
+    planned = plan_rows("denials", rows, Facts(claims=claims))
+    total = counts(planned)
+    assert total["rows"] == len(lines) == total["created"] + total["matched"] + total["refused"]
+    # every line that is not refused creates its case (no case exists), so nothing is a pure match
+    assert total["matched"] == 0 and total["casesCreated"] == total["created"]
+    assert total["claimsCreated"] + total["claimsMatched"] == total["created"]
+    assert digest("denials", planned) == digest("denials", plan_rows("denials", rows, Facts(claims=claims)))
