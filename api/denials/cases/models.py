@@ -37,7 +37,7 @@ class DenialCase(IdMixin, CreatedAtMixin, TenantScoped, Base):
     )
 
     denial_key: Mapped[str] = mapped_column(String(64))
-    origin: Mapped[str] = mapped_column(String(12))  # remittance | manual
+    origin: Mapped[str] = mapped_column(String(12))  # remittance | manual | migration
     event_kind: Mapped[str] = mapped_column(String(12))  # denial | recoupment
     claim_key: Mapped[str] = mapped_column(String(80))
     payer: Mapped[str] = mapped_column(String(200))

@@ -32,7 +32,7 @@ class CaseOut(Output):
     """A case as the worklist shows it (no note texts)."""
 
     id: int
-    origin: str = Field(description="remittance | manual")
+    origin: str = Field(description="remittance | manual | migration")
     event_kind: str = Field(description="denial | recoupment")
     claim_key: str = Field(description="The provider's claim number (CLP01)")
     payer: str

@@ -263,17 +263,30 @@ def _manual_classification(given: ManualOpening) -> dict[str, Any]:
     }
 
 
+def manual_denial_key(given: ManualOpening) -> str:
+    """The denial key a case opened by hand gets (the same claim, payer, kind, amount, date and reference)."""
+    identity = f"manual|{given.reference or ''}|{given.denied_on.isoformat() if given.denied_on else ''}|{given.amount_at_stake:.2f}"
+    return denial_key(given.claim_key, given.payer, identity, given.event_kind)
+
+
 def open_manual(
-    db: Session, given: ManualOpening, *, organization_id: int, client_id: int, user_id: int
+    db: Session,
+    given: ManualOpening,
+    *,
+    organization_id: int,
+    client_id: int,
+    user_id: int,
+    origin: str = "manual",
+    provenance: dict[str, Any] | None = None,
 ) -> tuple[DenialCase, bool]:
     """Open a case by hand; (case, created). The same claim, payer, kind, amount, date and reference
-    name the same denial event: opening it again answers the existing case."""
+    name the same denial event: opening it again answers the existing case. `origin` and `provenance`
+    (added to the `opened` event) say where a case opened on someone's behalf came from (a migration)."""
     if given.amount_at_stake <= 0:
         raise InvalidInput("Invalid input: 'amountAtStake' must be more than 0.00")
     found = _manual_classification(given)
-    identity = f"manual|{given.reference or ''}|{given.denied_on.isoformat() if given.denied_on else ''}|{given.amount_at_stake:.2f}"
     opening = CaseOpening(
-        denial_key=denial_key(given.claim_key, given.payer, identity, given.event_kind),
+        denial_key=manual_denial_key(given),
         event_kind=given.event_kind,
         claim_key=given.claim_key,
         payer=given.payer,
@@ -290,7 +303,7 @@ def open_manual(
         **found,
     )
     new_id = insert_opening(
-        db, opening, organization_id=organization_id, client_id=client_id, origin="manual", source_batch_id=None
+        db, opening, organization_id=organization_id, client_id=client_id, origin=origin, source_batch_id=None
     )
     if new_id is None:
         existing = db.scalar(select(DenialCase).where(DenialCase.denial_key == opening.denial_key))
@@ -302,7 +315,7 @@ def open_manual(
         organization_id=organization_id,
         client_id=client_id,
         actor_user_id=user_id,
-        details={"origin": "manual", "amountAtStake": f"{opening.amount_at_stake:.2f}"},
+        details={"origin": origin, "amountAtStake": f"{opening.amount_at_stake:.2f}", **(provenance or {})},
     )
     return get_case(db, new_id), True
 

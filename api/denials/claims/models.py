@@ -41,7 +41,7 @@ class Claim(IdMixin, CreatedAtMixin, TenantScoped, Base):
     facility_type: Mapped[str | None] = mapped_column(String(4), default=None)
     bill_type: Mapped[str | None] = mapped_column(String(4), default=None)
     diagnosis_codes: Mapped[list[str]] = mapped_column(JSON, default=list)
-    origin: Mapped[str] = mapped_column(String(12))  # manual | 837 | csv | synthetic
+    origin: Mapped[str] = mapped_column(String(12))  # manual | 837 | csv | synthetic | migration
     source_batch_id: Mapped[int | None] = mapped_column(
         BigId, ForeignKey("import_batches.id", ondelete="SET NULL"), default=None
     )
@@ -101,7 +101,7 @@ class ClaimAmount(IdMixin, CreatedAtMixin, TenantScoped, Base):
     claim_id: Mapped[int] = mapped_column(BigId, ForeignKey("claims.id", ondelete="CASCADE"))
     kind: Mapped[str] = mapped_column(String(12))
     amount: Mapped[Decimal] = mapped_column(Money)
-    source: Mapped[str] = mapped_column(String(12))  # contract | remittance | manual
+    source: Mapped[str] = mapped_column(String(12))  # contract | remittance | manual | migration
     reference: Mapped[str | None] = mapped_column(String(120), default=None)
     recorded_by: Mapped[int | None] = mapped_column(BigId, ForeignKey(USER_FK, ondelete="SET NULL"), default=None)
 

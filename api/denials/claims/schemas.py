@@ -25,7 +25,7 @@ ClaimState = Literal[
     "closed",
     "withdrawn",
 ]
-Origin = Literal["manual", "837", "csv", "synthetic"]
+Origin = Literal["manual", "837", "csv", "synthetic", "migration"]
 AmountKind = Literal["expected", "billed", "allowed", "paid", "patient"]
 AmountSource = Literal["contract", "remittance", "manual"]
 

@@ -7,6 +7,8 @@ Messages name fields and states, never the claim key, the patient or any other P
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -95,6 +97,61 @@ def create(db: Session, input: CreateIn, user_id: int, *, origin: str = "manual"
     db.flush()
     db.add_all(_line_rows(claim, input.lines))
     db.add(ClaimTransition(claim_id=claim.id, from_state=None, to_state="draft", actor_user_id=user_id))
+    db.flush()
+    return claim
+
+
+@dataclass(frozen=True)
+class MigratedClaim:
+    """A claim moved from a hospital's old system: header only (the old system's lines stay there)."""
+
+    claim_key: str
+    payer: str
+    total_charge: Decimal
+    state: str  # where the claim stood in the old system: submitted or adjudicated_*
+    statement_from: date | None = None
+    statement_to: date | None = None
+    open_balance: Decimal | None = None
+
+
+def create_migrated(db: Session, given: MigratedClaim, user_id: int, *, reason: str) -> Claim:
+    """A claim from a migration (origin `migration`) in the state it had, its creation recorded as one
+    transition with `reason` (which names the migration) and its open balance as an `expected` amount.
+    CONFLICT when the client already has the claim key (the migration's plan said it did not)."""
+    _check_dates(given.statement_from, given.statement_to)
+    if given.state not in CLAIM.states:
+        raise InvalidInput(f"'{given.state}' is not a claim state")
+    if db.scalar(select(Claim.id).where(Claim.claim_key == given.claim_key)) is not None:
+        raise Conflict("A claim with this 'claimKey' already exists in this client")
+    claim = Claim(
+        claim_key=given.claim_key,
+        payer=given.payer,
+        statement_from=given.statement_from,
+        statement_to=given.statement_to,
+        total_charge=given.total_charge,
+        diagnosis_codes=[],
+        origin="migration",
+        is_synthetic=False,
+        state=given.state,
+        state_changed_at=utcnow(),
+        created_by=user_id,
+    )
+    db.add(claim)
+    db.flush()
+    db.add(
+        ClaimTransition(claim_id=claim.id, from_state=None, to_state=given.state, actor_user_id=user_id, reason=reason)
+    )
+    if given.open_balance is not None:
+        db.add(
+            ClaimAmount(
+                claim_id=claim.id,
+                kind="expected",
+                amount=given.open_balance,
+                source="migration",
+                reference=reason[:120],
+                recorded_by=user_id,
+            )
+        )
     db.flush()
     return claim
 
