@@ -3,9 +3,15 @@ under another policy or knowledge version; tenancy, roles and bad input."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import select, update
 
+from api.automation.agent_workbench import service as workbench
+from api.automation.ai_platform import service as platform
+from api.automation.ai_platform.models import AiExecution
+from api.core.errors import PreconditionFailed
 from api.denials.cases.models import CaseEvent, DenialCase
+from api.infra.db.tenant_filter import TenantScope, set_scope
 from tests.support.denial_case_rows import add_colleague, make_case
 
 
@@ -96,6 +102,28 @@ def test_accept_applies_once_even_while_paused_and_reject_applies_nothing(servic
     assert admin.rpc.query("policyProof.verify", {"executionId": second["id"]}).data["matches"] is True
     states = admin.rpc.query("aiPlatform.listExecutions", {"state": "rejected"}).data["items"]
     assert [e["id"] for e in states] == [second["id"]]
+
+
+def test_a_review_that_lost_the_race_applies_nothing(services, make_member):
+    """Another reviewer's decision lands between reading the execution and claiming it: the conditional
+    UPDATE finds it no longer queued, so nothing is applied."""
+    admin = make_member(role="admin")
+    case_id = _case(services, admin)
+    queued = _execute(admin.rpc, "classify_denial", case_id)
+    with services.database.transaction() as db:
+        set_scope(db, TenantScope(admin.organization_id, admin.client_id))
+        stale = platform.get_execution(db, queued["id"])
+        db.execute(
+            update(AiExecution)
+            .where(AiExecution.id == queued["id"])
+            .values(state="rejected")
+            .execution_options(synchronize_session=False)
+        )
+        assert stale.state == "queued"  # what this reviewer still sees
+        with pytest.raises(PreconditionFailed, match="reviewed once"):
+            workbench.accept(db, queued["id"], reason="mine first", user_id=admin.user_id, key=b"k")
+        db.rollback()
+    assert _category(services, case_id) is None and _events(services, case_id) == []
 
 
 def test_an_applied_or_refused_execution_is_never_reviewed(services, make_member):
