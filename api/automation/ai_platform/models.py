@@ -50,6 +50,8 @@ class AiExecution(IdMixin, CreatedAtMixin, TenantScoped, Base):
     task: Mapped[str] = mapped_column(String(40))
     provider: Mapped[str] = mapped_column(String(40))
     input_digests: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # the knowledgeControl versions read: [{id, kind, key, version, sha256}]
+    knowledge_versions: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list, server_default="[]")
     label: Mapped[str] = mapped_column(String(80))
     output: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)  # None when refused
     output_digest: Mapped[str] = mapped_column(String(64))
@@ -60,7 +62,8 @@ class AiExecution(IdMixin, CreatedAtMixin, TenantScoped, Base):
     context: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # enablement, pauses, evaluation
     policy_id: Mapped[int | None] = mapped_column(BigId, ForeignKey("ai_autonomy_policies.id"), default=None)
     policy_version: Mapped[int | None] = mapped_column(Integer, default=None)
-    state: Mapped[str] = mapped_column(String(10))  # applied | queued (for a person) | refused
+    # applied | queued (for a person) | refused; a queued one becomes accepted | rejected (agentWorkbench)
+    state: Mapped[str] = mapped_column(String(10))
     effect: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # what applying changed
     proof_digest: Mapped[str] = mapped_column(String(64))
     requested_by_user_id: Mapped[int | None] = mapped_column(

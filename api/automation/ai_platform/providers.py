@@ -6,12 +6,18 @@ configured: deterministic rules and templates over the case's facts, no network.
 - classify_denial: the CARC / group code / RARCs through the reference seeds
   (`pipelines.ingest.classify.classify_adjustment`, the classifier cases use); confidence by basis;
 - draft_appeal_letter: the appeal letter template of the case's category (appealAssembly's
-  `letter.render_letter`), first level, with the case's evidence listed;
+  `letter.render_letter`), first level, with the case's evidence listed; an active `appeal_template`
+  (knowledgeControl) for the category (else for `default`) replaces the built-in template, and an active
+  `payer_policy` for the payer fills the letter's policy reference;
 - summarise_evidence: the case's evidence documents' redacted text (never the originals), the first
   sentence of each;
 - predict_overturn: humanAttention's hierarchical Beta-binomial estimate of P(overturn) for the
   case's payer x category x CARC; the label is the likelier outcome and the confidence its probability;
-- suggest_next_action: from the case's state and days to its appeal deadline.
+- suggest_next_action: from the case's state and days to its appeal deadline, with the active
+  `payer_policy` of the payer and `carc_guidance` of the CARC attached when there are.
+
+Knowledge comes in as input (`CaseInputs.knowledge`, the versions the service found active, or the ones
+a replay chose); `KNOWLEDGE_READ` and `knowledge_keys` say which a task reads.
 
 A real model provider is configuration (`Settings.ai_provider`, registered in `PROVIDERS` under its
 name); until one is, any other name is PRECONDITION_FAILED "not configured".
@@ -20,11 +26,13 @@ name); until one is, any other name is PRECONDITION_FAILED "not configured".
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
 
+from api.automation.knowledge_control.rules import APPEAL_TEMPLATE, CARC_GUIDANCE, PAYER_POLICY
 from api.core.errors import PreconditionFailed
 from api.denials.appeal_assembly import letter
 from pipelines.ingest.classify import (
@@ -56,6 +64,21 @@ class OverturnEstimate:
 
 
 @dataclass(frozen=True)
+class Knowledge:
+    """One knowledge version a task may read (knowledgeControl), with what identifies it."""
+
+    id: int
+    kind: str
+    key: str
+    version: int
+    content: str
+    sha256: str
+
+    def ref(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "key": self.key, "version": self.version, "sha256": self.sha256}
+
+
+@dataclass(frozen=True)
 class CaseInputs:
     """What a task may read of a case (no patient identity: codes, money, dates, redacted text)."""
 
@@ -67,10 +90,38 @@ class CaseInputs:
     today: date
     overturn: OverturnEstimate | None = None  # read only for predict_overturn
     evidence: tuple[EvidenceText, ...] = field(default=())  # read only for the tasks that use it
+    knowledge: tuple[Knowledge, ...] = field(default=())  # at most one per kind, of KNOWLEDGE_READ
 
     @property
     def facts(self) -> letter.ClaimFacts:
         return self.letter_facts
+
+    def knowledge_of(self, kind: str) -> Knowledge | None:
+        return next((k for k in self.knowledge if k.kind == kind), None)
+
+
+#: task -> the knowledge kinds it reads
+KNOWLEDGE_READ: Mapping[str, tuple[str, ...]] = {
+    "draft_appeal_letter": (APPEAL_TEMPLATE, PAYER_POLICY),
+    "suggest_next_action": (PAYER_POLICY, CARC_GUIDANCE),
+}
+
+
+def knowledge_keys(kind: str, facts: letter.ClaimFacts) -> tuple[str, ...]:
+    """The keys, most specific first, under which a task looks for `kind` knowledge about this case."""
+    if kind == APPEAL_TEMPLATE:
+        category = (facts.denial_category or "").strip().lower()
+        return (category, letter.DEFAULT_CATEGORY) if category else (letter.DEFAULT_CATEGORY,)
+    if kind == PAYER_POLICY:
+        return (facts.payer.strip(),)
+    if kind == CARC_GUIDANCE and facts.carc:
+        return (facts.carc.strip().upper(),)
+    return ()
+
+
+def _knowledge_used(inputs: CaseInputs, kinds: tuple[str, ...]) -> dict[str, Any]:
+    used = [k.ref() for kind in kinds if (k := inputs.knowledge_of(kind)) is not None]
+    return {"knowledge": used} if used else {}
 
 
 @dataclass(frozen=True)
@@ -123,9 +174,25 @@ def classify_denial(inputs: CaseInputs) -> TaskResult:
 # --- draft_appeal_letter --------------------------------------------------------------------------
 
 
+def _render(inputs: CaseInputs, entries: list[letter.IndexEntry]) -> letter.Letter:
+    """The built-in template of the category, or the active appeal_template knowledge; the payer's
+    policy knowledge as the policy reference."""
+    template, policy = inputs.knowledge_of(APPEAL_TEMPLATE), inputs.knowledge_of(PAYER_POLICY)
+    if template is None and policy is None:
+        return letter.render_letter(inputs.facts, "first_level", entries)
+    values = letter.fill(inputs.facts, "first_level", entries)
+    if policy is not None:
+        values["policy_reference"] = " ".join(policy.content.split())
+    if template is None:
+        built_in = letter.template_for(inputs.facts.denial_category, "first_level")
+        return letter.Letter(built_in.body.substitute(values), built_in.key, built_in.version)
+    text = string.Template(template.content).safe_substitute(values)
+    return letter.Letter(text, f"knowledge:{template.key}", str(template.version))
+
+
 def draft_appeal_letter(inputs: CaseInputs) -> TaskResult:
     entries = [letter.IndexEntry(e.title, e.doc_type) for e in inputs.evidence]
-    drafted = letter.render_letter(inputs.facts, "first_level", entries)
+    drafted = _render(inputs, entries)
     own_template = drafted.template_key.split(".")[0] != letter.DEFAULT_CATEGORY
     confidence = 0.5 + (0.2 if own_template else 0.0) + (0.2 if entries else 0.0)
     output = {
@@ -134,6 +201,7 @@ def draft_appeal_letter(inputs: CaseInputs) -> TaskResult:
         "templateVersion": drafted.template_version,
         "level": "first_level",
         "evidenceCount": len(entries),
+        **_knowledge_used(inputs, KNOWLEDGE_READ["draft_appeal_letter"]),
     }
     return TaskResult("drafted", output, round(confidence, 4))
 
@@ -213,7 +281,13 @@ def _next_action(state: str, days_left: int | None, classified: bool) -> tuple[s
 def suggest_next_action(inputs: CaseInputs) -> TaskResult:
     days_left = None if inputs.appeal_due_on is None else (inputs.appeal_due_on - inputs.today).days
     action, why, confidence = _next_action(inputs.state, days_left, bool(inputs.facts.denial_category))
-    return TaskResult(action, {"action": action, "why": why, "daysLeft": days_left}, confidence)
+    output: dict[str, Any] = {"action": action, "why": why, "daysLeft": days_left}
+    if (policy := inputs.knowledge_of(PAYER_POLICY)) is not None:
+        output["payerPolicy"] = policy.content
+    if (guidance := inputs.knowledge_of(CARC_GUIDANCE)) is not None:
+        output["carcGuidance"] = guidance.content
+    output.update(_knowledge_used(inputs, KNOWLEDGE_READ["suggest_next_action"]))
+    return TaskResult(action, output, confidence)
 
 
 # --- the provider ---------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ Amount = Annotated[Decimal, Field(ge=0, le=Decimal("9999999999.99"), max_digits=
 Confidence = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 Label = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.:-]+$")]
 Outcome = Literal["applied", "queued", "refused"]
+State = Literal["applied", "queued", "refused", "accepted", "rejected"]
 
 
 class ExecuteIn(Schema):
@@ -111,9 +112,17 @@ class ExecutionOut(Output):
     amount_at_stake: Money
     decision: Outcome
     reasons: list[str]
-    state: str = Field(description="applied, queued (waiting for a person) or refused")
+    state: str = Field(
+        description="applied, queued (waiting for a person) or refused; accepted or rejected once a person "
+        "reviewed a queued one (agentWorkbench)"
+    )
     effect: dict[str, Any] = Field(description="What applying changed (empty unless applied)")
-    input_digests: dict[str, str] = Field(description="SHA-256 of each input read (case facts, evidence, model)")
+    input_digests: dict[str, str] = Field(
+        description="SHA-256 of each input read (case facts, evidence, model, knowledge versions)"
+    )
+    knowledge_versions: list[dict[str, Any]] = Field(
+        description="The knowledgeControl versions the task read: id, kind, key, version, sha256"
+    )
     output_digest: str
     policy_version: int | None
     proof_digest: str = Field(description="HMAC-SHA256 over the proof payload (policyProof.forAction)")
@@ -157,4 +166,4 @@ class MetricsOut(Output):
 class ListExecutionsIn(PageInput):
     task: AutomationTask | None = None
     case_id: DbId | None = None
-    state: Outcome | None = None
+    state: State | None = None

@@ -23,7 +23,18 @@ from sqlalchemy.orm import Session
 from api.automation.ai_governance import service as governance
 from api.automation.ai_platform import autonomy, metrics, proof
 from api.automation.ai_platform.models import AiEvaluation, AiExecution, AutonomyPolicy
-from api.automation.ai_platform.providers import CaseInputs, EvidenceText, OverturnEstimate, TaskResult, provider_for
+from api.automation.ai_platform.providers import (
+    KNOWLEDGE_READ,
+    CaseInputs,
+    EvidenceText,
+    Knowledge,
+    OverturnEstimate,
+    TaskResult,
+    knowledge_keys,
+    provider_for,
+)
+from api.automation.knowledge_control import service as knowledge
+from api.automation.knowledge_control.models import KnowledgeVersion
 from api.core.errors import Conflict, InvalidInput
 from api.denials.appeal_assembly import letter
 from api.denials.cases import service as cases
@@ -126,7 +137,13 @@ class Decided:
 
 def decide_for(db: Session, task: str, confidence: float, amount_at_stake: Decimal) -> Decided:
     """The decision for `task` at this confidence and amount under the client's state now."""
-    policy = current_policy(db, task)
+    return decide_under(db, task, confidence, amount_at_stake, current_policy(db, task))
+
+
+def decide_under(
+    db: Session, task: str, confidence: float, amount_at_stake: Decimal, policy: AutonomyPolicy | None
+) -> Decided:
+    """The decision under the given policy version (a replay's), with the client's state now."""
     inputs = autonomy.DecisionInputs(
         task=task,
         policy=policy_rule(policy),
@@ -175,13 +192,25 @@ def _overturn(db: Session, c: DenialCase) -> OverturnEstimate:
     return OverturnEstimate(estimate.mean, low, high, estimate.basis.level, estimate.basis.n)
 
 
+def knowledge_input(row: KnowledgeVersion) -> Knowledge:
+    return Knowledge(row.id, row.kind, row.key, row.version, row.content, row.content_sha256)
+
+
+def active_knowledge(db: Session, task: str, facts: letter.ClaimFacts) -> tuple[Knowledge, ...]:
+    """The active knowledgeControl versions the task reads for this case (at most one per kind)."""
+    found = (knowledge.active_for(db, kind, knowledge_keys(kind, facts)) for kind in KNOWLEDGE_READ.get(task, ()))
+    return tuple(knowledge_input(row) for row in found if row is not None)
+
+
 def case_inputs(db: Session, task: str, c: DenialCase, today: date) -> tuple[CaseInputs, dict[str, str]]:
-    """What the task reads of the case, and the SHA-256 digests of each input (facts, evidence, model)."""
+    """What the task reads of the case, and the SHA-256 digests of each input (facts, evidence, model,
+    knowledge versions)."""
     facts = claim_facts(c)
     docs = evidence.documents_for_case(db, c.id) if task in EVIDENCE_TASKS else []
     texts = tuple(EvidenceText(d.doc_type, d.title, d.redacted_text) for d in docs)
     overturn = _overturn(db, c) if task == "predict_overturn" else None
-    inputs = CaseInputs(c.id, c.state, c.payer, facts, c.appeal_due_on, today, overturn, texts)
+    known = active_knowledge(db, task, facts)
+    inputs = CaseInputs(c.id, c.state, c.payer, facts, c.appeal_due_on, today, overturn, texts, known)
     digests = {
         "case": proof.sha256_of(
             {
@@ -199,6 +228,8 @@ def case_inputs(db: Session, task: str, c: DenialCase, today: date) -> tuple[Cas
         )
     if overturn is not None:
         digests["model"] = proof.sha256_of(vars(overturn))
+    if known:
+        digests["knowledge"] = proof.sha256_of([k.ref() for k in known])
     return inputs, digests
 
 
@@ -220,6 +251,13 @@ def _apply(db: Session, c: DenialCase, row: AiExecution, result: TaskResult, use
     return effect
 
 
+def apply_accepted(db: Session, row: AiExecution, user_id: int) -> dict[str, Any]:
+    """Apply a queued execution a person accepted (agentWorkbench): the same effect as an automatic
+    application of its stored result; what changed."""
+    c = cases.get_case(db, row.case_id, for_update=row.task == "classify_denial")
+    return _apply(db, c, row, TaskResult(row.label, row.output or {}, row.confidence), user_id)
+
+
 def execute(db: Session, task: str, case_id: int, *, provider_name: str, key: bytes, user_id: int) -> AiExecution:
     """Run `task` on the case, decide, store, and apply when the decision is `applied`."""
     provider = provider_for(provider_name)
@@ -233,6 +271,7 @@ def execute(db: Session, task: str, case_id: int, *, provider_name: str, key: by
         task=task,
         provider=provider.name,
         input_digests=digests,
+        knowledge_versions=[k.ref() for k in inputs.knowledge],
         label=result.label[:80],
         output=None if outcome == "refused" else result.output,
         output_digest=proof.sha256_of(result.output),
@@ -302,6 +341,8 @@ def proof_payload(row: AiExecution, policy: AutonomyPolicy | None) -> dict[str, 
         "effect": row.effect,
         "policyVersion": row.policy_version,
         "policy": policy_view(policy),
+        # only when knowledge was read, so proofs stored before knowledge existed still verify
+        **({"knowledgeVersions": row.knowledge_versions} if row.knowledge_versions else {}),
     }
 
 

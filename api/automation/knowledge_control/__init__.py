@@ -1,0 +1,1 @@
+"""knowledgeControl: versioned knowledge the agents may use (payer policies, appeal templates, CARC guidance)."""
