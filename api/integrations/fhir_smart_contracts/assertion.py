@@ -67,12 +67,7 @@ def _key_for(header: Mapping[str, Any], keys: Sequence[Mapping[str, Any]]) -> tu
     return alg, key_class.import_key(dict(match))
 
 
-def _check_claims(claims: Mapping[str, Any], client_id: str, audience: str, now: int) -> VerifiedAssertion:
-    if claims.get("iss") != client_id or claims.get("sub") != client_id:
-        raise _refuse("iss and sub must both be the client_id")
-    aud = claims.get("aud")
-    if not (aud == audience or (isinstance(aud, list) and audience in aud)):
-        raise _refuse(f"wrong aud: it must be the token endpoint URL {audience}")
+def _check_expiry(claims: Mapping[str, Any], now: int) -> int:
     exp = claims.get("exp")
     if not isinstance(exp, int) or isinstance(exp, bool):
         raise _refuse("exp is missing (seconds since the epoch)")
@@ -83,6 +78,16 @@ def _check_claims(claims: Mapping[str, Any], client_id: str, audience: str, now:
     nbf = claims.get("nbf")
     if nbf is not None and (not isinstance(nbf, int) or nbf > now):
         raise _refuse("nbf is in the future")
+    return exp
+
+
+def _check_claims(claims: Mapping[str, Any], client_id: str, audience: str, now: int) -> VerifiedAssertion:
+    if claims.get("iss") != client_id or claims.get("sub") != client_id:
+        raise _refuse("iss and sub must both be the client_id")
+    aud = claims.get("aud")
+    if not (aud == audience or (isinstance(aud, list) and audience in aud)):
+        raise _refuse(f"wrong aud: it must be the token endpoint URL {audience}")
+    exp = _check_expiry(claims, now)
     jti = claims.get("jti")
     if not isinstance(jti, str) or not jti or len(jti) > MAX_JTI_LENGTH:
         raise _refuse(f"jti is missing (a unique id of at most {MAX_JTI_LENGTH} characters)")
