@@ -17,11 +17,24 @@ class Principal:
 
     user_id: int
     email: str
-    method: str  # session | api_key | oidc
+    method: str  # session | api_key | oidc | smart
     is_platform_admin: bool = False
     session_id: int | None = None
     api_key_id: int | None = None
     api_key_org_id: int | None = None  # an API key acts only inside its organization
+    # A SMART backend client's access token (method "smart"): no person, bound to one client of one
+    # organization, and only for procedures declaring `smart_scopes`, within these scopes.
+    smart: SmartGrant | None = None
+
+
+@dataclass(frozen=True)
+class SmartGrant:
+    """What a SMART access token may do: its registration, the tenant it is bound to, its scopes."""
+
+    registration_id: int
+    organization_id: int
+    client_id: int
+    scopes: frozenset[str]
 
 
 @dataclass(frozen=True)

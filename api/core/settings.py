@@ -90,6 +90,13 @@ class Settings(BaseSettings):
     # the JWK Set (commonly up to a day) see a new kid before the first token signed with it.
     smart_key_publish_ahead_hours: int = Field(default=24, ge=0)
 
+    # The platform's address as outside clients reach it (no trailing slash). The SMART token endpoint,
+    # and so the `aud` every client assertion must carry, is {public_base_url}/api/rpc/fhirSmartContracts.token;
+    # a setting, not the request's Host header, which the caller chooses.
+    public_base_url: str = "http://localhost:8000"
+    # Lifetime of a SMART backend access token (fhirSmartContracts.token), seconds.
+    smart_access_token_seconds: int = Field(default=300, ge=30, le=3600)
+
     # Billing webhook secrets, comma-separated (several for rotation).
     billing_webhook_secret: str | None = None
     billing_webhook_tolerance_seconds: int = 300

@@ -65,6 +65,8 @@ def build_context(services: Services, proc: Procedure, db: Session, meta: CallMe
     principal = services.resolve_principal(db, meta.authorization)
     if principal.method == "api_key" and not proc.api_keys:
         raise Forbidden(f"API keys cannot call {proc.name}; sign in as a person for it")
+    if principal.method == "smart" and not proc.smart_scopes:
+        raise Forbidden(f"SMART access tokens cannot call {proc.name}; they read FHIR resources only")
     if proc.auth == "platform_admin" and not principal.is_platform_admin:
         raise Forbidden("This procedure is for platform administrators")
     if proc.auth != "tenant":

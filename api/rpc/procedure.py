@@ -54,6 +54,10 @@ class Procedure:
     # Whether an API key may call it. Tenant procedures act in the key's organization already; a
     # user-level one must be written to answer for that organization only before it says True.
     api_keys: bool = True
+    # The FHIR resource types a SMART backend access token may reach through it (empty: SMART tokens
+    # are refused). Only tenant procedures; the token acts in its own client, the handler checks which
+    # of these its scopes grant.
+    smart_scopes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.output_adapter = TypeAdapter(self.output_type)
@@ -87,6 +91,7 @@ class Registry:
         accepts_files: bool = False,
         batch: bool = True,
         api_keys: bool | None = None,
+        smart_scopes: tuple[str, ...] = (),
     ) -> Callable[[Callable], Callable]:
         if auth not in AUTH_LEVELS:
             raise ValueError(f"{name}: unknown auth level {auth!r}")
@@ -95,6 +100,8 @@ class Registry:
             and getattr(Settings.model_fields.get(max_body_setting), "annotation", None) is not int
         ):
             raise ValueError(f"{name}: max_body_setting {max_body_setting!r} is not an integer setting")
+        if smart_scopes and (auth != "tenant" or not all(isinstance(s, str) and s for s in smart_scopes)):
+            raise ValueError(f"{name}: smart_scopes are resource type names, on tenant procedures only")
         if auth == "tenant":
             permission = permission or ("read" if kind == "query" else "write")
             if permission not in PERMISSIONS:
@@ -138,6 +145,7 @@ class Registry:
                 accepts_files=accepts_files,
                 batch=batch,
                 api_keys=(auth == "tenant") if api_keys is None else api_keys,
+                smart_scopes=tuple(smart_scopes),
             )
             return fn
 

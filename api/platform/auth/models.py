@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, ForeignKey, Integer, String
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, OrgScoped, UtcDateTime
+from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, OrgScoped, TenantScoped, UtcDateTime
 
 
 class User(IdMixin, CreatedAtMixin, Base):
@@ -44,6 +44,19 @@ class ApiKey(IdMixin, CreatedAtMixin, OrgScoped, Base):
     last_used_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
     # Always set: a key stops working at its expiry (defaulted and bounded at creation).
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class SmartAccessToken(IdMixin, CreatedAtMixin, TenantScoped, Base):
+    """A short-lived access token issued to a SMART backend client (`fhirSmartContracts.token`); only the
+    SHA-256 of the bearer token is stored. It acts only in its registration's client, only on procedures
+    declaring `smart_scopes`, and only within `scopes`."""
+
+    __tablename__ = "smart_access_tokens"
+
+    registration_id: Mapped[int] = mapped_column(BigId, ForeignKey("smart_clients.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    scopes: Mapped[list[str]] = mapped_column(JSON)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 

@@ -1,7 +1,8 @@
 """Who is calling: turns `Authorization: Bearer <token>` into a Principal.
 
-Three kinds of token travel the same way: local sessions (`dps_`), API keys
-(`dpk_`) and OIDC JWTs from the configured identity provider.
+Four kinds of token travel the same way: local sessions (`dps_`), API keys
+(`dpk_`), SMART backend access tokens (`dpf_`, issued by `fhirSmartContracts.token`)
+and OIDC JWTs from the configured identity provider.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from api.core.errors import Unauthenticated
-from api.core.identity import Principal
+from api.core.identity import Principal, SmartGrant
 from api.core.services import PrincipalResolver, Services
 from api.infra.db.base import utcnow
-from api.platform.auth.models import ApiKey, AuthSession, User
+from api.platform.auth.models import ApiKey, AuthSession, SmartAccessToken, User
 from api.platform.auth.oidc import VerifiedIdentity
-from api.platform.auth.secrets import API_KEY_PREFIX, SESSION_PREFIX, token_digest
+from api.platform.auth.secrets import API_KEY_PREFIX, SESSION_PREFIX, SMART_TOKEN_PREFIX, token_digest
 
 _MISSING = "Sign in first: send 'Authorization: Bearer <token>' (get one from auth.login)"
 
@@ -46,6 +47,8 @@ def resolve_principal(db: Session, services: Services, authorization: str | None
         return _from_session(db, token)
     if token.startswith(API_KEY_PREFIX):
         return _from_api_key(db, token)
+    if token.startswith(SMART_TOKEN_PREFIX):
+        return _from_smart_token(db, token)
     if token.count(".") == 2:
         return _from_oidc(db, services, token)
     raise Unauthenticated("The bearer token is not a session, API key or identity token")
@@ -103,6 +106,23 @@ def _from_api_key(db: Session, token: str) -> Principal:
     return Principal(
         user_id=user.id, email=user.email, method="api_key", api_key_id=row.id, api_key_org_id=row.organization_id
     )
+
+
+def _from_smart_token(db: Session, token: str) -> Principal:
+    row = db.scalar(select(SmartAccessToken).where(SmartAccessToken.token_hash == token_digest(token)))
+    if row is None:
+        raise Unauthenticated("This SMART access token is not valid (unknown)")
+    if row.expires_at <= utcnow():
+        raise Unauthenticated("This SMART access token has expired; request a new one with fhirSmartContracts.token")
+    # No person stands behind it (user_id 0 is no user): the executor lets it call only procedures
+    # declaring `smart_scopes`, and the tenant resolver binds it to its registration's client.
+    grant = SmartGrant(
+        registration_id=row.registration_id,
+        organization_id=row.organization_id,
+        client_id=row.client_id,
+        scopes=frozenset(row.scopes),
+    )
+    return Principal(user_id=0, email="", method="smart", smart=grant)
 
 
 def _from_oidc(db: Session, services: Services, token: str) -> Principal:

@@ -11,6 +11,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 SESSION_PREFIX = "dps_"
 API_KEY_PREFIX = "dpk_"
 INVITE_PREFIX = "dpi_"
+SMART_TOKEN_PREFIX = "dpf_"  # SMART Backend Services access tokens (FHIR reads only)
 
 _hasher = PasswordHasher()
 # A fixed hash to verify against when the user does not exist, so a login

@@ -12,7 +12,7 @@ from sqlalchemy import Row, bindparam, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import Forbidden, InvalidInput
-from api.core.identity import MembershipInfo, Principal, Tenant
+from api.core.identity import MembershipInfo, Principal, SmartGrant, Tenant
 from api.core.permissions import explain
 from api.platform.organizations.models import Client, Membership, Organization
 
@@ -55,6 +55,8 @@ _ONLY_CLIENT_OF_KEY_ORG = _ONLY_CLIENT.where(Membership.organization_id == bindp
 
 
 def resolve_tenant(db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant:
+    if principal.smart is not None:
+        return _smart_tenant(db, principal.smart, client_header, permission)
     client_id, organization_id, client_status, org_status, role = _select_client(db, principal, client_header)
     if org_status != "active":
         raise Forbidden("This organization is suspended; contact the platform administrator")
@@ -64,6 +66,28 @@ def resolve_tenant(db: Session, principal: Principal, client_header: str | None,
     if not granted:
         raise Forbidden(f"Not allowed: {reason}")
     return Tenant(organization_id=organization_id, client_id=client_id, role=role)
+
+
+# A SMART access token has no membership: its tenant is its registration's client, named by the token.
+SMART_ROLE = "smart_backend"
+
+
+def _smart_tenant(db: Session, grant: SmartGrant, client_header: str | None, permission: str) -> Tenant:
+    """The client a SMART backend token is bound to; it reads only (its scopes are checked by the procedure)."""
+    if client_header is not None and client_header.strip() and client_header.strip() != str(grant.client_id):
+        raise Forbidden("This SMART access token acts only in the client it was issued for; omit X-Client-Id")
+    if permission != "read":
+        raise Forbidden(f"SMART access tokens only read; this procedure needs '{permission}'")
+    row = db.execute(
+        select(Client.status, Organization.status)
+        .join(Organization, Organization.id == Client.organization_id)
+        .where(Client.id == grant.client_id, Client.organization_id == grant.organization_id)
+    ).one_or_none()
+    if row is None or row[1] != "active":
+        raise Forbidden("This organization is suspended; contact the platform administrator")
+    if row[0] != "active":
+        raise Forbidden(f"Client {grant.client_id} is not active")
+    return Tenant(organization_id=grant.organization_id, client_id=grant.client_id, role=SMART_ROLE)
 
 
 def _select_client(

@@ -1,0 +1,245 @@
+"""SMART Backend Services: registrations, the client-credentials token exchange, FHIR reads.
+
+Registrations and reads run in the caller's tenant scope. The token exchange is public (the client
+authenticates with its signed assertion, not a session), so it finds the registration by the
+assertion's `iss` across tenants and writes its rows with the registration's own tenant ids.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Select, delete, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from api.core.errors import Forbidden, NotFound, PreconditionFailed, Unauthenticated
+from api.denials.claims.lifecycle import ADJUDICATED_STATES
+from api.denials.claims.models import Claim, ClaimAmount, ClaimLine
+from api.infra.db.lookup import get_by_id
+from api.integrations.fhir_smart_contracts import assertion, fhir, jwks, scopes
+from api.integrations.fhir_smart_contracts.models import SmartAssertionJti, SmartClient
+from api.integrations.fhir_smart_contracts.schemas import JwkSet
+from api.platform.auth.models import SmartAccessToken
+from api.platform.auth.secrets import SMART_TOKEN_PREFIX, new_token, token_digest
+from api.platform.organizations.models import Client
+
+TOKEN_PATH = "/api/rpc/fhirSmartContracts.token"
+CLIENT_ID_PREFIX = "smart_"
+
+
+def token_endpoint(public_base_url: str) -> str:
+    """The token endpoint URL: what every client assertion's `aud` must be."""
+    return public_base_url.rstrip("/") + TOKEN_PATH
+
+
+def view(row: SmartClient) -> dict[str, Any]:
+    """A registration as answered: key ids, never key material beyond them."""
+    return {
+        "id": row.id,
+        "smart_client_id": row.smart_client_id,
+        "name": row.name,
+        "scopes": list(row.scopes),
+        "key_ids": jwks.kids(row.jwks),
+        "jwks_url": row.jwks_url,
+        "retired_key_ids": jwks.kids(row.retired_jwks),
+        "retired_keys_until": row.retired_keys_until,
+        "keys_rotated_at": row.keys_rotated_at,
+        "created_at": row.created_at,
+    }
+
+
+def audit_view(row: SmartClient) -> dict[str, Any]:
+    return {"name": row.name, "scopes": list(row.scopes), "kids": jwks.kids(row.jwks), "jwks_url": row.jwks_url}
+
+
+def _key_set(keys: JwkSet | None) -> dict[str, Any] | None:
+    return None if keys is None else {"keys": [k.as_jwk() for k in keys.keys]}
+
+
+def register(
+    db: Session, *, name: str, allowed: Sequence[str], keys: JwkSet | None, jwks_url: str | None, user_id: int
+) -> SmartClient:
+    row = SmartClient(
+        smart_client_id=CLIENT_ID_PREFIX + secrets.token_urlsafe(18),
+        name=name,
+        scopes=list(dict.fromkeys(allowed)),
+        jwks=_key_set(keys),
+        jwks_url=jwks_url,
+        registered_by=user_id,
+    )
+    db.add(row)
+    db.flush()
+    return row
+
+
+def list_stmt() -> Select[Any]:
+    return select(SmartClient)
+
+
+def rotate(
+    db: Session, registration_id: int, *, keys: JwkSet | None, jwks_url: str | None, keep_minutes: int, now: datetime
+) -> tuple[SmartClient, dict[str, Any]]:
+    """Replace the registration's keys; the replaced inline keys stay accepted for `keep_minutes`."""
+    row = get_by_id(db, SmartClient, registration_id, "SMART client", for_update=True)
+    before = audit_view(row)
+    row.retired_jwks = row.jwks if keep_minutes and row.jwks else None
+    row.retired_keys_until = now + timedelta(minutes=keep_minutes) if row.retired_jwks else None
+    row.jwks = _key_set(keys)
+    row.jwks_url = jwks_url
+    row.keys_rotated_at = now
+    db.flush()
+    return row, before
+
+
+def _accepted_keys(row: SmartClient, now: datetime) -> list[dict[str, Any]]:
+    keys = list((row.jwks or {}).get("keys", []))
+    if row.retired_jwks and row.retired_keys_until is not None and row.retired_keys_until > now:
+        keys += [k for k in row.retired_jwks.get("keys", []) if k.get("kid") not in jwks.kids(row.jwks)]
+    if not keys and row.jwks_url:
+        raise PreconditionFailed(
+            "This client registered a JWKS URL; fetching it is not supported in this deployment: "
+            "register the public keys inline with fhirSmartContracts.rotateKeys"
+        )
+    return keys
+
+
+def _consume_jti(db: Session, row: SmartClient, verified: assertion.VerifiedAssertion, now: datetime) -> None:
+    """Record the assertion's jti once; a second use (even a concurrent one) is a replay.
+
+    Seen ids are kept until their assertion expires: after that the assertion itself is refused as
+    expired, so forgetting the id cannot let it be replayed."""
+    db.execute(
+        delete(SmartAssertionJti)
+        .where(SmartAssertionJti.registration_id == row.id, SmartAssertionJti.expires_at <= now)
+        .execution_options(synchronize_session=False)
+    )
+    replay = Unauthenticated("client_assertion refused: replayed jti (this assertion was used already)")
+    seen = select(SmartAssertionJti.id).where(
+        SmartAssertionJti.registration_id == row.id, SmartAssertionJti.jti == verified.jti
+    )
+    if db.scalar(seen) is not None:
+        raise replay
+    try:
+        with db.begin_nested():
+            db.add(
+                SmartAssertionJti(
+                    organization_id=row.organization_id,
+                    client_id=row.client_id,
+                    registration_id=row.id,
+                    jti=verified.jti,
+                    expires_at=verified.expires_at,
+                )
+            )
+    except IntegrityError:
+        raise replay from None
+
+
+def exchange(
+    db: Session, client_assertion: str, scope: str, *, audience: str, now: datetime, lifetime_seconds: int
+) -> tuple[SmartClient, str, list[str]]:
+    """Verify the client assertion and issue an access token for the granted scopes."""
+    claimed = assertion.claimed_client_id(client_assertion)
+    row = db.scalar(select(SmartClient).where(SmartClient.smart_client_id == claimed))
+    if row is None:
+        raise Unauthenticated("client_assertion refused: unknown client_id (iss)")
+    verified = assertion.verify(
+        client_assertion,
+        keys=_accepted_keys(row, now),
+        client_id=row.smart_client_id,
+        audience=audience,
+        now=int(now.timestamp()),
+    )
+    granted = scopes.grant(scope.split(), row.scopes)
+    if not granted:
+        raise Forbidden(
+            f"None of the requested scopes is registered for this client; it may ask for {' '.join(row.scopes)}"
+        )
+    _consume_jti(db, row, verified, now)
+    db.execute(
+        delete(SmartAccessToken)
+        .where(SmartAccessToken.registration_id == row.id, SmartAccessToken.expires_at <= now)
+        .execution_options(synchronize_session=False)
+    )
+    token = new_token(SMART_TOKEN_PREFIX)
+    db.add(
+        SmartAccessToken(
+            organization_id=row.organization_id,
+            client_id=row.client_id,
+            registration_id=row.id,
+            token_hash=token_digest(token),
+            scopes=granted,
+            expires_at=now + timedelta(seconds=lifetime_seconds),
+        )
+    )
+    db.flush()
+    return row, token, granted
+
+
+def _facts(db: Session, claim: Claim) -> fhir.ClaimFacts:
+    lines = db.scalars(select(ClaimLine).where(ClaimLine.claim_id == claim.id).order_by(ClaimLine.line_number))
+    amounts = db.scalars(
+        select(ClaimAmount).where(ClaimAmount.claim_id == claim.id, ClaimAmount.source == "remittance")
+    ).all()
+    latest = {a.kind: a for a in sorted(amounts, key=lambda a: a.id)}
+    adjudicated = claim.state in ADJUDICATED_STATES or (claim.state == "closed" and "paid" in latest)
+    provider = db.scalar(select(Client.name).where(Client.id == claim.client_id)) or "provider"
+    return fhir.ClaimFacts(
+        id=claim.id,
+        state=claim.state,
+        created=claim.created_at,
+        total_charge=claim.total_charge,
+        provider=provider,
+        payer=claim.payer,
+        payer_id=claim.payer_id,
+        filing_indicator=claim.filing_indicator,
+        bill_type=claim.bill_type,
+        statement_from=claim.statement_from,
+        statement_to=claim.statement_to,
+        diagnosis_codes=list(claim.diagnosis_codes or []),
+        patient_ref=claim.patient_ref,
+        lines=[
+            fhir.LineFacts(
+                line_number=line.line_number,
+                charge=line.charge,
+                procedure_code=line.procedure_code,
+                revenue_code=line.revenue_code,
+                modifiers=list(line.modifiers or []),
+                units=line.units,
+                service_date_from=line.service_date_from,
+                service_date_to=line.service_date_to,
+            )
+            for line in lines
+        ],
+        paid=latest["paid"].amount if adjudicated and "paid" in latest else None,
+        patient_share=latest["patient"].amount if adjudicated and "patient" in latest else None,
+        adjudicated_at=claim.state_changed_at if adjudicated else None,
+    )
+
+
+_BUILDERS = {
+    "Claim": fhir.claim,
+    "ClaimResponse": fhir.claim_response,
+    "ExplanationOfBenefit": fhir.explanation_of_benefit,
+    "Coverage": fhir.coverage,
+}
+
+
+def read(db: Session, resource_type: str, resource_id: str, granted: frozenset[str] | None) -> dict[str, Any]:
+    """One FHIR resource of the caller's client, validated; `granted` are a SMART token's scopes (None:
+    a signed-in member, who reads with the `read` permission)."""
+    if granted is not None and not scopes.allows_read(granted, resource_type):
+        raise Forbidden(f"This access token's scopes do not allow reading {resource_type}")
+    missing = NotFound(f"{resource_type}/{resource_id} was not found in this client")
+    if not resource_id.isdigit() or len(resource_id) > 18:
+        raise missing
+    claim = db.scalar(select(Claim).where(Claim.id == int(resource_id)))
+    if claim is None:
+        raise missing
+    facts = _facts(db, claim)
+    if resource_type in ("ClaimResponse", "ExplanationOfBenefit") and not facts.adjudicated:
+        raise NotFound(f"{resource_type}/{resource_id} was not found: the claim has no adjudication yet")
+    return _BUILDERS[resource_type](facts)
