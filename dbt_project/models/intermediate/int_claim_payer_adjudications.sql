@@ -28,12 +28,7 @@
 -- chain by rank (CLP02 1/19 -> 1, 2/20 -> 2, 3/21 -> 3; unranked -> 1) and then by the payer's first
 -- event; is_last_in_chain marks the payer whose current decision leaves the patient's balance.
 with events as (
-    select
-        *,
-        -- the payer's last remittance for the claim (remittance_order ranks remittances in time)
-        max(remittance_order) over (partition by organization_id, client_id, claim_key, payer_identity)
-            as last_remittance_order
-    from {{ ref('int_remittance_claims_summarised') }}
+    select * from {{ ref('int_remittance_claims_summarised') }}
     where not is_predetermination
 ),
 -- One aggregate pass per claim and payer (no sorted windows: the history is read with first/last-by
@@ -64,7 +59,7 @@ per_payer as (
             > max(case when not is_reversal then remittance_order end),
             false
         ) as is_reversed_out,
-        -sum(case when is_reversal and remittance_order = last_remittance_order then paid_amount else 0 end)
+        -sum(case when is_reversal and remittance_order = payer_last_remittance_order then paid_amount else 0 end)
             as taken_back_amount
     from events
     group by organization_id, client_id, claim_key, payer_identity

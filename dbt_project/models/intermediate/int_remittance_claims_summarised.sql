@@ -52,21 +52,37 @@ totals as (
     from adjustments
     group by remittance_claim_key
 ),
--- A claim's place in its histories, computed on the keys alone and joined back (a window over the
--- full rows sorts every column with them). The order is the one documented above: delivery_order
--- ranks payment date, interchange date and time, ISA13 and transaction position.
+-- A claim's place in its histories. Most claims have one event (sequence 1 in both histories):
+-- only the events of claims with several are ranked, on the keys alone, and joined back (a window
+-- over every row sorted a million one-row partitions). The order is the one documented above:
+-- delivery_order ranks payment date, interchange date and time, ISA13 and transaction position.
+claim_event_counts as (
+    select organization_id, client_id, claim_key
+    from remittance_claims
+    group by organization_id, client_id, claim_key
+    having count(*) > 1
+),
 sequences as (
     select
-        remittance_claim_key,
+        events.remittance_claim_key,
         row_number() over (
-            partition by organization_id, client_id, claim_key
-            order by delivery_order, claim_index, batch_id
+            partition by events.organization_id, events.client_id, events.claim_key
+            order by events.delivery_order, events.claim_index, events.batch_id
         ) as event_sequence,
         row_number() over (
-            partition by organization_id, client_id, claim_key, payer_identity
-            order by delivery_order, claim_index, batch_id
-        ) as payer_event_sequence
-    from remittance_claims
+            partition by events.organization_id, events.client_id, events.claim_key, events.payer_identity
+            order by events.delivery_order, events.claim_index, events.batch_id
+        ) as payer_event_sequence,
+        -- the payer's last remittance for the claim among its adjudications (remittance_order ranks
+        -- remittances in time; a predetermination is not an adjudication)
+        max(case when events.claim_status_code <> '25' then events.remittance_order end) over (
+            partition by events.organization_id, events.client_id, events.claim_key, events.payer_identity
+        ) as payer_last_remittance_order
+    from remittance_claims as events
+    inner join claim_event_counts
+        on claim_event_counts.organization_id = events.organization_id
+        and claim_event_counts.client_id = events.client_id
+        and claim_event_counts.claim_key = events.claim_key
 ),
 primary_denial as (
     select * from (
@@ -160,10 +176,11 @@ select
     primary_denial.hard_or_soft as primary_denial_hard_or_soft,
     primary_denial.preventable as primary_denial_preventable,
     remittance_claims.remittance_order,
-    sequences.event_sequence,
-    sequences.payer_event_sequence
+    coalesce(sequences.event_sequence, 1) as event_sequence,
+    coalesce(sequences.payer_event_sequence, 1) as payer_event_sequence,
+    coalesce(sequences.payer_last_remittance_order, remittance_claims.remittance_order) as payer_last_remittance_order
 from remittance_claims
-inner join sequences on sequences.remittance_claim_key = remittance_claims.remittance_claim_key
+left join sequences on sequences.remittance_claim_key = remittance_claims.remittance_claim_key
 left join totals on totals.remittance_claim_key = remittance_claims.remittance_claim_key
 left join primary_denial on primary_denial.remittance_claim_key = remittance_claims.remittance_claim_key
 left join crossovers on crossovers.remittance_claim_key = remittance_claims.remittance_claim_key

@@ -29,38 +29,41 @@ remittance_claims as (
         on deliveries.remittance_key = claims.remittance_key
     where deliveries.is_first_delivery
 ),
-applicable_remarks as (
+-- The remarks an adjustment reads depend only on its claim and line, so they are listed per claim
+-- (MOA/MIA, line_index null) and per claim line (LQ) and joined on those keys: the line's codes
+-- first, then the claim's (a claim-level adjustment reads only the claim's). Joining them per
+-- adjustment instead cost a hash join keyed on all 4M adjustment keys.
+remarks as (
     select
-        adjustments.adjustment_key,
-        remarks.rarc,
-        case when remarks.line_index is null then 1 else 0 end as level_rank,
-        coalesce(remarks.remark_index, 0) as remark_index
-    from adjustments
-    inner join {{ ref('stg_era__remarks') }} as remarks
-        on remarks.remittance_claim_key = adjustments.remittance_claim_key
-        and (remarks.line_index = adjustments.line_index or remarks.line_index is null)
+        remittance_claim_key,
+        line_index,
+        rarc,
+        coalesce(remark_index, 0) as remark_index
+    from {{ ref('stg_era__remarks') }}
 ),
 remark_lists as (
     select
-        adjustment_key,
-        string_agg(rarc, ',' order by level_rank, remark_index, rarc) as rarc_codes
-    from applicable_remarks
-    group by adjustment_key
+        remittance_claim_key,
+        coalesce(line_index, -1) as line_slot,
+        string_agg(rarc, ',' order by remark_index, rarc) as rarc_codes
+    from remarks
+    group by remittance_claim_key, coalesce(line_index, -1)
 ),
 hinted as (
     select
-        applicable_remarks.adjustment_key,
-        applicable_remarks.rarc,
+        remarks.remittance_claim_key,
+        coalesce(remarks.line_index, -1) as line_slot,
+        remarks.rarc,
         hints.category_hint,
         row_number() over (
-            partition by applicable_remarks.adjustment_key
-            order by applicable_remarks.level_rank, applicable_remarks.remark_index, applicable_remarks.rarc
+            partition by remarks.remittance_claim_key, coalesce(remarks.line_index, -1)
+            order by remarks.remark_index, remarks.rarc
         ) as hint_rank
-    from applicable_remarks
-    inner join {{ ref('stg_reference__rarc_hints') }} as hints on hints.rarc = applicable_remarks.rarc
+    from remarks
+    inner join {{ ref('stg_reference__rarc_hints') }} as hints on hints.rarc = remarks.rarc
 ),
-first_hint as (
-    select adjustment_key, rarc, category_hint from hinted
+first_hints as (
+    select remittance_claim_key, line_slot, rarc, category_hint from hinted
     where hint_rank = 1
 ),
 joined as (
@@ -70,23 +73,34 @@ joined as (
         remittance_claims.payer_key,
         remittance_claims.payment_date,
         remittance_claims.claim_status_code,
-        remark_lists.rarc_codes,
+        nullif(concat_ws(',', line_remarks.rarc_codes, claim_remarks.rarc_codes), '') as rarc_codes,
         carc.carc is not null as carc_known,
         carc.carc_category,
         carc.carc_is_denial,
         carc.hard_or_soft as carc_hard_or_soft,
         carc.preventable as carc_preventable,
         refinable.carc is not null as carc_is_refinable,
-        first_hint.rarc as hint_rarc,
-        first_hint.category_hint,
+        coalesce(line_hint.rarc, claim_hint.rarc) as hint_rarc,
+        case when line_hint.rarc is not null then line_hint.category_hint else claim_hint.category_hint end
+            as category_hint,
         group_rules.group_code is not null as group_known,
         group_rules.category_override,
         group_rules.is_denial_override,
         group_rules.unknown_carc_is_denial
     from adjustments
     inner join remittance_claims on remittance_claims.remittance_claim_key = adjustments.remittance_claim_key
-    left join remark_lists on remark_lists.adjustment_key = adjustments.adjustment_key
-    left join first_hint on first_hint.adjustment_key = adjustments.adjustment_key
+    left join remark_lists as line_remarks
+        on line_remarks.remittance_claim_key = adjustments.remittance_claim_key
+        and line_remarks.line_slot = adjustments.line_index
+    left join remark_lists as claim_remarks
+        on claim_remarks.remittance_claim_key = adjustments.remittance_claim_key
+        and claim_remarks.line_slot = -1
+    left join first_hints as line_hint
+        on line_hint.remittance_claim_key = adjustments.remittance_claim_key
+        and line_hint.line_slot = adjustments.line_index
+    left join first_hints as claim_hint
+        on claim_hint.remittance_claim_key = adjustments.remittance_claim_key
+        and claim_hint.line_slot = -1
     left join {{ ref('stg_reference__carc') }} as carc on carc.carc = adjustments.carc
     left join {{ ref('stg_reference__refinable_carcs') }} as refinable on refinable.carc = adjustments.carc
     left join {{ ref('stg_reference__group_rules') }} as group_rules on group_rules.group_code = adjustments.group_code
