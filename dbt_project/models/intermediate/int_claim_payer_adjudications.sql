@@ -7,7 +7,8 @@
 --
 -- Within one payer (events ordered by event_sequence, see int_remittance_claims_summarised):
 --   initial decision   the first non-reversal CLP (CLP02=25 predeterminations are left out);
---   current decision   the last non-reversal CLP; a CLP02=22 reversal plus its correction net to
+--   current decision   the last non-reversal CLP (is_current_adjudication, int_remittance_claims_summarised);
+--                      a CLP02=22 reversal plus its correction net to
 --                      it: final paid and patient share are the sums over the payer's events;
 --   overturned         the initial decision was a denial (full or partial) and a later decision of
 --                      the same payer has no denial;
@@ -40,7 +41,7 @@ per_payer as (
         claim_key,
         payer_identity,
         {{ first_by('remittance_claim_key', 'event_sequence', 'not is_reversal') }} as initial_key,
-        {{ last_by('remittance_claim_key', 'event_sequence', 'not is_reversal') }} as current_key,
+        max(case when is_current_adjudication then remittance_claim_key end) as current_key,
         min(event_sequence) as first_event_sequence,
         min(cob_level) as cob_level,
         coalesce(bool_or(is_crossover), false) as is_crossover,

@@ -77,7 +77,14 @@ sequences as (
         -- remittances in time; a predetermination is not an adjudication)
         max(case when events.claim_status_code <> '25' then events.remittance_order end) over (
             partition by events.organization_id, events.client_id, events.claim_key, events.payer_identity
-        ) as payer_last_remittance_order
+        ) as payer_last_remittance_order,
+        -- 1 on the payer's last decision (not a CLP02=22 reversal, not a CLP02=25 predetermination)
+        row_number() over (
+            partition by
+                events.organization_id, events.client_id, events.claim_key, events.payer_identity,
+                events.claim_status_code not in ('22', '25')
+            order by events.delivery_order desc, events.claim_index desc, events.batch_id desc
+        ) as payer_decision_rank_from_last
     from remittance_claims as events
     inner join claim_event_counts
         on claim_event_counts.organization_id = events.organization_id
@@ -178,7 +185,16 @@ select
     remittance_claims.remittance_order,
     coalesce(sequences.event_sequence, 1) as event_sequence,
     coalesce(sequences.payer_event_sequence, 1) as payer_event_sequence,
-    coalesce(sequences.payer_last_remittance_order, remittance_claims.remittance_order) as payer_last_remittance_order
+    coalesce(sequences.payer_last_remittance_order, remittance_claims.remittance_order) as payer_last_remittance_order,
+    -- The payer's current adjudication of the claim: its last decision in the order above (a
+    -- reversal plus its correction nets to the correction). The per-payer history
+    -- (int_claim_payer_adjudications) takes its current decision from this flag; the service lines
+    -- and the claim pricing read it here, so they need not wait for that history.
+    coalesce(
+        remittance_claims.claim_status_code not in ('22', '25')
+        and coalesce(sequences.payer_decision_rank_from_last, 1) = 1,
+        false
+    ) as is_current_adjudication
 from remittance_claims
 left join sequences on sequences.remittance_claim_key = remittance_claims.remittance_claim_key
 left join totals on totals.remittance_claim_key = remittance_claims.remittance_claim_key

@@ -13,12 +13,7 @@
 -- Allowed: the sum of the lines' allowed (AMT*B6, else paid + patient share); a claim without SVC
 -- lines falls back to CLP04 + CLP05. Null only when it cannot be known, never 0.
 with claims as (
-    select
-        summarised.*,
-        current_decisions.current_remittance_claim_key is not null as is_current_adjudication
-    from {{ ref('int_remittance_claims_summarised') }} as summarised
-    left join {{ ref('int_claim_payer_adjudications') }} as current_decisions
-        on current_decisions.current_remittance_claim_key = summarised.remittance_claim_key
+    select * from {{ ref('int_remittance_claims_summarised') }}
 ),
 claim_priced as (
     select * from {{ ref('int_contract_pricing_claims') }}

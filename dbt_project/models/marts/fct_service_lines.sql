@@ -9,7 +9,7 @@
 -- the payer did not deny (a denied line is a denial, not an underpayment), not for reversals and not
 -- for predeterminations (CLP02=25 quotes a price; nothing was paid that could be under the contract).
 -- Variance is also only computed on the current adjudication of the claim by its payer
--- (is_current_adjudication: the payer's last non-reversal CLP, int_claim_payer_adjudications): a
+-- (is_current_adjudication: the payer's last non-reversal CLP, int_remittance_claims_summarised): a
 -- claim underpaid, reversed and corrected is priced on the correction alone, and a line remitted
 -- again is counted once.
 with lines as (
@@ -17,13 +17,9 @@ with lines as (
 ),
 claims as (
     select
-        summarised.remittance_claim_key, summarised.claim_key, summarised.payer_key, summarised.payer_id,
-        summarised.payer_class, summarised.payment_date, summarised.claim_status_code, summarised.is_reversal,
-        summarised.is_predetermination, current_decisions.current_remittance_claim_key is not null
-            as is_current_adjudication
-    from {{ ref('int_remittance_claims_summarised') }} as summarised
-    left join {{ ref('int_claim_payer_adjudications') }} as current_decisions
-        on current_decisions.current_remittance_claim_key = summarised.remittance_claim_key
+        remittance_claim_key, claim_key, payer_key, payer_id, payer_class, payment_date, claim_status_code,
+        is_reversal, is_predetermination, is_current_adjudication
+    from {{ ref('int_remittance_claims_summarised') }}
 ),
 adjustments as (
     select
