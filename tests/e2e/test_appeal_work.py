@@ -31,7 +31,7 @@ import pytest
 from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter
 
-from tests.support.live_member import Member, join_by_invite
+from tests.support.live_member import Member, founder_of_new_organization, join_by_invite
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -67,18 +67,11 @@ def members(private_live_server) -> Any:
     """The specialist (who created the organization) and a second member who approves."""
     server = private_live_server
     with httpx.Client(base_url=server.base_url, timeout=120.0) as http:
-        admin = http.post("/api/rpc/auth.login", json={"email": server.admin_email, "password": server.admin_password})
-        token = admin.json()["result"]["data"]["token"]
-        org = http.post(
-            "/api/rpc/organizations.create",
-            json={"name": f"Appeals {server.backend}", "firstClientName": "Appeal Hospital"},
-            headers={"Authorization": f"Bearer {token}"},
-        ).json()["result"]["data"]
-        specialist = Member(http, token, org["firstClientId"])
+        specialist = founder_of_new_organization(http, server, f"Appeals {server.backend}", "Appeal Hospital")
         invite = specialist.mutation(
             "organizations.inviteMember", {"email": "approver@example.test", "role": "manager"}
         )
-        approver = join_by_invite(http, invite["inviteToken"], "approver@example.test", org["firstClientId"])
+        approver = join_by_invite(http, invite["inviteToken"], "approver@example.test", specialist.client_id)
         yield specialist, approver
 
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from fhir.resources.R4B.claim import Claim
 
-from tests.support.live_member import Member
+from tests.support.live_member import founder_of_new_organization
 from tests.support.smart_client import SmartTestClient, public_jwk, rsa_key
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -26,14 +26,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 def admin(private_live_server) -> Any:
     server = private_live_server
     with httpx.Client(base_url=server.base_url, timeout=120.0) as http:
-        login = http.post("/api/rpc/auth.login", json={"email": server.admin_email, "password": server.admin_password})
-        token = login.json()["result"]["data"]["token"]
-        org = http.post(
-            "/api/rpc/organizations.create",
-            json={"name": f"FHIR Health {server.backend}", "firstClientName": "Main Campus"},
-            headers={"Authorization": f"Bearer {token}"},
-        ).json()["result"]["data"]
-        yield http, Member(http, token, org["firstClientId"])
+        yield http, founder_of_new_organization(http, server, f"FHIR Health {server.backend}", "Main Campus")
 
 
 def _token_call(http: httpx.Client, client: SmartTestClient, assertion: str) -> httpx.Response:

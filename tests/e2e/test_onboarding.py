@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.live_member import Member, join_by_invite
+from tests.support.live_member import Member, founder_of_new_organization, join_by_invite
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -42,16 +42,9 @@ def team(private_live_server) -> Any:
     """The organization's first admin (who submits) and a second admin (who reviews)."""
     server = private_live_server
     with httpx.Client(base_url=server.base_url, timeout=120.0) as http:
-        login = http.post("/api/rpc/auth.login", json={"email": server.admin_email, "password": server.admin_password})
-        token = login.json()["result"]["data"]["token"]
-        org = http.post(
-            "/api/rpc/organizations.create",
-            json={"name": f"Onboarding Health {server.backend}", "firstClientName": "Head Office"},
-            headers={"Authorization": f"Bearer {token}"},
-        ).json()["result"]["data"]
-        submitter = Member(http, token, org["firstClientId"])
+        submitter = founder_of_new_organization(http, server, f"Onboarding Health {server.backend}", "Head Office")
         invite = submitter.mutation("organizations.inviteMember", {"email": "reviewer@example.test", "role": "admin"})
-        reviewer = join_by_invite(http, invite["inviteToken"], "reviewer@example.test", org["firstClientId"])
+        reviewer = join_by_invite(http, invite["inviteToken"], "reviewer@example.test", submitter.client_id)
         yield http, submitter, reviewer
 
 

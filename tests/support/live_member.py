@@ -13,6 +13,7 @@ class Member:
 
     def __init__(self, http: httpx.Client, token: str, client_id: int):
         self.http = http
+        self.client_id = client_id
         self.headers = {"Authorization": f"Bearer {token}", "X-Client-Id": str(client_id)}
 
     def call(self, kind: str, name: str, payload: dict[str, Any] | None = None) -> httpx.Response:
@@ -48,6 +49,21 @@ class Member:
             files={"file": (name, content, "application/octet-stream")},
             headers=self.headers,
         )
+
+
+def founder_of_new_organization(http: httpx.Client, server: Any, name: str, first_client: str) -> Member:
+    """The server's bootstrap admin signs in and creates an organization; answers them as a Member of
+    its first client."""
+    login = http.post("/api/rpc/auth.login", json={"email": server.admin_email, "password": server.admin_password})
+    assert login.status_code == 200, login.text
+    token = login.json()["result"]["data"]["token"]
+    created = http.post(
+        "/api/rpc/organizations.create",
+        json={"name": name, "firstClientName": first_client},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert created.status_code == 200, created.text
+    return Member(http, token, created.json()["result"]["data"]["firstClientId"])
 
 
 def join_by_invite(http: httpx.Client, invite_token: str, email: str, client_id: int) -> Member:
