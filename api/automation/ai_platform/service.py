@@ -42,7 +42,7 @@ from api.denials.cases.models import DenialCase
 from api.denials.human_attention import service as attention
 from api.evidence.evidence_control import service as evidence
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 from api.integrations.operational_control import service as control
 from pipelines.ingest.money import quantize
 
@@ -347,14 +347,9 @@ def proof_payload(row: AiExecution, policy: AutonomyPolicy | None) -> dict[str, 
 
 
 def executions_statement(task: str | None, case_id: int | None, state: str | None) -> Select[Any]:
-    stmt = select(AiExecution)
-    if task is not None:
-        stmt = stmt.where(AiExecution.task == task)
-    if case_id is not None:
-        stmt = stmt.where(AiExecution.case_id == case_id)
-    if state is not None:
-        stmt = stmt.where(AiExecution.state == state)
-    return stmt
+    return where_given(
+        select(AiExecution), (AiExecution.task, task), (AiExecution.case_id, case_id), (AiExecution.state, state)
+    )
 
 
 def audit_view(row: AiExecution) -> dict[str, Any]:

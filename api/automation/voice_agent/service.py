@@ -35,7 +35,7 @@ from api.denials.cases import service as cases
 from api.denials.payer_interactions import service as payer_interactions
 from api.denials.payer_interactions.schemas import LogInteractionIn
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 from api.integrations.operational_control import service as control
 
 CASE_EVENT_KIND = "voice_call"
@@ -317,25 +317,21 @@ def get_simulation(db: Session, simulation_id: int) -> VoiceSimulation:
 
 
 def list_delegations(case_id: int | None, state: str | None, goal: str | None) -> Select[Any]:
-    stmt = select(VoiceDelegation)
-    if case_id is not None:
-        stmt = stmt.where(VoiceDelegation.case_id == case_id)
-    if state is not None:
-        stmt = stmt.where(VoiceDelegation.state == state)
-    if goal is not None:
-        stmt = stmt.where(VoiceDelegation.goal == goal)
-    return stmt
+    return where_given(
+        select(VoiceDelegation),
+        (VoiceDelegation.case_id, case_id),
+        (VoiceDelegation.state, state),
+        (VoiceDelegation.goal, goal),
+    )
 
 
 def list_simulations(delegation_id: int | None, case_id: int | None, failure_mode: str | None) -> Select[Any]:
-    stmt = select(VoiceSimulation)
-    if delegation_id is not None:
-        stmt = stmt.where(VoiceSimulation.delegation_id == delegation_id)
-    if case_id is not None:
-        stmt = stmt.where(VoiceSimulation.case_id == case_id)
-    if failure_mode is not None:
-        stmt = stmt.where(VoiceSimulation.failure_mode == failure_mode)
-    return stmt
+    return where_given(
+        select(VoiceSimulation),
+        (VoiceSimulation.delegation_id, delegation_id),
+        (VoiceSimulation.case_id, case_id),
+        (VoiceSimulation.failure_mode, failure_mode),
+    )
 
 
 def audit_view(row: VoiceDelegation) -> dict[str, Any]:

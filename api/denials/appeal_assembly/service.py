@@ -41,7 +41,7 @@ from api.denials.outcomes.models import AppealOutcome
 from api.denials.outcomes.schemas import RecordOutcomeIn
 from api.evidence.evidence_control.service import link_document
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 
 CASE_EVENT_KIND = "appeal_packet"
 SUBMIT_THROUGH_ACTION = "submit through approvedActions.executeSandbox"
@@ -95,12 +95,7 @@ def detail(db: Session, packet: AppealPacket) -> dict[str, Any]:
 
 
 def list_statement(case_id: int | None, state: str | None) -> Select[Any]:
-    stmt = select(AppealPacket)
-    if case_id is not None:
-        stmt = stmt.where(AppealPacket.case_id == case_id)
-    if state is not None:
-        stmt = stmt.where(AppealPacket.state == state)
-    return stmt
+    return where_given(select(AppealPacket), (AppealPacket.case_id, case_id), (AppealPacket.state, state))
 
 
 def audit_view(packet: AppealPacket) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from api.denials.drafts import service as drafts
 from api.denials.drafts.lifecycle import effective_state as draft_state
 from api.denials.drafts.models import Draft
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 
 DRAFT = "draft"
 ACTION = "action"
@@ -334,13 +334,12 @@ def views(db: Session, approvals: Sequence[ApprovalRequest], now: datetime) -> l
 def list_statement(
     subject_type: str | None, subject_id: int | None, case_id: int | None, state: str | None, now: datetime
 ) -> Select[Any]:
-    stmt = select(ApprovalRequest)
-    if subject_type is not None:
-        stmt = stmt.where(ApprovalRequest.subject_type == subject_type)
-    if subject_id is not None:
-        stmt = stmt.where(ApprovalRequest.subject_id == subject_id)
-    if case_id is not None:
-        stmt = stmt.where(ApprovalRequest.case_id == case_id)
+    stmt = where_given(
+        select(ApprovalRequest),
+        (ApprovalRequest.subject_type, subject_type),
+        (ApprovalRequest.subject_id, subject_id),
+        (ApprovalRequest.case_id, case_id),
+    )
     if state == "expired":
         lapsed = and_(ApprovalRequest.state.in_(OPEN_STATES), ApprovalRequest.expires_at <= now)
         stmt = stmt.where(or_(ApprovalRequest.state == "expired", lapsed))

@@ -31,7 +31,7 @@ from api.denials.approved_actions.lifecycle import ACTION, OPEN_STATES, RAN_STAT
 from api.denials.approved_actions.models import ActionExecution, ApprovedAction
 from api.denials.cases.models import DenialCase
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.integrations.operational_control import service as control
 
@@ -280,14 +280,12 @@ def detail(db: Session, action: ApprovedAction, now: datetime) -> dict[str, Any]
 
 
 def list_statement(case_id: int | None, kind: str | None, state: str | None) -> Select[Any]:
-    stmt = select(ApprovedAction)
-    if case_id is not None:
-        stmt = stmt.where(ApprovedAction.case_id == case_id)
-    if kind is not None:
-        stmt = stmt.where(ApprovedAction.kind == kind)
-    if state is not None:
-        stmt = stmt.where(ApprovedAction.state == state)
-    return stmt
+    return where_given(
+        select(ApprovedAction),
+        (ApprovedAction.case_id, case_id),
+        (ApprovedAction.kind, kind),
+        (ApprovedAction.state, state),
+    )
 
 
 def audit_view(action: ApprovedAction, execution: ActionExecution | None = None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from api.denials.comms.lifecycle import MESSAGE
 from api.denials.comms.models import OutboundMessage
 from api.denials.comms.transport import OutboundRequest, Transport, TransportResult, transport_for
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 
 CASE_EVENT_KIND = "message_sent"
 _STAMPS = {"sent": "sent_at", "delivered": "delivered_at", "failed": "failed_at"}
@@ -108,11 +108,9 @@ def audit_view(row: OutboundMessage) -> dict[str, Any]:
 
 
 def list_statement(case_id: int | None, channel: str | None, status: str | None) -> Select[Any]:
-    stmt = select(OutboundMessage)
-    if case_id is not None:
-        stmt = stmt.where(OutboundMessage.case_id == case_id)
-    if channel is not None:
-        stmt = stmt.where(OutboundMessage.channel == channel)
-    if status is not None:
-        stmt = stmt.where(OutboundMessage.status == status)
-    return stmt
+    return where_given(
+        select(OutboundMessage),
+        (OutboundMessage.case_id, case_id),
+        (OutboundMessage.channel, channel),
+        (OutboundMessage.status, status),
+    )

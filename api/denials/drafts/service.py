@@ -22,7 +22,7 @@ from api.denials.drafts import content
 from api.denials.drafts.lifecycle import DRAFT, LOCKED_STATES, effective_state, lock_message
 from api.denials.drafts.models import Draft, DraftVersion
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 
 #: Approval states after which the draft is editable again.
 RELEASING = frozenset({"rejected", "withdrawn", "expired", "void"})
@@ -193,14 +193,7 @@ def audit_view(draft: Draft) -> dict[str, Any]:
 
 
 def list_statement(case_id: int | None, kind: str | None, state: str | None) -> Select[Any]:
-    stmt = select(Draft)
-    if case_id is not None:
-        stmt = stmt.where(Draft.case_id == case_id)
-    if kind is not None:
-        stmt = stmt.where(Draft.kind == kind)
-    if state is not None:
-        stmt = stmt.where(Draft.state == state)
-    return stmt
+    return where_given(select(Draft), (Draft.case_id, case_id), (Draft.kind, kind), (Draft.state, state))
 
 
 def versions_statement(draft_id: int) -> Select[Any]:

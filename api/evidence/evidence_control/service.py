@@ -39,7 +39,7 @@ from api.evidence.evidence_control.models import (
 )
 from api.evidence.evidence_control.store import store_for
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 from api.infra.jobs.models import Job
 from api.infra.jobs.queue import enqueue
 from api.rpc.uploads import UploadedFile
@@ -248,13 +248,12 @@ def get(db: Session, document_id: int) -> EvidenceDocument:
 
 
 def list_statement(case_id: int | None, claim_id: int | None, doc_type: str | None, status: str | None) -> Select[Any]:
-    stmt = select(EvidenceDocument)
-    if case_id is not None:
-        stmt = stmt.where(EvidenceDocument.case_id == case_id)
-    if claim_id is not None:
-        stmt = stmt.where(EvidenceDocument.claim_id == claim_id)
-    if doc_type is not None:
-        stmt = stmt.where(EvidenceDocument.doc_type == doc_type)
+    stmt = where_given(
+        select(EvidenceDocument),
+        (EvidenceDocument.case_id, case_id),
+        (EvidenceDocument.claim_id, claim_id),
+        (EvidenceDocument.doc_type, doc_type),
+    )
     if status == "active":
         stmt = stmt.where(EvidenceDocument.purged_at.is_(None))
     elif status == "purged":

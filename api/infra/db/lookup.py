@@ -1,4 +1,4 @@
-"""One row by id within the caller's client, or NOT_FOUND.
+"""One row by id within the caller's client, or NOT_FOUND; the optional equality filters of lists.
 
 The session's tenant filter (`tenant_filter.py`) makes another client's row simply missing, so a
 caller guessing ids learns nothing (never FORBIDDEN). `for_update` locks the row for a move.
@@ -6,9 +6,9 @@ caller guessing ids learns nothing (never FORBIDDEN). `for_update` locks the row
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import not_found
@@ -26,3 +26,12 @@ def get_by_id(db: Session, model: type[RowT], ident: int, what: str, *, for_upda
     if row is None:
         raise not_found(what, ident)
     return row
+
+
+def where_given(stmt: Select[Any], *filters: tuple[Any, object | None]) -> Select[Any]:
+    """`stmt` narrowed by `column == value` for each (column, value) whose value is given; None
+    means the caller did not filter on that column (the optional filters of list procedures)."""
+    for column, value in filters:
+        if value is not None:
+            stmt = stmt.where(column == value)
+    return stmt

@@ -18,7 +18,7 @@ from api.core.errors import Conflict, Forbidden, InvalidInput, PreconditionFaile
 from api.core.lifecycle import transition as move
 from api.core.settings import Settings
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 from api.infra.private_files import private_dir
 from api.infra.signing.secret import load_or_create
 from api.integrations.integration_control import checks, sealing
@@ -324,12 +324,7 @@ def last_run(db: Session, integration_id: int, *, state: str | None = None) -> I
 
 
 def list_statement(kind: str | None, state: str | None) -> Select[Any]:
-    stmt = select(Integration)
-    if kind is not None:
-        stmt = stmt.where(Integration.kind == kind)
-    if state is not None:
-        stmt = stmt.where(Integration.state == state)
-    return stmt
+    return where_given(select(Integration), (Integration.kind, kind), (Integration.state, state))
 
 
 def view(db: Session, row: Integration) -> dict[str, Any]:

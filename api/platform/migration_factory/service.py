@@ -31,7 +31,7 @@ from api.denials.claims import links as claim_links
 from api.denials.claims import service as claims
 from api.denials.claims.models import Claim
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 from api.platform.migration_factory import plan as planning
 from api.platform.migration_factory.lifecycle import INITIAL_STATE, MIGRATION
 from api.platform.migration_factory.models import Migration, MigrationRow
@@ -359,12 +359,7 @@ class _Applier:
 
 
 def list_statement(state: str | None, kind: str | None) -> Select[Any]:
-    stmt = select(Migration)
-    if state is not None:
-        stmt = stmt.where(Migration.state == state)
-    if kind is not None:
-        stmt = stmt.where(Migration.kind == kind)
-    return stmt
+    return where_given(select(Migration), (Migration.state, state), (Migration.kind, kind))
 
 
 def rows_page(
