@@ -56,7 +56,7 @@ totals as (
 -- only the events of claims with several are ranked, on the keys alone, and joined back (a window
 -- over every row sorted a million one-row partitions). The order is the one documented above:
 -- delivery_order ranks payment date, interchange date and time, ISA13 and transaction position.
-claim_event_counts as (
+claims_with_several_events as (
     select organization_id, client_id, claim_key
     from remittance_claims
     group by organization_id, client_id, claim_key
@@ -86,10 +86,10 @@ sequences as (
             order by events.delivery_order desc, events.claim_index desc, events.batch_id desc
         ) as payer_decision_rank_from_last
     from remittance_claims as events
-    inner join claim_event_counts
-        on claim_event_counts.organization_id = events.organization_id
-        and claim_event_counts.client_id = events.client_id
-        and claim_event_counts.claim_key = events.claim_key
+    inner join claims_with_several_events
+        on claims_with_several_events.organization_id = events.organization_id
+        and claims_with_several_events.client_id = events.client_id
+        and claims_with_several_events.claim_key = events.claim_key
 ),
 primary_denial as (
     select * from (
