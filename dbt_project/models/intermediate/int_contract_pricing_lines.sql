@@ -1,8 +1,10 @@
-{{ config(materialized='view') }}
--- One row per SVC line: the line-level contract term that prices it, if any, and its price.
--- Lines of a claim priced as a whole (int_contract_pricing_claims: DRG case rate, per diem) get no
--- line term. Otherwise, among the payer's terms in effect on the line's service date (else the
--- claim's statement start, else the payment date):
+{{ config(materialized='table') }}
+-- One row per SVC line: the line-level contract term that would price it, if any, and its price.
+-- A table computed for every line, whether or not its claim is priced as a whole: it needs only
+-- the claim's payer, plan and dates (int_remittance_claims_sequenced), so it builds beside
+-- fct_claim_adjustments. fct_service_lines drops the line term of a claim priced as a whole
+-- (int_contract_pricing_claims: DRG case rate, per diem). Among the payer's terms in effect on the
+-- line's service date (else the claim's statement start, else the payment date):
 --   1. a fee_schedule term for the line's procedure code, one naming the line's modifier (SVC01-3
 --      or -4) before one without a modifier (which applies whatever the modifier);
 --   2. a percent_of_charges term for the procedure code, then one for every code (code null).
@@ -40,11 +42,8 @@ lines as (
         summarised.filing_indicator,
         coalesce(svc.service_date, summarised.statement_from, summarised.payment_date) as priced_on
     from {{ ref('stg_era__service_lines') }} as svc
-    inner join {{ ref('int_remittance_claims_summarised') }} as summarised
+    inner join {{ ref('int_remittance_claims_sequenced') }} as summarised
         on summarised.remittance_claim_key = svc.remittance_claim_key
-    inner join {{ ref('int_contract_pricing_claims') }} as claim_priced
-        on claim_priced.remittance_claim_key = svc.remittance_claim_key
-    where claim_priced.term_id is null
 ),
 matched as (
     -- Terms naming the line's procedure code (fee schedule or percent of charges; a modifier term

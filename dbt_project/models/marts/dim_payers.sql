@@ -28,7 +28,7 @@ submitted as (
 ),
 seen as (
     select organization_id, client_id, payer_key, payer_name, payer_id, payer_class, payment_date as seen_on
-    from {{ ref('int_remittance_claims_summarised') }}
+    from {{ ref('int_remittance_claims_sequenced') }}
     union all
     select organization_id, client_id, payer_key, payer_name, payer_id, payer_class, seen_on
     from submitted

@@ -9,7 +9,7 @@
 -- the payer did not deny (a denied line is a denial, not an underpayment), not for reversals and not
 -- for predeterminations (CLP02=25 quotes a price; nothing was paid that could be under the contract).
 -- Variance is also only computed on the current adjudication of the claim by its payer
--- (is_current_adjudication: the payer's last non-reversal CLP, int_remittance_claims_summarised): a
+-- (is_current_adjudication: the payer's last non-reversal CLP, int_remittance_claims_sequenced): a
 -- claim underpaid, reversed and corrected is priced on the correction alone, and a line remitted
 -- again is counted once.
 with lines as (
@@ -18,8 +18,8 @@ with lines as (
 claims as (
     select
         remittance_claim_key, claim_key, payer_key, payer_id, payer_class, payment_date, claim_status_code,
-        is_reversal, is_predetermination, is_current_adjudication
-    from {{ ref('int_remittance_claims_summarised') }}
+        is_reversal, is_predetermination, is_current_adjudication, billed_amount, paid_amount
+    from {{ ref('int_remittance_claims_sequenced') }}
 ),
 adjustments as (
     select
@@ -38,8 +38,29 @@ adjustments as (
 line_pricing as (
     select * from {{ ref('int_contract_pricing_lines') }}
 ),
+-- Claims priced as a whole: a claim-level term applies and the claim is not fully denied (the
+-- screen of int_contract_pricing_claims, applied here to the few claims with such a term so that
+-- the lines need not wait for int_remittance_claims_summarised).
+claim_terms as (
+    select remittance_claim_key, term_id
+    from {{ ref('int_contract_pricing_claim_terms') }}
+    where term_id is not null
+),
+claim_denials as (
+    select adjustments.remittance_claim_key, sum(adjustments.amount) as denied_amount
+    from {{ ref('fct_claim_adjustments') }} as adjustments
+    inner join claim_terms on claim_terms.remittance_claim_key = adjustments.remittance_claim_key
+    where adjustments.is_payer_denial
+    group by adjustments.remittance_claim_key
+),
 claim_pricing as (
-    select remittance_claim_key, term_id from {{ ref('int_contract_pricing_claims') }}
+    select claim_terms.remittance_claim_key, claim_terms.term_id
+    from claim_terms
+    inner join claims on claims.remittance_claim_key = claim_terms.remittance_claim_key
+    left join claim_denials on claim_denials.remittance_claim_key = claim_terms.remittance_claim_key
+    where not {{ is_fully_denied(
+        'claims.claim_status_code', 'claims.paid_amount', 'claims.billed_amount', 'coalesce(claim_denials.denied_amount, 0)'
+    ) }}
 ),
 joined as (
     select
@@ -77,8 +98,10 @@ joined as (
     from lines
     inner join claims on claims.remittance_claim_key = lines.remittance_claim_key
     left join adjustments on adjustments.service_line_key = lines.service_line_key
-    left join line_pricing on line_pricing.service_line_key = lines.service_line_key
     left join claim_pricing on claim_pricing.remittance_claim_key = lines.remittance_claim_key
+    -- a claim priced as a whole has no line terms
+    left join line_pricing
+        on line_pricing.service_line_key = lines.service_line_key and claim_pricing.term_id is null
 )
 select
     service_line_key,
