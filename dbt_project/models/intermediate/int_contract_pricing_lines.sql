@@ -36,14 +36,14 @@ lines as (
         svc.modifier_2,
         svc.units,
         svc.charge_amount,
-        summarised.organization_id,
-        summarised.client_id,
-        summarised.payer_key,
-        summarised.filing_indicator,
-        coalesce(svc.service_date, summarised.statement_from, summarised.payment_date) as priced_on
+        sequenced.organization_id,
+        sequenced.client_id,
+        sequenced.payer_key,
+        sequenced.filing_indicator,
+        coalesce(svc.service_date, sequenced.statement_from, sequenced.payment_date) as priced_on
     from {{ ref('stg_era__service_lines') }} as svc
-    inner join {{ ref('int_remittance_claims_sequenced') }} as summarised
-        on summarised.remittance_claim_key = svc.remittance_claim_key
+    inner join {{ ref('int_remittance_claims_sequenced') }} as sequenced
+        on sequenced.remittance_claim_key = svc.remittance_claim_key
 ),
 matched as (
     -- Terms naming the line's procedure code (fee schedule or percent of charges; a modifier term
