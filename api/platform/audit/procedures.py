@@ -8,6 +8,7 @@ from pydantic import Field
 from sqlalchemy import Select, select
 
 from api.core.errors import NotFound
+from api.infra.db.lookup import where_given
 from api.platform.audit.models import AuditEvent
 from api.platform.audit.service import scope_for, verify_scope
 from api.rpc.context import Context
@@ -60,15 +61,13 @@ def _org_events(ctx: Context) -> Select[AuditEvent]:
 @rpc.query("audit.list", permission="audit")
 def list_events(ctx: Context, input: AuditListIn) -> Page[AuditEventOut]:
     """The organization's audit events, newest first, filterable by procedure, actor and target."""
-    stmt = _org_events(ctx)
-    for column, value in (
+    stmt = where_given(
+        _org_events(ctx),
         (AuditEvent.procedure, input.procedure),
         (AuditEvent.actor_user_id, input.actor_user_id),
         (AuditEvent.target_type, input.target_type),
         (AuditEvent.target_id, input.target_id),
-    ):
-        if value is not None:
-            stmt = stmt.where(column == value)
+    )
     return paginate(ctx.db, stmt, AuditEvent.id, input, AuditEventOut.model_validate)
 
 
