@@ -28,9 +28,18 @@
 -- full without a rank (typically CLP02=4, "not our member") is outside it. cob_sequence orders the
 -- chain by rank (CLP02 1/19 -> 1, 2/20 -> 2, 3/21 -> 3; unranked -> 1) and then by the payer's first
 -- event; is_last_in_chain marks the payer whose current decision leaves the patient's balance.
+-- claim_payer_count: how many payers have a history for the claim (int_claims_latest_status takes a
+-- claim with one as it is).
+--
+-- Two paths, one result. Most claims have a single CLP (is_only_event, int_remittance_claims_sequenced):
+-- its one payer's history is that event (initial = current decision, nothing reversed or overturned,
+-- first and last in the chain), so it is projected as it is. The aggregation, joins and chain ranking
+-- below run only on the claims with several events; `decided`, `chained` and `only_events` give the
+-- same columns in the same order. A lone reversal (or a CLP without a status) has no decision and no
+-- row on either path.
 with events as (
     select * from {{ ref('int_remittance_claims_summarised') }}
-    where not is_predetermination
+    where not is_predetermination and not coalesce(is_only_event, false)
 ),
 -- One aggregate pass per claim and payer (no sorted windows: the history is read with first/last-by
 -- aggregates over event_sequence, which is unique within a claim).
@@ -100,9 +109,9 @@ decided as (
         initial.is_denied and per_payer.clean_decisions > 0 as is_overturned,
         per_payer.cob_level is not null or per_payer.has_adjudicated as in_chain
     from per_payer
-    inner join {{ ref('int_remittance_claims_summarised') }} as initial
+    inner join events as initial
         on initial.remittance_claim_key = per_payer.initial_key
-    inner join {{ ref('int_remittance_claims_summarised') }} as current_decision
+    inner join events as current_decision
         on current_decision.remittance_claim_key = per_payer.current_key
 ),
 -- The chain positions, computed on the keys alone and joined back (a window over the full rows sorts
@@ -122,7 +131,8 @@ chain_positions as (
                 case when in_chain then 1 else 0 end desc,
                 coalesce(cob_level, 1) desc,
                 first_event_sequence desc
-        ) = 1 as is_last_in_chain
+        ) = 1 as is_last_in_chain,
+        count(*) over (partition by organization_id, client_id, claim_key) as claim_payer_count
     from (
         select
             organization_id, client_id, claim_key, initial_key, cob_level, first_event_sequence,
@@ -132,58 +142,121 @@ chain_positions as (
     ) as chain_keys
 ),
 chained as (
-    select decided.*, chain_positions.cob_sequence, chain_positions.is_last_in_chain
+    select
+        decided.*, chain_positions.cob_sequence, chain_positions.is_last_in_chain, chain_positions.claim_payer_count
     from decided
     inner join chain_positions on chain_positions.initial_key = decided.initial_key
+),
+several_events as (
+    select
+        {{ tenant_key('organization_id', 'client_id', 'payer_key') }} as payer_sk,
+        organization_id,
+        client_id,
+        claim_key,
+        payer_identity,
+        payer_key,
+        payer_name,
+        payer_id,
+        payer_class,
+        cob_level,
+        cob_sequence,
+        is_last_in_chain,
+        claim_payer_count,
+        is_crossover,
+        is_reversed_out,
+        initial_key as initial_remittance_claim_key,
+        current_key as current_remittance_claim_key,
+        initial_event_sequence,
+        payment_date as initial_payment_date,
+        {{ month_of('payment_date') }} as adjudication_month,
+        claim_status_code as initial_status_code,
+        current_status_code,
+        billed_amount as remit_billed_amount,
+        paid_amount as initial_paid_amount,
+        patient_responsibility as initial_patient_responsibility,
+        is_denied as initially_denied,
+        is_fully_denied as initially_fully_denied,
+        denied_amount as initial_denied_amount,
+        current_is_denied,
+        current_is_fully_denied,
+        current_denied_amount,
+        primary_denial_category,
+        primary_carc_category,
+        primary_denial_group_code,
+        primary_denial_carc,
+        primary_denial_hard_or_soft,
+        primary_denial_preventable,
+        statement_from,
+        statement_to,
+        claim_received_date,
+        is_overturned as overturned,
+        {{ money('case when is_overturned then greatest(final_paid_amount - paid_amount, 0) else 0 end') }}
+            as recovered_amount,
+        case when is_overturned then first_clean_payment_date end as recovery_date,
+        remittance_events,
+        reversals,
+        {{ money('final_paid_amount') }} as paid_amount,
+        {{ money('final_patient_responsibility') }} as patient_responsibility,
+        last_payment_date,
+        {{ dbt.datediff('coalesce(claim_received_date, statement_to)', 'payment_date', 'day') }} as days_to_pay
+    from chained
+),
+-- A claim's only CLP is its one payer's whole history (see the note at the top). The literals take
+-- the type of the aggregate on the other path (union all).
+only_events as (
+    select
+        {{ tenant_key('organization_id', 'client_id', 'payer_key') }} as payer_sk,
+        organization_id,
+        client_id,
+        claim_key,
+        payer_identity,
+        payer_key,
+        payer_name,
+        payer_id,
+        payer_class,
+        cob_level,
+        case when cob_level is not null or coalesce(not is_fully_denied, false) then 1 end as cob_sequence,
+        true as is_last_in_chain,
+        1 as claim_payer_count,
+        coalesce(is_crossover, false) as is_crossover,
+        false as is_reversed_out,
+        remittance_claim_key as initial_remittance_claim_key,
+        remittance_claim_key as current_remittance_claim_key,
+        event_sequence as initial_event_sequence,
+        payment_date as initial_payment_date,
+        {{ month_of('payment_date') }} as adjudication_month,
+        claim_status_code as initial_status_code,
+        claim_status_code as current_status_code,
+        billed_amount as remit_billed_amount,
+        paid_amount as initial_paid_amount,
+        patient_responsibility as initial_patient_responsibility,
+        is_denied as initially_denied,
+        is_fully_denied as initially_fully_denied,
+        denied_amount as initial_denied_amount,
+        is_denied as current_is_denied,
+        is_fully_denied as current_is_fully_denied,
+        denied_amount as current_denied_amount,
+        primary_denial_category,
+        primary_carc_category,
+        primary_denial_group_code,
+        primary_denial_carc,
+        primary_denial_hard_or_soft,
+        primary_denial_preventable,
+        statement_from,
+        statement_to,
+        claim_received_date,
+        false as overturned,
+        {{ money('0') }} as recovered_amount,
+        cast(null as date) as recovery_date,
+        1 as remittance_events,
+        0 as reversals,
+        {{ money('paid_amount') }} as paid_amount,
+        {{ money('patient_responsibility') }} as patient_responsibility,
+        payment_date as last_payment_date,
+        {{ dbt.datediff('coalesce(claim_received_date, statement_to)', 'payment_date', 'day') }} as days_to_pay
+    from {{ ref('int_remittance_claims_summarised') }}
+    where is_only_event and not is_predetermination and not is_reversal
 )
-select
-    {{ tenant_key('organization_id', 'client_id', 'payer_key') }} as payer_sk,
-    organization_id,
-    client_id,
-    claim_key,
-    payer_identity,
-    payer_key,
-    payer_name,
-    payer_id,
-    payer_class,
-    cob_level,
-    cob_sequence,
-    is_last_in_chain,
-    is_crossover,
-    is_reversed_out,
-    initial_key as initial_remittance_claim_key,
-    current_key as current_remittance_claim_key,
-    initial_event_sequence,
-    payment_date as initial_payment_date,
-    {{ month_of('payment_date') }} as adjudication_month,
-    claim_status_code as initial_status_code,
-    current_status_code,
-    billed_amount as remit_billed_amount,
-    paid_amount as initial_paid_amount,
-    patient_responsibility as initial_patient_responsibility,
-    is_denied as initially_denied,
-    is_fully_denied as initially_fully_denied,
-    denied_amount as initial_denied_amount,
-    current_is_denied,
-    current_is_fully_denied,
-    current_denied_amount,
-    primary_denial_category,
-    primary_carc_category,
-    primary_denial_group_code,
-    primary_denial_carc,
-    primary_denial_hard_or_soft,
-    primary_denial_preventable,
-    statement_from,
-    statement_to,
-    claim_received_date,
-    is_overturned as overturned,
-    {{ money('case when is_overturned then greatest(final_paid_amount - paid_amount, 0) else 0 end') }}
-        as recovered_amount,
-    case when is_overturned then first_clean_payment_date end as recovery_date,
-    remittance_events,
-    reversals,
-    {{ money('final_paid_amount') }} as paid_amount,
-    {{ money('final_patient_responsibility') }} as patient_responsibility,
-    last_payment_date,
-    {{ dbt.datediff('coalesce(claim_received_date, statement_to)', 'payment_date', 'day') }} as days_to_pay
-from chained
+select * from several_events
+union all
+select * from only_events

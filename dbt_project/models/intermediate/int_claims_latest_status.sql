@@ -13,8 +13,13 @@
 --                      denied (in full), partially_denied or paid. A recoupment that ends denied
 --                      (paid, reversed, re-adjudicated as denied) is therefore `denied`.
 -- Predeterminations (CLP02=25) are left out upstream.
+--
+-- A claim that only one payer adjudicated (claim_payer_count = 1, most claims) is that payer's
+-- history as it is: its initial, last and primary payer are the same row. The aggregation and the
+-- joins below run only on the claims with several payers; both paths give the same columns.
 with payers as (
     select * from {{ ref('int_claim_payer_adjudications') }}
+    where claim_payer_count > 1
 ),
 per_claim as (
     select
@@ -47,64 +52,121 @@ last_payer as (
 primary_payer as (
     select * from payers
     where cob_sequence = 1
+),
+several_payers as (
+    select
+        per_claim.organization_id,
+        per_claim.client_id,
+        per_claim.claim_key,
+        initial.payer_key,
+        initial.payer_name,
+        initial.payer_id,
+        initial.payer_class,
+        last_payer.payer_key as last_payer_key,
+        per_claim.payer_count,
+        initial.initial_remittance_claim_key,
+        initial.initial_payment_date,
+        initial.adjudication_month,
+        initial.initial_status_code,
+        initial.remit_billed_amount,
+        initial.initial_paid_amount,
+        initial.initial_patient_responsibility,
+        initial.initially_denied,
+        initial.initially_fully_denied,
+        initial.initial_denied_amount,
+        initial.primary_denial_category,
+        initial.primary_carc_category,
+        initial.primary_denial_group_code,
+        initial.primary_denial_carc,
+        initial.primary_denial_hard_or_soft,
+        initial.primary_denial_preventable,
+        initial.statement_from,
+        initial.statement_to,
+        initial.claim_received_date,
+        per_claim.any_overturned as overturned,
+        {{ money('per_claim.recovered_amount') }} as recovered_amount,
+        per_claim.recovery_date,
+        per_claim.remittance_events,
+        per_claim.reversals,
+        {{ money('per_claim.final_paid_amount') }} as final_paid_amount,
+        last_payer.patient_responsibility as final_patient_responsibility,
+        per_claim.last_payment_date,
+        last_payer.current_status_code as latest_status_code,
+        last_payer.current_remittance_claim_key as latest_remittance_claim_key,
+        -- the primary payer's current decision: where the contract's allowed amount and variance are read
+        coalesce(primary_payer.current_remittance_claim_key, last_payer.current_remittance_claim_key)
+            as primary_remittance_claim_key,
+        last_payer.current_is_denied,
+        last_payer.current_denied_amount,
+        case
+            when per_claim.any_overturned then 'overturned'
+            when last_payer.current_is_fully_denied then 'denied'
+            when last_payer.current_is_denied then 'partially_denied'
+            else 'paid'
+        end as claim_outcome
+    from per_claim
+    inner join initial
+        on initial.organization_id = per_claim.organization_id and initial.client_id = per_claim.client_id
+        and initial.claim_key = per_claim.claim_key
+    inner join last_payer
+        on last_payer.organization_id = per_claim.organization_id and last_payer.client_id = per_claim.client_id
+        and last_payer.claim_key = per_claim.claim_key
+    left join primary_payer
+        on primary_payer.organization_id = per_claim.organization_id and primary_payer.client_id = per_claim.client_id
+        and primary_payer.claim_key = per_claim.claim_key
+),
+one_payer as (
+    select
+        organization_id,
+        client_id,
+        claim_key,
+        payer_key,
+        payer_name,
+        payer_id,
+        payer_class,
+        payer_key as last_payer_key,
+        claim_payer_count as payer_count,
+        initial_remittance_claim_key,
+        initial_payment_date,
+        adjudication_month,
+        initial_status_code,
+        remit_billed_amount,
+        initial_paid_amount,
+        initial_patient_responsibility,
+        initially_denied,
+        initially_fully_denied,
+        initial_denied_amount,
+        primary_denial_category,
+        primary_carc_category,
+        primary_denial_group_code,
+        primary_denial_carc,
+        primary_denial_hard_or_soft,
+        primary_denial_preventable,
+        statement_from,
+        statement_to,
+        claim_received_date,
+        coalesce(overturned, false) as overturned,
+        {{ money('recovered_amount') }} as recovered_amount,
+        recovery_date,
+        remittance_events,
+        reversals,
+        {{ money('paid_amount') }} as final_paid_amount,
+        patient_responsibility as final_patient_responsibility,
+        last_payment_date,
+        current_status_code as latest_status_code,
+        current_remittance_claim_key as latest_remittance_claim_key,
+        current_remittance_claim_key as primary_remittance_claim_key,
+        current_is_denied,
+        current_denied_amount,
+        case
+            when overturned then 'overturned'
+            when current_is_fully_denied then 'denied'
+            when current_is_denied then 'partially_denied'
+            else 'paid'
+        end as claim_outcome
+    from {{ ref('int_claim_payer_adjudications') }}
+    where claim_payer_count = 1
 )
-select
-    per_claim.organization_id,
-    per_claim.client_id,
-    per_claim.claim_key,
-    initial.payer_key,
-    initial.payer_name,
-    initial.payer_id,
-    initial.payer_class,
-    last_payer.payer_key as last_payer_key,
-    per_claim.payer_count,
-    initial.initial_remittance_claim_key,
-    initial.initial_payment_date,
-    initial.adjudication_month,
-    initial.initial_status_code,
-    initial.remit_billed_amount,
-    initial.initial_paid_amount,
-    initial.initial_patient_responsibility,
-    initial.initially_denied,
-    initial.initially_fully_denied,
-    initial.initial_denied_amount,
-    initial.primary_denial_category,
-    initial.primary_carc_category,
-    initial.primary_denial_group_code,
-    initial.primary_denial_carc,
-    initial.primary_denial_hard_or_soft,
-    initial.primary_denial_preventable,
-    initial.statement_from,
-    initial.statement_to,
-    initial.claim_received_date,
-    per_claim.any_overturned as overturned,
-    {{ money('per_claim.recovered_amount') }} as recovered_amount,
-    per_claim.recovery_date,
-    per_claim.remittance_events,
-    per_claim.reversals,
-    {{ money('per_claim.final_paid_amount') }} as final_paid_amount,
-    last_payer.patient_responsibility as final_patient_responsibility,
-    per_claim.last_payment_date,
-    last_payer.current_status_code as latest_status_code,
-    last_payer.current_remittance_claim_key as latest_remittance_claim_key,
-    -- the primary payer's current decision: where the contract's allowed amount and variance are read
-    coalesce(primary_payer.current_remittance_claim_key, last_payer.current_remittance_claim_key)
-        as primary_remittance_claim_key,
-    last_payer.current_is_denied,
-    last_payer.current_denied_amount,
-    case
-        when per_claim.any_overturned then 'overturned'
-        when last_payer.current_is_fully_denied then 'denied'
-        when last_payer.current_is_denied then 'partially_denied'
-        else 'paid'
-    end as claim_outcome
-from per_claim
-inner join initial
-    on initial.organization_id = per_claim.organization_id and initial.client_id = per_claim.client_id
-    and initial.claim_key = per_claim.claim_key
-inner join last_payer
-    on last_payer.organization_id = per_claim.organization_id and last_payer.client_id = per_claim.client_id
-    and last_payer.claim_key = per_claim.claim_key
-left join primary_payer
-    on primary_payer.organization_id = per_claim.organization_id and primary_payer.client_id = per_claim.client_id
-    and primary_payer.claim_key = per_claim.claim_key
+select * from several_payers
+union all
+select * from one_payer

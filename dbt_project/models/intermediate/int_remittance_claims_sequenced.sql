@@ -118,6 +118,9 @@ select
     coalesce(sequences.event_sequence, 1) as event_sequence,
     coalesce(sequences.payer_event_sequence, 1) as payer_event_sequence,
     coalesce(sequences.payer_last_remittance_order, remittance_claims.remittance_order) as payer_last_remittance_order,
+    -- The claim's only CLP (most claims): its histories are this one event, so the per-payer history
+    -- (int_claim_payer_adjudications) takes it as it is instead of aggregating and ranking it.
+    sequences.remittance_claim_key is null as is_only_event,
     -- The payer's current adjudication of the claim: its last decision in the order above (a
     -- reversal plus its correction nets to the correction). The per-payer history
     -- (int_claim_payer_adjudications) takes its current decision from this flag; the service lines

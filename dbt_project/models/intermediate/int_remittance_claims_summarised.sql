@@ -104,6 +104,7 @@ select
     claims.event_sequence,
     claims.payer_event_sequence,
     claims.payer_last_remittance_order,
+    claims.is_only_event,
     claims.is_current_adjudication
 from claims
 left join totals on totals.remittance_claim_key = claims.remittance_claim_key
