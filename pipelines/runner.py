@@ -123,6 +123,7 @@ def run_pipeline(
     from pipelines.definitions import build_definitions
     from pipelines.defs.dbt.project import ensure_manifest
     from pipelines.resources import WarehouseResource, default_database_url
+    from pipelines.warehouse.loading import shared_parse_workers
 
     data_dir = Path(data_dir).resolve()
     secure_data_dir(data_dir)
@@ -138,7 +139,9 @@ def run_pipeline(
         instance = DagsterInstance.ephemeral()
     run_id = str(uuid.uuid4())
     started = datetime.now(UTC)
-    result = _execute(job, instance, keys, run_id, on_event)
+    # The raw steps of this run share one pool of parse workers instead of starting one each.
+    with shared_parse_workers():
+        result = _execute(job, instance, keys, run_id, on_event)
     summary = RunSummary(run_id, "SUCCESS" if result.success else "FAILURE", started, datetime.now(UTC))
     _record_steps(summary, instance.all_logs(run_id))
     _record_materialisations(summary, result)

@@ -20,8 +20,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -431,6 +435,66 @@ def _table_stats(kind: str, records: list[dict[str, Any]]) -> dict[str, TableSta
     return out
 
 
+class _SharedWorkers:
+    """The parse workers of one run, started on first use and kept until the run ends."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pool: ProcessPoolExecutor | None = None
+        self._workers = 0
+        self.pools_started = 0
+
+    def pool(self, workers: int) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None or self._workers != workers:
+                if self._pool is not None:
+                    self._pool.shutdown(wait=True)
+                self._pool = _new_pool(workers)
+                self._workers = workers
+                self.pools_started += 1
+            return self._pool
+
+    def discard(self) -> None:
+        """Drop a broken pool (a worker died): the next step starts a fresh one."""
+        with self._lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def shutdown(self) -> None:
+        with self._lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+            self._pool = None
+
+
+_SHARED_WORKERS: ContextVar[_SharedWorkers | None] = ContextVar("raw_parse_workers", default=None)
+
+
+@contextmanager
+def shared_parse_workers() -> Iterator[_SharedWorkers]:
+    """Let every raw step run in this context (one in-process pipeline run) share its parse workers.
+
+    A run parses its 835s, 837s and CSV exports in three steps; starting a worker process and
+    importing the parser costs about half a second per step on a 2-core machine, paid while the
+    cores wait. The pool starts when a step first needs it and stops when the context ends, so no
+    idle worker outlives the run (the API runs pipelines inside its own process). Outside this
+    context (Dagster's multiprocess runs) each step starts and stops its own pool, as before.
+    """
+    shared = _SharedWorkers()
+    token = _SHARED_WORKERS.set(shared)
+    try:
+        yield shared
+    finally:
+        _SHARED_WORKERS.reset(token)
+        shared.shutdown()
+
+
+def _new_pool(workers: int) -> ProcessPoolExecutor:
+    # spawn, not fork: Polars' thread pool does not survive fork.
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+
+
 def _run_loads(todo: list[SourceFile], layout: WarehouseLayout, workers: int | None, progress) -> Iterable[dict]:
     data_dir = str(layout.data_dir)
     total_bytes = sum(s.path.stat().st_size for s in todo)
@@ -441,20 +505,33 @@ def _run_loads(todo: list[SourceFile], layout: WarehouseLayout, workers: int | N
             if progress:
                 progress(src.name)
         return
-    # spawn, not fork: Polars' thread pool does not survive fork. One Polars thread per worker:
-    # the workers already use every core, and nested thread pools only contend (measured ~12 %).
+    # One Polars thread per worker: the workers already use every core, and nested thread pools
+    # only contend (measured ~12 %). A worker reads the variable when it starts, which is during
+    # the submits below (ProcessPoolExecutor starts spawned workers as tasks arrive).
     ordered = sorted(todo, key=lambda s: -s.path.stat().st_size)
     previous = os.environ.get("POLARS_MAX_THREADS")
     os.environ["POLARS_MAX_THREADS"] = "1"
+    shared = _SHARED_WORKERS.get()
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(load_one, src, data_dir) for src in ordered]
-            for future, src in zip(futures, ordered, strict=True):
-                yield future.result()
-                if progress:
-                    progress(src.name)
+        if shared is None:
+            with _new_pool(workers) as pool:
+                yield from _loads_in(pool, ordered, data_dir, progress)
+        else:
+            try:
+                yield from _loads_in(shared.pool(workers), ordered, data_dir, progress)
+            except BrokenProcessPool:
+                shared.discard()
+                raise
     finally:
         if previous is None:
             os.environ.pop("POLARS_MAX_THREADS", None)
         else:
             os.environ["POLARS_MAX_THREADS"] = previous
+
+
+def _loads_in(pool: ProcessPoolExecutor, ordered: list[SourceFile], data_dir: str, progress) -> Iterator[dict]:
+    futures = [pool.submit(load_one, src, data_dir) for src in ordered]
+    for future, src in zip(futures, ordered, strict=True):
+        yield future.result()
+        if progress:
+            progress(src.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 
 import polars as pl
 import pytest
@@ -114,3 +115,20 @@ def test_parallel_parsing_writes_the_same_tables(layout, tmp_path, monkeypatch):
     for table, stats in sequential.tables.items():
         assert parallel.tables[table].rows == stats.rows
         assert parallel.tables[table].totals == stats.totals
+
+
+@pytest.mark.slow
+def test_the_raw_steps_of_one_run_share_their_parse_workers_and_stop_them(layout, monkeypatch):
+    monkeypatch.setattr(loading, "_PARALLEL_MIN_BYTES", 0)
+    assert multiprocessing.active_children() == []
+    with loading.shared_parse_workers():
+        remittances = sync_raw_kind(layout, "835", drop_files(layout, ORGS), workers=2)
+        after_835 = {child.pid for child in multiprocessing.active_children()}
+        claims = sync_raw_kind(layout, "837", drop_files(layout, ORGS), workers=2)
+        after_837 = {child.pid for child in multiprocessing.active_children()}
+    assert len(remittances.parsed) >= 2 and len(claims.parsed) >= 2
+    # the 837 step ran in the very processes the 835 step started, and none outlives the run
+    assert len(after_835) == 2
+    assert after_837 == after_835
+    assert multiprocessing.active_children() == []
+
