@@ -131,4 +131,3 @@ def test_the_raw_steps_of_one_run_share_their_parse_workers_and_stop_them(layout
     assert len(after_835) == 2
     assert after_837 == after_835
     assert multiprocessing.active_children() == []
-
