@@ -34,7 +34,7 @@
 -- Two paths, one result. Most claims have a single CLP (is_only_event, int_remittance_claims_sequenced):
 -- its one payer's history is that event (initial = current decision, nothing reversed or overturned,
 -- first and last in the chain), so it is projected as it is. The aggregation, joins and chain ranking
--- below run only on the claims with several events; `decided`, `chained` and `only_events` give the
+-- below run only on the claims with several events; `several_events` and `only_events` give the
 -- same columns in the same order. A lone reversal (or a CLP without a status) has no decision and no
 -- row on either path.
 with events as (
