@@ -14,3 +14,15 @@
         )
     )
 {%- endmacro %}
+
+{#- A claim's outcome: overturned when some payer overturned its own denial, else the current decision
+    of the last payer in the COB chain (denied in full, partially denied or paid). Written once for
+    the two paths of int_claims_latest_status (claims with one payer, claims with several). -#}
+{% macro claim_outcome(any_overturned, current_is_fully_denied, current_is_denied) -%}
+    case
+        when {{ any_overturned }} then 'overturned'
+        when {{ current_is_fully_denied }} then 'denied'
+        when {{ current_is_denied }} then 'partially_denied'
+        else 'paid'
+    end
+{%- endmacro %}

@@ -98,12 +98,9 @@ several_payers as (
             as primary_remittance_claim_key,
         last_payer.current_is_denied,
         last_payer.current_denied_amount,
-        case
-            when per_claim.any_overturned then 'overturned'
-            when last_payer.current_is_fully_denied then 'denied'
-            when last_payer.current_is_denied then 'partially_denied'
-            else 'paid'
-        end as claim_outcome
+        {{ claim_outcome(
+            'per_claim.any_overturned', 'last_payer.current_is_fully_denied', 'last_payer.current_is_denied'
+        ) }} as claim_outcome
     from per_claim
     inner join initial
         on initial.organization_id = per_claim.organization_id and initial.client_id = per_claim.client_id
@@ -158,12 +155,7 @@ one_payer as (
         current_remittance_claim_key as primary_remittance_claim_key,
         current_is_denied,
         current_denied_amount,
-        case
-            when overturned then 'overturned'
-            when current_is_fully_denied then 'denied'
-            when current_is_denied then 'partially_denied'
-            else 'paid'
-        end as claim_outcome
+        {{ claim_outcome('overturned', 'current_is_fully_denied', 'current_is_denied') }} as claim_outcome
     from {{ ref('int_claim_payer_adjudications') }}
     where claim_payer_count = 1
 )
