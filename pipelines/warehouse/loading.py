@@ -441,30 +441,19 @@ class _SharedWorkers:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
-        self._workers = 0
-        self.pools_started = 0
 
     def pool(self, workers: int) -> ProcessPoolExecutor:
+        # Sized by the first step that needs it: every step of a run has the run's parse_workers.
         with self._lock:
-            if self._pool is None or self._workers != workers:
-                if self._pool is not None:
-                    self._pool.shutdown(wait=True)
+            if self._pool is None:
                 self._pool = _new_pool(workers)
-                self._workers = workers
-                self.pools_started += 1
             return self._pool
 
-    def discard(self) -> None:
-        """Drop a broken pool (a worker died): the next step starts a fresh one."""
+    def close(self, *, broken: bool = False) -> None:
+        """Stop the workers: at the end of the run, or at once when one died (the next step starts afresh)."""
         with self._lock:
             if self._pool is not None:
-                self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-    def shutdown(self) -> None:
-        with self._lock:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True)
+                self._pool.shutdown(wait=not broken, cancel_futures=broken)
             self._pool = None
 
 
@@ -472,7 +461,7 @@ _SHARED_WORKERS: ContextVar[_SharedWorkers | None] = ContextVar("raw_parse_worke
 
 
 @contextmanager
-def shared_parse_workers() -> Iterator[_SharedWorkers]:
+def shared_parse_workers() -> Iterator[None]:
     """Let every raw step run in this context (one in-process pipeline run) share its parse workers.
 
     A run parses its 835s, 837s and CSV exports in three steps; starting a worker process and
@@ -484,10 +473,10 @@ def shared_parse_workers() -> Iterator[_SharedWorkers]:
     shared = _SharedWorkers()
     token = _SHARED_WORKERS.set(shared)
     try:
-        yield shared
+        yield
     finally:
         _SHARED_WORKERS.reset(token)
-        shared.shutdown()
+        shared.close()
 
 
 def _new_pool(workers: int) -> ProcessPoolExecutor:
@@ -520,7 +509,7 @@ def _run_loads(todo: list[SourceFile], layout: WarehouseLayout, workers: int | N
             try:
                 yield from _loads_in(shared.pool(workers), ordered, data_dir, progress)
             except BrokenProcessPool:
-                shared.discard()
+                shared.close(broken=True)
                 raise
     finally:
         if previous is None:
