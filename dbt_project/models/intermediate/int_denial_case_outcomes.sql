@@ -1,3 +1,6 @@
+-- In the build file, not the in-memory `scratch` of the other intermediate models: its tests' failing
+-- rows are read after the build to quarantine tenants (pipelines/warehouse/quarantine.py).
+{{ config(database=target.database) }}
 -- One row per denial case with the days and months the KPIs count it in, and its current decision.
 -- A case in a decided state (won, partially_won, lost, written_off) was decided when it entered that
 -- state (state_changed_at). A closed case keeps its decision only in its history: the last event

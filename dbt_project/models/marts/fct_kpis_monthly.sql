@@ -15,7 +15,7 @@
 {% set maturity_days = var('overturn_maturity_days', 90) %}
 {% set after_horizon = "coalesce(balances.month > " ~ month_of('horizon.data_as_of') ~ ", false)" %}
 with recursive claims as (
-    select * from {{ ref('fct_claim_reconciliation') }}
+    select * from {{ ref('int_claims_reconciled') }}
 ),
 adjudicated as (
     select * from claims

@@ -24,7 +24,7 @@ initial_decisions as (
     -- The claim mart carries each claim's initial decision; int_claims_latest_status is a view that
     -- would aggregate every payer history again.
     select organization_id, client_id, claim_key, payer_key, adjudication_month, initial_remittance_claim_key
-    from {{ ref('fct_claim_reconciliation') }}
+    from {{ ref('int_claims_reconciled') }}
     where adjudication_month is not null
 ),
 carc_claims as (

@@ -2,7 +2,7 @@
 -- of the claims the payer denied (in whole or in part) on first adjudication, with the payer-month
 -- context (claims adjudicated, first-pass yield, days to pay, overturn rate).
 with denied as (
-    select * from {{ ref('fct_claim_reconciliation') }}
+    select * from {{ ref('int_claims_reconciled') }}
     where adjudication_month is not null and initially_denied
 ),
 grouped as (

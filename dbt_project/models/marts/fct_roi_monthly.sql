@@ -3,7 +3,7 @@
 -- initially denied claim is worked once, at the seed's cost per hard or soft denial (booked in the
 -- month of the denial), until the cases domain records real effort.
 with claims as (
-    select * from {{ ref('fct_claim_reconciliation') }}
+    select * from {{ ref('int_claims_reconciled') }}
 ),
 costs as (
     select

@@ -2,7 +2,8 @@
 
 The pipeline's `dbt build` leaves them out: their inputs are static, so they say the same thing on
 every production run. They run here instead, against the warehouse of a real pipeline run (dbt
-reads the column types of a unit test's inputs from the built relations), and in the PostgreSQL
+reads the column types of a unit test's inputs from the built relations; the intermediate ones, which
+the build keeps in memory, are built again into a file first), and in the PostgreSQL
 build (tests/integration/pipelines/test_pipeline_postgres.py), which runs `dbt build` whole.
 """
 
@@ -31,20 +32,24 @@ def test_every_dbt_unit_test_passes_on_duckdb(pipeline_world, tmp_path):
     env = {
         **os.environ,
         "DBT_DUCKDB_PATH": str(build_db),
+        # The build kept its intermediate models in memory (profiles.yml): built again here into a
+        # file, so that the unit tests find the column types of the intermediate models they read.
+        "DBT_DUCKDB_SCRATCH": str(tmp_path / "scratch.duckdb"),
         "DBT_WAREHOUSE_DIR": str(layout.warehouse_dir),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
         "DBT_TARGET": "duckdb",
     }
     target = tmp_path / "dbt_target"
-    done = subprocess.run(
-        [dbt_executable(), "test", "--select", "test_type:unit", "--target-path", str(target)],
-        cwd=dbt_project.project_dir,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    for command in (["run", "--select", "path:models/intermediate"], ["test", "--select", "test_type:unit"]):
+        done = subprocess.run(
+            [dbt_executable(), *command, "--target-path", str(target)],
+            cwd=dbt_project.project_dir,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     results = json.loads((target / "run_results.json").read_text())["results"]
     ran = {r["unique_id"]: r["status"] for r in results}
     declared = _unit_tests_declared()

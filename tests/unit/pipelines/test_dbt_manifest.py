@@ -1,7 +1,9 @@
-"""The dbt manifest is parsed on first use and reused while it is fresh (never at import)."""
+"""The dbt manifest is parsed on first use and reused while it is fresh (never at import); what it
+says about where the models are built."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -38,3 +40,22 @@ def test_the_dbt_assets_are_built_on_first_access_only():
         "assert a.dbt_models is a.DBT_ASSETS[0] is a.build_dbt_models()\n"
         "assert a.build_dbt_models.cache_info().currsize == 1\n"
     )
+
+
+def test_the_models_a_data_test_reads_are_kept_in_the_build_file():
+    # On DuckDB the intermediate models are built in `scratch`, an in-memory database that ends
+    # with the build. After the build, the quarantine reads the failing rows of the contract tests
+    # and looks offending values up in the tested models (pipelines/warehouse/quarantine.py): every
+    # model a data test reads must therefore be in the build file, as the published marts are.
+    nodes = json.loads(ensure_manifest().read_text())["nodes"]
+    in_memory = {uid for uid, node in nodes.items() if node.get("database") == "scratch"}
+    assert "model.denial_platform.int_remittance_claims_summarised" in in_memory
+    read_by_tests = {
+        parent: uid
+        for uid, node in nodes.items()
+        if node["resource_type"] == "test"
+        for parent in node["depends_on"]["nodes"]
+    }
+    assert not {parent: read_by_tests[parent] for parent in in_memory if parent in read_by_tests}
+    marts = {uid for uid, node in nodes.items() if node["resource_type"] == "model" and node["schema"] == "marts"}
+    assert marts and not marts & in_memory
