@@ -1,6 +1,6 @@
 {{ config(materialized='table') }}
 -- One row per CLP: the claim-level contract term that would price it, if any, and its price, before
--- the denial screen (int_contract_pricing_claims and fct_service_lines drop the term of a fully
+-- the denial screen (fct_claim_pricing and fct_service_lines drop the term of a fully
 -- denied claim). It needs only the claim's payer, plan, dates and codes
 -- (int_remittance_claims_sequenced), so it builds beside fct_claim_adjustments.
 -- A claim is priced as a whole when it carries a DRG (CLP11) that a drg_case_rate term of its payer

@@ -3,7 +3,7 @@
 -- A table computed for every line, whether or not its claim is priced as a whole: it needs only
 -- the claim's payer, plan and dates (int_remittance_claims_sequenced), so it builds beside
 -- fct_claim_adjustments. fct_service_lines drops the line term of a claim priced as a whole
--- (int_contract_pricing_claims: DRG case rate, per diem). Among the payer's terms in effect on the
+-- (int_contract_pricing_claim_terms: DRG case rate, per diem). Among the payer's terms in effect on the
 -- line's service date (else the claim's statement start, else the payment date):
 --   1. a fee_schedule term for the line's procedure code, one naming the line's modifier (SVC01-3
 --      or -4) before one without a modifier (which applies whatever the modifier);

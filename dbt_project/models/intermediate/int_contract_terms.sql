@@ -1,7 +1,10 @@
+{{ config(materialized='table') }}
 -- Contract terms per tenant, payer and plan, with their effective dates: the terms each client
 -- uploaded (stg_ops__contract_terms, source 'upload') and, for the payers a client has uploaded no
 -- terms for, the demo defaults of the contracts/contract_terms seed (source 'seed', always in effect,
 -- lesser-of: the seed's fee schedule has always been capped at the charge).
+-- A table (a few rows per tenant and payer): the line pricing, the claim pricing and
+-- fct_claim_pricing each read it.
 -- Methods: fee_schedule (procedure code, optional modifier), percent_of_charges (a procedure code,
 -- or every line when the code is null), drg_case_rate (DRG), per_diem (inpatient claims).
 with uploaded as (

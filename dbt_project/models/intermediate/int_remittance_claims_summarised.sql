@@ -6,9 +6,6 @@
 with claims as (
     select * from {{ ref('int_remittance_claims_sequenced') }}
 ),
-adjustments as (
-    select * from {{ ref('fct_claim_adjustments') }}
-),
 totals as (
     select
         remittance_claim_key,
@@ -22,7 +19,9 @@ totals as (
         sum(case when is_denial then amount else 0 end) as provider_denied_amount,
         sum(case when adjustment_level = 'claim' then amount else 0 end) as claim_level_adjustment_total,
         bool_or(is_payer_denial) as has_payer_denial
-    from adjustments
+    -- fct_claim_adjustments read twice, not through a shared CTE: DuckDB materialised that CTE (a
+    -- copy of 3.9M rows at 1M claims) for its two readers.
+    from {{ ref('fct_claim_adjustments') }}
     group by remittance_claim_key
 ),
 primary_denial as (
@@ -39,7 +38,7 @@ primary_denial as (
             row_number()
                 over (partition by remittance_claim_key order by amount desc, adjustment_key asc)
                 as denial_rank
-        from adjustments
+        from {{ ref('fct_claim_adjustments') }}
         where is_payer_denial
     ) as ranked
     where denial_rank = 1

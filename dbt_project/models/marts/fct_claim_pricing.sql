@@ -1,7 +1,8 @@
 -- One row per CLP (each remittance of a claim): what its contract says it should have been allowed,
 -- the term that says so, and the variance against what the payer allowed.
 --   pricing_level 'claim': a DRG case rate or per diem term prices the claim as a whole
---                 (int_contract_pricing_claims); the term is named here.
+--                 (int_contract_pricing_claim_terms), unless it is fully denied (a denial is a
+--                 denial, not an underpayment: its term is dropped here); the term is named here.
 --   pricing_level 'line':  its lines are priced by their own terms (fct_service_lines names each);
 --                 expected = sum over the priced lines, variance = sum of their variances.
 --   pricing_level 'none':  no term applies; expected and variance are null and no_term_reason says why:
@@ -15,8 +16,8 @@
 with claims as (
     select * from {{ ref('int_remittance_claims_summarised') }}
 ),
-claim_priced as (
-    select * from {{ ref('int_contract_pricing_claims') }}
+claim_terms as (
+    select * from {{ ref('int_contract_pricing_claim_terms') }}
 ),
 lines as (
     select
@@ -38,15 +39,17 @@ payer_terms as (
 joined as (
     select
         claims.*,
-        claim_priced.drg_code,
-        claim_priced.priced_on,
-        claim_priced.stay_days,
-        claim_priced.term_id as claim_term_id,
-        claim_priced.term_source as claim_term_source,
-        claim_priced.pricing_method as claim_method,
-        claim_priced.effective_from as claim_effective_from,
-        claim_priced.effective_to as claim_effective_to,
-        claim_priced.contract_allowed_amount as claim_contract_allowed_amount,
+        claim_terms.drg_code,
+        claim_terms.priced_on,
+        -- the denial screen, on the claim's own row (a view applying it cost one more join of every CLP)
+        case when not claims.is_fully_denied then claim_terms.stay_days end as stay_days,
+        case when not claims.is_fully_denied then claim_terms.term_id end as claim_term_id,
+        case when not claims.is_fully_denied then claim_terms.term_source end as claim_term_source,
+        case when not claims.is_fully_denied then claim_terms.pricing_method end as claim_method,
+        case when not claims.is_fully_denied then claim_terms.effective_from end as claim_effective_from,
+        case when not claims.is_fully_denied then claim_terms.effective_to end as claim_effective_to,
+        case when not claims.is_fully_denied then claim_terms.contract_allowed_amount end
+            as claim_contract_allowed_amount,
         coalesce(lines.line_count, 0) as line_count,
         coalesce(lines.lines_priced, 0) as lines_priced,
         coalesce(lines.lines_unpriced, 0) as lines_unpriced,
@@ -57,7 +60,7 @@ joined as (
         coalesce(lines.allowed_amount, claims.paid_amount + claims.patient_responsibility) as claim_allowed_amount,
         payer_terms.payer_key is not null as payer_has_terms
     from claims
-    inner join claim_priced on claim_priced.remittance_claim_key = claims.remittance_claim_key
+    inner join claim_terms on claim_terms.remittance_claim_key = claims.remittance_claim_key
     left join lines on lines.remittance_claim_key = claims.remittance_claim_key
     left join payer_terms
         on payer_terms.organization_id = claims.organization_id

@@ -39,7 +39,7 @@ line_pricing as (
     select * from {{ ref('int_contract_pricing_lines') }}
 ),
 -- Claims priced as a whole: a claim-level term applies and the claim is not fully denied (the
--- screen of int_contract_pricing_claims, applied here to the few claims with such a term so that
+-- screen of fct_claim_pricing, applied here to the few claims with such a term so that
 -- the lines need not wait for int_remittance_claims_summarised).
 claim_terms as (
     select remittance_claim_key, term_id
