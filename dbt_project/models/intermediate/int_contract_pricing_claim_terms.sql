@@ -23,17 +23,16 @@ with claims as (
         sequenced.billed_amount,
         sequenced.is_reversal,
         sequenced.is_predetermination,
-        era.drg_code,
+        sequenced.drg_code,
         coalesce(sequenced.statement_to, submitted.statement_to, sequenced.statement_from, sequenced.payment_date)
             as priced_on,
         coalesce(submitted.admission_date, sequenced.statement_from, submitted.statement_from) as stay_from,
         coalesce(sequenced.statement_to, submitted.statement_to) as stay_to,
         (
-            era.facility_type_code in ('11', '18', '21', '41', '65', '66', '86')
+            sequenced.facility_type_code in ('11', '18', '21', '41', '65', '66', '86')
             or submitted.admission_date is not null
         ) as is_inpatient
     from {{ ref('int_remittance_claims_sequenced') }} as sequenced
-    inner join {{ ref('stg_era__claims') }} as era on era.remittance_claim_key = sequenced.remittance_claim_key
     left join {{ ref('int_submitted_claims_deduplicated') }} as submitted
         on submitted.organization_id = sequenced.organization_id
         and submitted.client_id = sequenced.client_id

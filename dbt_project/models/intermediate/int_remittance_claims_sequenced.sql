@@ -105,6 +105,11 @@ select
     remittance_claims.claim_status_code,
     remittance_claims.payer_claim_control_number,
     remittance_claims.filing_indicator,
+    -- CLP11 and CLP08 (the claim-level contract terms read them: int_contract_pricing_claim_terms)
+    -- and CLP09 (the KPIs tell a corrected claim's adjudication from an overturn)
+    remittance_claims.drg_code,
+    remittance_claims.facility_type_code,
+    remittance_claims.frequency_code,
     remittance_claims.statement_from,
     remittance_claims.statement_to,
     remittance_claims.claim_received_date,

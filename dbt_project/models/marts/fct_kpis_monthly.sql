@@ -65,7 +65,7 @@ denied_events as (
         events.claim_status_code,
         events.is_denied,
         events.provider_denied_amount,
-        era.frequency_code,
+        sequenced.frequency_code,
         row_number() over (
             partition by events.organization_id, events.client_id, events.claim_key order by events.event_sequence
         ) as decision_number
@@ -73,7 +73,8 @@ denied_events as (
     inner join adjudicated
         on adjudicated.organization_id = events.organization_id and adjudicated.client_id = events.client_id
         and adjudicated.claim_key = events.claim_key
-    left join {{ ref('stg_era__claims') }} as era on era.remittance_claim_key = events.remittance_claim_key
+    left join {{ ref('int_remittance_claims_sequenced') }} as sequenced
+        on sequenced.remittance_claim_key = events.remittance_claim_key
     where adjudicated.initially_denied and not events.is_reversal and events.claim_status_code <> '25'
 ),
 -- The provider corrected and billed the claim again (837 frequency 7 or 8) after the denial (or at
