@@ -28,6 +28,7 @@ from api.infra.access_log import AccessLogMiddleware
 from api.infra.db.session import Database
 from api.infra.jobs.worker import Worker
 from api.infra.marts.reader import MartReader
+from api.infra.outbox.service import Outbox
 from api.infra.private_files import secure_data_dir
 from api.infra.security_headers import SecurityHeadersMiddleware
 from api.infra.signing.secret import load_or_create as load_or_create_secret
@@ -75,6 +76,7 @@ def build_services(settings: Settings | None = None) -> Services:
         signing_keys=signing_keys,
         job_worker=worker,
         marts=MartReader(settings.warehouse_dir),
+        outbox=Outbox(settings, database),
         resolve_tenant=resolve_tenant,
         memberships_of=memberships_of,
         audit=anchor.record,

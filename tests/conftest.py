@@ -25,6 +25,7 @@ from api.infra.db import migrate
 from api.platform.auth import service as auth_service
 from api.platform.auth.secrets import hash_password
 from tests.support.rpc_client import Rpc
+from tests.support.tenancy import join, new_organization
 
 # Hypothesis: no wall-clock deadlines anywhere (a loaded CI machine must not fail a correct test);
 # CI derandomises so a red run is reproducible from its log, and prints the failing example's blob.
@@ -158,19 +159,14 @@ def sign_in(rpc: Rpc, email: str, password: str) -> str:
 
 @pytest.fixture
 def make_member(services, rpc):
-    """Factory: a new user who owns a new organization with one client, signed in."""
+    """Factory: a new user who owns a new organization with one client, signed in (created through the
+    service: `organizations.create` is for platform administrators). Another `role` is a second user
+    who joined that organization through an invitation read from the outbox, organization-wide."""
 
     def factory(*, role: str = "admin", platform_admin: bool = False) -> Member:
         owner_id, owner_email, password = make_user(services, platform_admin=platform_admin)
         owner_token = sign_in(rpc, owner_email, password)
-        org = (
-            rpc.as_(owner_token)
-            .mutation(
-                "organizations.create",
-                {"name": f"Org {uuid.uuid4().hex[:8]}", "firstClientName": "General Hospital"},
-            )
-            .data
-        )
+        org = new_organization(services, owner_id)
         if role == "admin":
             return Member(
                 owner_id,
@@ -181,15 +177,8 @@ def make_member(services, rpc):
                 org["firstClientId"],
                 rpc.as_(owner_token, org["firstClientId"]),
             )
-        user_id, email, pw = make_user(services)
-        invite = (
-            rpc.as_(owner_token, org["firstClientId"])
-            .mutation("organizations.inviteMember", {"email": email, "role": role})
-            .data
-        )
-        token = sign_in(rpc, email, pw)
         # An existing account joins by accepting the invitation while signed in as itself.
-        rpc.as_(token).mutation("organizations.acceptInvite", {"token": invite["inviteToken"]}).data
+        user_id, email, pw, token = join(services, rpc, org["id"], role)
         return Member(user_id, email, pw, token, org["id"], org["firstClientId"], rpc.as_(token, org["firstClientId"]))
 
     return factory

@@ -39,11 +39,24 @@ class SmartGrant:
 
 @dataclass(frozen=True)
 class Tenant:
-    """The organization and client a call acts in, with the caller's role there."""
+    """The organization and client a call acts in, with the caller's role there.
+
+    `reach` is every client of the organization the caller's membership reaches: None for an
+    organization-wide membership (all clients, present and future), else the listed clients (always
+    holding `client_id`). Whatever a procedure answers across clients is limited to it.
+    """
 
     organization_id: int
     client_id: int
     role: str
+    reach: frozenset[int] | None
+
+    @property
+    def organization_wide(self) -> bool:
+        return self.reach is None
+
+    def reaches(self, client_id: int) -> bool:
+        return self.reach is None or client_id in self.reach
 
     @property
     def permissions(self) -> frozenset[str]:

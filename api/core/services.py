@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # types only: infrastructure and platform packages import cor
     from api.infra.db.session import Database
     from api.infra.jobs.worker import Worker
     from api.infra.marts.reader import MartReader
+    from api.infra.outbox.service import Outbox
     from api.infra.signing.service import SigningKeys
     from api.platform.audit.anchor import AuditAnchor
     from api.platform.auth.oidc import OidcVerifier
@@ -62,9 +63,12 @@ class AuditRecord:
 
 
 class MembershipWriter(Protocol):
-    """Makes a user a member of an organization with a role (organizations answers; auth asks)."""
+    """Makes a user a member of an organization with a role, reaching `client_ids` (None: every client)
+    (organizations answers; auth asks)."""
 
-    def __call__(self, db: Session, organization_id: int, user_id: int, role: str, /) -> None: ...
+    def __call__(
+        self, db: Session, organization_id: int, user_id: int, role: str, client_ids: Sequence[int] | None, /
+    ) -> None: ...
 
 
 class BatchPostedListener(Protocol):
@@ -138,7 +142,9 @@ def _unconfigured_audit(db: Session, entry: AuditRecord, /) -> None:
     raise RuntimeError("no audit sink configured")
 
 
-def _unconfigured_add_member(db: Session, organization_id: int, user_id: int, role: str, /) -> None:
+def _unconfigured_add_member(
+    db: Session, organization_id: int, user_id: int, role: str, client_ids: Sequence[int] | None, /
+) -> None:
     raise RuntimeError("no membership writer configured")
 
 
@@ -152,6 +158,8 @@ class Services:
     signing_keys: SigningKeys | None = None
     job_worker: Worker | None = None  # None when settings.job_worker_enabled is false
     marts: MartReader | None = None
+    # Mail leaving the platform (invitations), delivered after the queuing call commits.
+    outbox: Outbox | None = None
     resolve_principal: PrincipalResolver = field(default=_unconfigured_principal)
     resolve_tenant: TenantResolver = field(default=_unconfigured_tenant)
     memberships_of: MembershipDirectory = field(default=_unconfigured_memberships)

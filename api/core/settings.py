@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -101,6 +101,23 @@ class Settings(BaseSettings):
     billing_webhook_secret: str | None = None
     billing_webhook_tolerance_seconds: int = 300
 
+    # Outgoing mail (invitations): written to the outbox in the caller's transaction and delivered after
+    # it commits. With SMTP_HOST set it goes out over SMTP (STARTTLS unless turned off, a login when a
+    # user is set); without it, the embedded default writes each mail to DATA_DIR/outbox/<id>.eml
+    # (0600 in a 0700 directory: only the platform operator reads it).
+    smtp_host: str | None = None
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_starttls: bool = True
+    smtp_username: str | None = None
+    smtp_password: SecretStr | None = None
+    smtp_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
+    mail_from: str = "Denial platform <no-reply@localhost>"
+
+    # Separation of duties: a person invited to the organization by the requester (or author) of what a
+    # two-person rule guards counts as the requester's own second account for this many days after the
+    # invitation (0: invitations never count).
+    sod_invited_window_days: int = Field(default=90, ge=0, le=3650)
+
     bootstrap_admin_email: str = "admin@demo.local"
     bootstrap_admin_password: str | None = None
 
@@ -148,6 +165,10 @@ class Settings(BaseSettings):
     @property
     def warehouse_dir(self) -> Path:
         return self.resolved_data_dir / "warehouse"
+
+    @property
+    def outbox_dir(self) -> Path:
+        return self.resolved_data_dir / "outbox"
 
 
 @lru_cache

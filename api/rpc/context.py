@@ -90,6 +90,12 @@ class Context(UserContext):
         if not granted:
             raise Forbidden(f"Not allowed: {reason}")
 
+    def require_organization_wide(self, what: str) -> None:
+        """Refuse a caller whose membership reaches only some of the organization's clients: `what`
+        concerns the whole organization (its clients, onboarding, billing), not one hospital."""
+        if not self.tenant.organization_wide:
+            raise Forbidden(f"{what} concerns the whole organization; your membership reaches only some of its clients")
+
 
 AnyContext = PublicContext | UserContext | Context
 

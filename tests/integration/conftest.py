@@ -14,6 +14,7 @@ from api.infra.db import migrate
 from tests.conftest import create_pg_database, drop_pg_database, make_user, sign_in
 from tests.support.hand_world import HandTenant, HandWorld
 from tests.support.rpc_client import Rpc
+from tests.support.tenancy import new_organization
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -33,17 +34,10 @@ def hand_world(request, tmp_path_factory) -> Iterator[HandWorld]:
         services = build_services(settings)
         try:
             with TestClient(create_app(services=services)) as http:
-                _, email, password = make_user(services)
+                user_id, email, password = make_user(services)
                 rpc = Rpc(http)
                 token = sign_in(rpc, email, password)
-                org = (
-                    rpc.as_(token)
-                    .mutation(
-                        "organizations.create",
-                        {"name": f"Hand {uuid.uuid4().hex[:8]}", "firstClientName": "Hand Hospital"},
-                    )
-                    .data
-                )
+                org = new_organization(services, user_id, f"Hand {uuid.uuid4().hex[:8]}", "Hand Hospital")
                 tenant = HandTenant(org["id"], org["firstClientId"], rpc.as_(token, org["firstClientId"]))
                 yield HandWorld(settings, services, http, tenant, admin)
         finally:

@@ -24,6 +24,7 @@ from api.infra.db import migrate
 from tests.conftest import make_user, sign_in
 from tests.support.hand_world import HandTenant, HandWorld
 from tests.support.rpc_client import Rpc
+from tests.support.tenancy import new_organization
 
 GROUP_OR_OTHER = stat.S_IRWXG | stat.S_IRWXO
 
@@ -45,14 +46,10 @@ def world(tmp_path: Path, permissive_umask) -> Iterator[HandWorld]:
     services = build_services(settings)
     os.umask(0o022)  # the service tightens the umask; undo it so only explicit modes can protect the files
     with TestClient(create_app(services=services)) as http:
-        _, email, password = make_user(services)
+        user_id, email, password = make_user(services)
         rpc = Rpc(http)
         token = sign_in(rpc, email, password)
-        org = (
-            rpc.as_(token)
-            .mutation("organizations.create", {"name": f"Modes {uuid.uuid4().hex[:8]}", "firstClientName": "Modes"})
-            .data
-        )
+        org = new_organization(services, user_id, f"Modes {uuid.uuid4().hex[:8]}", "Modes")
         tenant = HandTenant(org["id"], org["firstClientId"], rpc.as_(token, org["firstClientId"]))
         yield HandWorld(settings, services, http, tenant, None)
 

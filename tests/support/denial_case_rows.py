@@ -40,11 +40,9 @@ class Colleague:
 
 
 def add_colleague(services: Any, rpc: Rpc, owner: Any, role: str = "specialist") -> Colleague:
-    """A new user invited into `owner`'s organization with `role`, signed in on the owner's client."""
-    from tests.conftest import make_user, sign_in
+    """A new user invited into `owner`'s organization with `role` (by the platform, so independent of the
+    owner for separation of duties), signed in on the owner's client."""
+    from tests.support.tenancy import join
 
-    user_id, email, password = make_user(services)
-    invite = owner.rpc.mutation("organizations.inviteMember", {"email": email, "role": role}).data
-    token = sign_in(rpc, email, password)
-    rpc.as_(token).mutation("organizations.acceptInvite", {"token": invite["inviteToken"]}).data
+    user_id, _email, _password, token = join(services, rpc, owner.organization_id, role)
     return Colleague(user_id, rpc.as_(token, owner.client_id))

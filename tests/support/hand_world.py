@@ -29,6 +29,7 @@ from pipelines.warehouse.pg_load import dbt_build_postgres, load_into_postgres
 from pipelines.warehouse.snapshot import open_published
 from tests.support.paths import X12_FIXTURES
 from tests.support.rpc_client import Rpc, collect_pages
+from tests.support.tenancy import new_organization
 
 HAND = X12_FIXTURES / "hand"
 
@@ -95,11 +96,8 @@ class HandWorld:
     def add_tenant(self, name: str = "Other") -> HandTenant:
         """A second tenant in the same installation: a new organization (and its first client) created by
         the same user, so one pipeline run builds both tenants' marts."""
-        org = (
-            self.rpc.as_(self.rpc.token)
-            .mutation("organizations.create", {"name": f"{name} {uuid.uuid4().hex[:8]}", "firstClientName": name})
-            .data
-        )
+        user_id = self.rpc.as_(self.rpc.token).query("auth.session").data["userId"]
+        org = new_organization(self.services, user_id, f"{name} {uuid.uuid4().hex[:8]}", name)
         return HandTenant(org["id"], org["firstClientId"], self.rpc.as_(self.rpc.token, org["firstClientId"]))
 
     def as_tenant(self, tenant: HandTenant) -> HandWorld:

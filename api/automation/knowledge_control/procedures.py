@@ -22,7 +22,13 @@ def _publish_or_approve(ctx: Context, input: PublishIn) -> KnowledgeVersion:
             raise InvalidInput(f"Invalid input: approving takes 'approveVersionId' and 'reason' only, not {given}")
         if input.reason is None:
             raise InvalidInput("Invalid input: 'reason' is required to approve a knowledge version")
-        return service.approve(ctx.db, input.approve_version_id, reason=input.reason, user_id=ctx.user_id)
+        return service.approve(
+            ctx.db,
+            input.approve_version_id,
+            reason=input.reason,
+            user_id=ctx.user_id,
+            invited_window_days=ctx.services.settings.sod_invited_window_days,
+        )
     if input.kind is None or input.key is None or input.content is None:
         raise InvalidInput("Invalid input: publishing needs 'kind', 'key' and 'content' (or 'approveVersionId')")
     if input.reason is not None:
@@ -37,7 +43,8 @@ def publish(ctx: Context, input: PublishIn) -> KnowledgeVersionOut:
     """Publish a new version of a knowledge item (`kind`, `key`, `content`, optional `note`): it is
     numbered after the last, immutable, stored with its SHA-256 and author, and starts
     pending_approval: agents do not use it. Approve a pending version with `approveVersionId` and a
-    `reason` (nothing else): FORBIDDEN for its author (separation of duties), PRECONDITION_FAILED unless
+    `reason` (nothing else): FORBIDDEN for its author and for someone the author invited within
+    SOD_INVITED_WINDOW_DAYS (separation of duties), PRECONDITION_FAILED unless
     pending. The highest approved version of an item is active (the one agents use; one per item);
     lower approved ones are superseded. An appeal_template's unknown or malformed placeholder is
     BAD_REQUEST. Admins and managers only."""

@@ -22,6 +22,7 @@ from api.core.errors import Conflict
 from api.core.lifecycle import transition
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
+from api.platform.organizations.independence import require_independent
 
 
 def get(db: Session, version_id: int, *, for_update: bool = False) -> KnowledgeVersion:
@@ -64,11 +65,15 @@ def publish(db: Session, given: NewVersion, *, user_id: int) -> KnowledgeVersion
     return row
 
 
-def approve(db: Session, version_id: int, *, reason: str, user_id: int) -> KnowledgeVersion:
-    """pending_approval -> approved, never by its author (FORBIDDEN); then the highest approved version
-    of its (kind, key) is the one agents use."""
+def approve(db: Session, version_id: int, *, reason: str, user_id: int, invited_window_days: int) -> KnowledgeVersion:
+    """pending_approval -> approved, never by its author nor by someone the author invited within
+    `invited_window_days` (FORBIDDEN); then the highest approved version of its (kind, key) is the one
+    agents use."""
     row = get(db, version_id, for_update=True)
     rules.check_can_approve(row.author_user_id, user_id)
+    require_independent(
+        db, user_id, [row.author_user_id], window_days=invited_window_days, requester="this knowledge version's author"
+    )
     row.state = transition(KNOWLEDGE_VERSION, row.state, "approved")
     row.approved_by_user_id, row.approved_at, row.approval_reason = user_id, utcnow(), reason
     db.flush()

@@ -42,10 +42,18 @@ def request(ctx: Context, input: RequestApprovalIn) -> ApprovalOut:
 @rpc.mutation("approvals.decide", permission="approve")
 def decide(ctx: Context, input: DecideIn) -> ApprovalOut:
     """Approve or reject a pending approval, with a reason (required). FORBIDDEN for the requester or an
-    author of the subject (separation of duties) and for a second decision by the same approver;
+    author of the subject, for someone either invited within SOD_INVITED_WINDOW_DAYS (separation of
+    duties, saying so) and for a second decision by the same approver;
     PRECONDITION_FAILED when it is not pending (decided, withdrawn, expired, or void because the
     subject changed). A rejection is final; an approval approves once enough distinct approvers have."""
-    approval = service.decide(ctx.db, input.id, decision=input.decision, reason=input.reason, user_id=ctx.user_id)
+    approval = service.decide(
+        ctx.db,
+        input.id,
+        decision=input.decision,
+        reason=input.reason,
+        user_id=ctx.user_id,
+        invited_window_days=ctx.services.settings.sod_invited_window_days,
+    )
     ctx.note("approval", approval.id, after={**service.audit_view(approval), "decision": input.decision})
     return _out(ctx, approval)
 

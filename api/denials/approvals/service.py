@@ -26,6 +26,7 @@ from api.denials.drafts.lifecycle import effective_state as draft_state
 from api.denials.drafts.models import Draft
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
+from api.platform.organizations.independence import require_independent
 
 DRAFT = "draft"
 ACTION = "action"
@@ -229,9 +230,12 @@ def request_for_draft(db: Session, draft_id: int, *, note: str | None, user_id: 
     return approval
 
 
-def decide(db: Session, approval_id: int, *, decision: str, reason: str, user_id: int) -> ApprovalRequest:
+def decide(
+    db: Session, approval_id: int, *, decision: str, reason: str, user_id: int, invited_window_days: int
+) -> ApprovalRequest:
     """One approver's decision with its reason. Refused (FORBIDDEN) to the requester and the subject's
-    authors, and to an approver who already approved; PRECONDITION_FAILED unless the approval is still
+    authors, to someone one of them (or an earlier approver) invited within `invited_window_days`, and to
+    an approver who already approved; PRECONDITION_FAILED unless the approval is still
     pending (expired or voided ones are written back as such first). A rejection rejects; approvals
     approve once the policy's number of distinct approvers is reached."""
     now = utcnow()
@@ -240,6 +244,17 @@ def decide(db: Session, approval_id: int, *, decision: str, reason: str, user_id
     state = refresh(db, approval, now)
     prior = [d.approver_user_id for d in decisions(db, approval.id) if d.decision == "approve"]
     rules.check_can_decide(state, user_id, approval.conflicted_user_ids, prior)
+    if decision == "approve":
+        require_independent(
+            db,
+            user_id,
+            approval.conflicted_user_ids,
+            window_days=invited_window_days,
+            requester="the requester (or an author of what it approves)",
+        )
+        require_independent(
+            db, user_id, prior, window_days=invited_window_days, requester="this approval's earlier approver"
+        )
     threshold, _ = _threshold_and_ttl(db)
     required = max(approval.required_approvals, rules.required_approvals(approval.amount, threshold))
     db.add(ApprovalDecision(approval_id=approval.id, approver_user_id=user_id, decision=decision, reason=reason))

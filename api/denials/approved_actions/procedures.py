@@ -47,9 +47,17 @@ def request(ctx: Context, input: RequestActionIn) -> ActionOut:
 @rpc.mutation("approvedActions.decide", permission="approve")
 def decide(ctx: Context, input: DecideActionIn) -> ActionOut:
     """Approve or reject an action's approval with a reason (required), under the rules of
-    approvals.decide: never by its requester (FORBIDDEN), two distinct approvers above the policy
+    approvals.decide: never by its requester nor someone the requester invited within
+    SOD_INVITED_WINDOW_DAYS (FORBIDDEN), two distinct approvers above the policy
     threshold, PRECONDITION_FAILED unless pending."""
-    action = service.decide(ctx.db, input.id, decision=input.decision, reason=input.reason, user_id=ctx.user_id)
+    action = service.decide(
+        ctx.db,
+        input.id,
+        decision=input.decision,
+        reason=input.reason,
+        user_id=ctx.user_id,
+        invited_window_days=ctx.services.settings.sod_invited_window_days,
+    )
     ctx.note("approved_action", action.id, after={**service.audit_view(action), "decision": input.decision})
     return _out(ctx, action)
 

@@ -131,10 +131,19 @@ def request(
     return action
 
 
-def decide(db: Session, action_id: int, *, decision: str, reason: str, user_id: int) -> ApprovedAction:
+def decide(
+    db: Session, action_id: int, *, decision: str, reason: str, user_id: int, invited_window_days: int
+) -> ApprovedAction:
     """Decide the action's approval (the rules of approvals.decide), then move the action with it."""
     action = get(db, action_id, for_update=True)
-    approvals.decide(db, _approval_id(action), decision=decision, reason=reason, user_id=user_id)
+    approvals.decide(
+        db,
+        _approval_id(action),
+        decision=decision,
+        reason=reason,
+        user_id=user_id,
+        invited_window_days=invited_window_days,
+    )
     _sync(db, action, utcnow())
     return action
 

@@ -24,8 +24,9 @@ from api.denials.cases.models import CaseEvent, CaseNote, DenialCase
 from api.denials.cases.rules import ZERO, CaseOpening, denial_key, money
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
+from api.infra.db.tenant_filter import get_scope
 from api.money.ingestion.models import FinancialEntry
-from api.platform.organizations.models import Membership
+from api.platform.organizations import service as organizations
 from pipelines.ingest.classify import UnknownGroupCodeError, classify_adjustment
 from pipelines.ingest.reference import load_reference
 
@@ -324,11 +325,14 @@ def open_manual(
 
 
 def check_assignable(db: Session, owner_user_id: int) -> str:
-    """The owner's role, if they are a member of the organization who may work cases (the session
-    only sees this organization's memberships); InvalidInput otherwise."""
-    role = db.scalar(select(Membership.role).where(Membership.user_id == owner_user_id))
+    """The owner's role, if they are a member of the organization whose membership reaches the session's
+    client and who may work cases; InvalidInput otherwise (a member reaching other clients only could
+    not even read the case)."""
+    scope = get_scope(db)
+    assert scope is not None and scope.client_id is not None  # cases are worked in a client's scope only
+    role = organizations.role_reaching(db, owner_user_id, scope.client_id)
     if role is None:
-        raise InvalidInput("Invalid input: 'ownerUserId' is not a member of this organization")
+        raise InvalidInput("Invalid input: 'ownerUserId' is not a member of this organization reaching this client")
     granted, _ = explain(role, "write")
     if not granted:
         raise InvalidInput(f"Invalid input: 'ownerUserId' has role '{role}', which cannot work cases")

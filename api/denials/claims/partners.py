@@ -19,6 +19,7 @@ from api.denials.claims.schemas import ExternalActionIn, PartnerProfileIn
 from api.denials.claims.service import get_claim
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
+from api.platform.organizations.independence import require_independent
 
 PARTNER_PROFILE = machine("partner profile", {"draft": {"approved", "rejected"}, "approved": set(), "rejected": set()})
 
@@ -44,14 +45,23 @@ def create_profile_draft(db: Session, input: PartnerProfileIn, user_id: int) -> 
 
 
 def review_profile(
-    db: Session, profile_id: int, decision: str, user_id: int, reason: str | None
+    db: Session, profile_id: int, decision: str, user_id: int, reason: str | None, *, invited_window_days: int
 ) -> tuple[PartnerProfile, str]:
-    """draft -> approved / rejected, by someone other than the author; (profile, status before)."""
+    """draft -> approved / rejected, by someone other than the author (and, to approve, not invited by the
+    author within `invited_window_days`); (profile, status before)."""
     profile = get_profile(db, profile_id, for_update=True)
     before = profile.status
     transition(PARTNER_PROFILE, before, decision)
     if profile.author_user_id == user_id:
         raise Forbidden("Separation of duties: you drafted this partner profile, so someone else must review it")
+    if decision == "approved":
+        require_independent(
+            db,
+            user_id,
+            [profile.author_user_id],
+            window_days=invited_window_days,
+            requester="this partner profile's author",
+        )
     profile.status = decision
     profile.reviewed_by, profile.reviewed_at, profile.review_reason = user_id, utcnow(), reason
     db.flush()

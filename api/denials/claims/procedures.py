@@ -112,7 +112,9 @@ def request_submission_preparation(ctx: Context, input: MoveIn) -> ClaimOut:
 def approve_for_submission_preparation(ctx: Context, input: MoveIn) -> ClaimOut:
     """Approve a claim for submission preparation: ready_for_submission_preparation ->
     approved_for_submission_preparation. FORBIDDEN for the member who requested it (separation of duties)."""
-    claim, before = service.approve_for_submission_preparation(ctx.db, input.id, ctx.user_id, input.reason)
+    claim, before = service.approve_for_submission_preparation(
+        ctx.db, input.id, ctx.user_id, input.reason, invited_window_days=ctx.services.settings.sod_invited_window_days
+    )
     return _moved(ctx, claim, before)
 
 
@@ -202,7 +204,14 @@ def create_partner_profile_draft(ctx: Context, input: PartnerProfileIn) -> Partn
 def review_partner_profile(ctx: Context, input: PartnerReviewIn) -> PartnerProfileOut:
     """Approve or reject a draft partner profile. FORBIDDEN for its author (separation of duties);
     PRECONDITION_FAILED when it was reviewed already."""
-    profile, before = partners.review_profile(ctx.db, input.id, input.decision, ctx.user_id, input.reason)
+    profile, before = partners.review_profile(
+        ctx.db,
+        input.id,
+        input.decision,
+        ctx.user_id,
+        input.reason,
+        invited_window_days=ctx.services.settings.sod_invited_window_days,
+    )
     ctx.note("partner_profile", profile.id, before={"status": before}, after={"status": profile.status})
     return PartnerProfileOut.model_validate(profile)
 

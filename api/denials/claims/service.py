@@ -30,6 +30,7 @@ from api.denials.claims.schemas import AmountIn, AttachmentIn, ClaimFields, Clai
 from api.denials.claims.transitions import move
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
+from api.platform.organizations.independence import require_independent
 
 HEADER_FIELDS = tuple(ClaimFields.model_fields)
 
@@ -260,13 +261,22 @@ def request_submission_preparation(db: Session, claim_id: int, user_id: int, rea
 
 
 def approve_for_submission_preparation(
-    db: Session, claim_id: int, user_id: int, reason: str | None
+    db: Session, claim_id: int, user_id: int, reason: str | None, *, invited_window_days: int
 ) -> tuple[Claim, str]:
-    """ready_for_submission_preparation -> approved_for_submission_preparation, by someone other than the requester."""
+    """ready_for_submission_preparation -> approved_for_submission_preparation, by someone other than the
+    requester and not invited by the requester within `invited_window_days`."""
     claim = get_claim(db, claim_id, for_update=True)
-    if claim.state == "ready_for_submission_preparation" and claim.submission_requested_by == user_id:
-        raise Forbidden(
-            "Separation of duties: you requested submission preparation of this claim, so someone else must approve it"
+    if claim.state == "ready_for_submission_preparation":
+        if claim.submission_requested_by == user_id:
+            raise Forbidden(
+                "Separation of duties: you requested submission preparation of this claim, so someone else must approve it"
+            )
+        require_independent(
+            db,
+            user_id,
+            [claim.submission_requested_by],
+            window_days=invited_window_days,
+            requester="the member who requested submission preparation",
         )
     before = claim.state
     move(db, claim, "approved_for_submission_preparation", user_id, reason)

@@ -84,11 +84,21 @@ class ScopedMarts:
         snapshot: Snapshot,
         organization_id: int | None = None,
         client_id: int | None = None,
+        clients: frozenset[int] | None = None,
     ) -> None:
         self.conn = conn
         self.snapshot = snapshot
         self.organization_id = organization_id
         self.client_id = client_id  # None: organization-wide (or unscoped)
+        # Organization-wide views for a member reaching only some clients: only these clients' rows.
+        self.clients = clients
+
+    def quarantines(self) -> list[dict[str, Any]]:
+        """The quarantine entries of the rows this view shows."""
+        if self.organization_id is None:
+            return []
+        found = self.snapshot.quarantines_of(self.organization_id, self.client_id)
+        return found if self.clients is None else [q for q in found if q.get("client_id") in self.clients]
 
     @property
     def built_at(self) -> datetime:
@@ -130,7 +140,8 @@ class ScopedMarts:
         return model.model_validate(self.one(sql, params))
 
 
-_PoolKey = tuple[int, int | None, tuple[str, ...]]
+# (organization, client or None, the clients an organization-wide view is limited to or None, marts)
+_PoolKey = tuple[int, int | None, tuple[int, ...] | None, tuple[str, ...]]
 
 
 class _Published:
@@ -161,12 +172,14 @@ class _Published:
             if idle:
                 self._idle.move_to_end(key)
                 return idle.pop()
-        organization_id, client_id, tables = key
+        organization_id, client_id, clients, tables = key
         conn = self.root.cursor()
         try:
             where = f"organization_id = {organization_id}"
             if client_id is not None:
                 where += f" AND client_id = {client_id}"
+            if clients is not None:  # ints only (the key is built from ints): safe to inline
+                where += f" AND client_id IN ({', '.join(str(int(c)) for c in clients)})" if clients else " AND FALSE"
             schema = self.snapshot.schema
             for table in tables:
                 scope = f" WHERE {where}" if table in self.snapshot.tenant_tables else ""
@@ -244,17 +257,24 @@ class MartReader:
 
     @contextmanager
     def scoped(
-        self, organization_id: int, client_id: int | None, tables: Iterable[str] | None = None
+        self,
+        organization_id: int,
+        client_id: int | None,
+        tables: Iterable[str] | None = None,
+        *,
+        clients: frozenset[int] | None = None,
     ) -> Iterator[ScopedMarts]:
         """A tenant view of the marts; `tables` limits the views to the marts a request names
-        (default all). Unlisted marts are simply absent."""
+        (default all). Unlisted marts are simply absent. An organization-wide view (`client_id` None)
+        is limited to `clients` when given (a member reaching only some clients)."""
         published = self._load()
         snapshot = published.snapshot
         wanted = snapshot.tables if tables is None else tuple(t for t in snapshot.tables if t in set(tables))
-        key: _PoolKey = (int(organization_id), None if client_id is None else int(client_id), wanted)
+        only = None if clients is None or client_id is not None else tuple(sorted(int(c) for c in clients))
+        key: _PoolKey = (int(organization_id), None if client_id is None else int(client_id), only, wanted)
         conn = published.take(key)
         try:
-            yield ScopedMarts(conn, snapshot, key[0], key[1])
+            yield ScopedMarts(conn, snapshot, key[0], key[1], None if only is None else frozenset(only))
         except BaseException:
             # A failed request may have left the connection mid-statement: not worth reusing.
             conn.close()

@@ -91,7 +91,7 @@ def snapshot_of(m: ScopedMarts, *, now: datetime | None = None) -> SnapshotOut:
         built_at=built,
         age_seconds=_age(built, now),
         run_id=m.run_id,
-        quarantined=bool(m.organization_id is not None and m.snapshot.quarantines_of(m.organization_id, m.client_id)),
+        quarantined=bool(m.quarantines()),
         data_built_at=data,
         data_age_seconds=None if data is None else _age(data, now),
     )
@@ -111,13 +111,15 @@ def open_marts(ctx: Context, *tables: str, organization_wide: bool = False) -> I
     each must exist in the snapshot, else PRECONDITION_FAILED.
 
     `organization_wide` drops the client filter (portfolio views across the
-    organization's clients); the organization filter always applies.
+    organization's clients) down to the clients the caller's membership reaches
+    (all of them for an organization-wide membership); the organization filter
+    always applies.
     """
     reader = ctx.services.marts
     if reader is None:
         raise PreconditionFailed(f"Analytics are not configured on this server; {RUN_PIPELINE_HINT}")
     client_id = None if organization_wide else ctx.client_id
-    with reader.scoped(ctx.org_id, client_id, tables) as m:
+    with reader.scoped(ctx.org_id, client_id, tables, clients=ctx.tenant.reach) as m:
         missing = [t for t in tables if not m.has(t)]
         if missing:
             raise PreconditionFailed(

@@ -86,9 +86,16 @@ def validate(ctx: Context, input: IntegrationRef) -> ValidateOut:
 
 @rpc.mutation("integrationControl.approve", permission="approve")
 def approve(ctx: Context, input: IntegrationRef) -> IntegrationOut:
-    """Approve a validated integration. The member who created or last configured it is FORBIDDEN
-    (separation of duties); one not validated on its current version is PRECONDITION_FAILED."""
-    row = service.approve(ctx.db, input.id, user_id=ctx.user_id, reason="approved")
+    """Approve a validated integration. The member who created or last configured it, and anyone either
+    of them invited within SOD_INVITED_WINDOW_DAYS, is FORBIDDEN (separation of duties); one not validated
+    on its current version is PRECONDITION_FAILED."""
+    row = service.approve(
+        ctx.db,
+        input.id,
+        user_id=ctx.user_id,
+        reason="approved",
+        invited_window_days=ctx.services.settings.sod_invited_window_days,
+    )
     ctx.note("integration", row.id, after=service.audit_view(row))
     return _out(ctx, row)
 

@@ -25,6 +25,7 @@ from api.integrations.integration_control import checks, sealing
 from api.integrations.integration_control.lifecycle import INTEGRATION, RUN, TRANSITION_MOVES
 from api.integrations.integration_control.models import Integration, IntegrationEvent, IntegrationRun
 from api.integrations.operational_control import service as control
+from api.platform.organizations.independence import require_independent
 
 SECRET_FIELDS = ("password", "private_key", "client_secret")
 PAUSE_TASK = "integration_run"  # operationalControl: a run is a transfer with stored credentials
@@ -204,13 +205,21 @@ def validate(db: Session, integration_id: int, *, user_id: int, secrets_key: byt
     return result
 
 
-def approve(db: Session, integration_id: int, *, user_id: int, reason: str) -> Integration:
-    """Approve a validated integration: never by the member who created or last configured it."""
+def approve(db: Session, integration_id: int, *, user_id: int, reason: str, invited_window_days: int) -> Integration:
+    """Approve a validated integration: never by the member who created or last configured it, nor by
+    someone either of them invited within `invited_window_days`."""
     row = get(db, integration_id)
     if user_id in (row.created_by, row.config_by):
         raise Forbidden(
             "Separation of duties: the member who created or last configured an integration cannot approve it"
         )
+    require_independent(
+        db,
+        user_id,
+        [row.created_by, row.config_by],
+        window_days=invited_window_days,
+        requester="the integration's creator or last configurer",
+    )
     if row.state != "validated" or row.validated_version != row.config_version:
         raise PreconditionFailed(f"The integration is '{row.state}'; only a validated one can be approved")
     row.approved_by = user_id

@@ -106,13 +106,16 @@ def quarantines(ctx: Context) -> QuarantinesOut:
 @rpc.query("operationalObservability.queue")
 def queue(ctx: Context) -> QueueOut:
     """This organization's part of the durable job queue: due jobs waiting, the oldest wait, running jobs,
-    its jobs by status, and this client's pending pipeline runs. Other organizations' work is not shown."""
+    its jobs by status (for organization-wide members: jobs belong to the organization, not to one of its
+    clients), and this client's pending pipeline runs. Other organizations' work is not shown."""
     stats = queue_stats(ctx.db, organization_id=ctx.org_id)
-    by_status = dict(
-        ctx.db.execute(
-            select(Job.status, func.count()).where(Job.organization_id == ctx.org_id).group_by(Job.status)
-        ).all()
-    )
+    by_status: dict[str, int] = {}
+    if ctx.tenant.organization_wide:
+        by_status = dict(
+            ctx.db.execute(
+                select(Job.status, func.count()).where(Job.organization_id == ctx.org_id).group_by(Job.status)
+            ).all()
+        )
     pending = ctx.db.scalar(
         select(func.count()).select_from(PipelineRun).where(PipelineRun.status.in_(("queued", "running")))
     )

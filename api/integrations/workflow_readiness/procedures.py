@@ -13,7 +13,7 @@ def assess(ctx: Context) -> AssessmentOut:
     """Which work the client can do today (upload and reconcile remittances, work denial cases, assemble
     appeals, automation) and, for the rest, what blocks it (no specialist, no confirmed remittance, no
     payer rules or contract terms, go-live gates not passed), each in a sentence. Read-only."""
-    facts = service.facts(ctx.db)
+    facts = service.facts(ctx.db, ctx.client_id)
     workflows = rules.assess(facts)
     return AssessmentOut.model_validate(
         {

@@ -1,5 +1,5 @@
 """rcmPortfolio.*: the organization's clients side by side. These read the marts at organization
-level (every client of the caller's organization), never beyond it."""
+level (every client of the caller's organization the caller's membership reaches), never beyond it."""
 
 from __future__ import annotations
 
@@ -15,14 +15,18 @@ from api.rpc.procedure import rpc
 
 
 def _clients(ctx: Context) -> dict[int, str]:
-    # Client is OrgScoped: the session filter keeps this to the caller's organization.
-    return {c.id: c.name for c in ctx.db.scalars(select(Client).order_by(Client.name))}
+    # Client is OrgScoped: the session filter keeps this to the caller's organization; a membership
+    # reaching only some clients sees only those (open_marts limits the mart rows the same way).
+    stmt = select(Client).order_by(Client.name)
+    if ctx.tenant.reach is not None:
+        stmt = stmt.where(Client.id.in_(ctx.tenant.reach))
+    return {c.id: c.name for c in ctx.db.scalars(stmt)}
 
 
 @rpc.query("rcmPortfolio.overview")
 def overview(ctx: Context, input: OverviewIn) -> OverviewOut:
-    """Per client of the organization: volume, billed and paid, initial denial and overturn rates,
-    recovered money, cost of work and ROI; plus the organization total."""
+    """Per client of the organization you reach: volume, billed and paid, initial denial and overturn
+    rates, recovered money, cost of work and ROI; plus the total of those clients."""
     clients = _clients(ctx)
     with open_marts(ctx, *queries.PORTFOLIO_MARTS, organization_wide=True) as m:
         rows, totals = queries.overview(m, input, clients)
@@ -32,7 +36,8 @@ def overview(ctx: Context, input: OverviewIn) -> OverviewOut:
 
 @rpc.query("rcmPortfolio.compare")
 def compare(ctx: Context, input: CompareIn) -> CompareOut:
-    """One KPI month by month for each client of the organization (or the clients listed)."""
+    """One KPI month by month for each client of the organization you reach (or the clients listed; one
+    you do not reach is BAD_REQUEST like one of another organization)."""
     clients = _clients(ctx)
     wanted = input.client_ids or list(clients)
     unknown = [c for c in wanted if c not in clients]

@@ -22,7 +22,7 @@ from api.money.ar_operations.schemas import (
     FollowUpQueueIn,
     FollowUpQueueOut,
 )
-from api.platform.organizations.models import Membership
+from api.platform.organizations import service as organizations
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
@@ -61,10 +61,10 @@ def follow_up_queue(ctx: Context, input: FollowUpQueueIn) -> FollowUpQueueOut:
 
 @rpc.mutation("arOperations.assignFollowUp")
 def assign_follow_up(ctx: Context, input: AssignFollowUpIn) -> AssignmentOut:
-    """Assign an open claim to a member of the organization (reassigning replaces the previous
-    assignment). The claim must be open in the current snapshot."""
-    if ctx.db.scalar(select(Membership.id).where(Membership.user_id == input.assignee_user_id)) is None:
-        raise InvalidInput("Invalid input: 'assigneeUserId' is not a member of this organization")
+    """Assign an open claim to a member of the organization whose membership reaches this client
+    (reassigning replaces the previous assignment). The claim must be open in the current snapshot."""
+    if organizations.role_reaching(ctx.db, input.assignee_user_id, ctx.client_id) is None:
+        raise InvalidInput("Invalid input: 'assigneeUserId' is not a member of this organization reaching this client")
     with open_marts(ctx, *queries.AR_MARTS) as m:
         state = queries.claim_state(m, input.claim_key)
     if state == "missing":

@@ -55,12 +55,18 @@ class VerifyOut(Output):
 
 
 def _org_events(ctx: Context) -> Select[AuditEvent]:
-    return select(AuditEvent).where(AuditEvent.scope == scope_for(ctx.org_id))
+    """The organization's events; for a membership reaching only some clients, the events of those clients
+    (organization-level events, without a client, are for organization-wide members)."""
+    stmt = select(AuditEvent).where(AuditEvent.scope == scope_for(ctx.org_id))
+    if ctx.tenant.reach is not None:
+        stmt = stmt.where(AuditEvent.client_id.in_(ctx.tenant.reach))
+    return stmt
 
 
 @rpc.query("audit.list", permission="audit")
 def list_events(ctx: Context, input: AuditListIn) -> Page[AuditEventOut]:
-    """The organization's audit events, newest first, filterable by procedure, actor and target."""
+    """The organization's audit events, newest first, filterable by procedure, actor and target (a
+    membership reaching only some clients sees those clients' events)."""
     stmt = where_given(
         _org_events(ctx),
         (AuditEvent.procedure, input.procedure),
@@ -73,7 +79,7 @@ def list_events(ctx: Context, input: AuditListIn) -> Page[AuditEventOut]:
 
 @rpc.query("audit.get", permission="audit")
 def get_event(ctx: Context, input: AuditRef) -> AuditEventOut:
-    """One audit event of the organization."""
+    """One audit event of the organization (of a client you reach)."""
     event = ctx.db.scalar(_org_events(ctx).where(AuditEvent.id == input.id))
     if event is None:
         raise NotFound(f"Audit event {input.id} was not found in this organization")
@@ -83,7 +89,9 @@ def get_event(ctx: Context, input: AuditRef) -> AuditEventOut:
 @rpc.query("audit.verifyChain", permission="audit")
 def verify_chain(ctx: Context) -> VerifyOut:
     """Re-hash the organization's whole chain and hold it against its signed checkpoints (kept outside
-    the database); any edited, removed or inserted event, or a chain rewritten and re-hashed, is reported."""
+    the database); any edited, removed or inserted event, or a chain rewritten and re-hashed, is reported.
+    Organization-wide members only: the chain holds every client's events."""
+    ctx.require_organization_wide("Verifying the audit chain")
     anchor = ctx.services.audit_anchor
     scope = scope_for(ctx.org_id)
     report = anchor.verify(ctx.db, scope) if anchor is not None else verify_scope(ctx.db, scope)

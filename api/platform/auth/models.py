@@ -73,6 +73,12 @@ class Invitation(IdMixin, CreatedAtMixin, OrgScoped, Base):
     user_id: Mapped[int] = mapped_column(BigId, ForeignKey("users.id", ondelete="CASCADE"), index=True)
     email: Mapped[str] = mapped_column(String(320))
     role: Mapped[str] = mapped_column(String(20))
+    # The clients the membership will reach; None: every client of the organization.
+    client_ids: Mapped[list[int] | None] = mapped_column(JSON, default=None)
+    # Who invited (None: the platform itself, e.g. a service call); separation of duties reads it.
+    invited_by_user_id: Mapped[int | None] = mapped_column(
+        BigId, ForeignKey("users.id", ondelete="SET NULL"), index=True, default=None
+    )
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
     accepted_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)

@@ -113,9 +113,10 @@ def list_api_keys(ctx: UserContext) -> list[ApiKeyOut]:
 
 @rpc.mutation("auth.acceptInvite", auth="public", batch=False)
 def accept_invite(ctx: PublicContext, input: AcceptInviteIn) -> Ok:
-    """Accept an invitation to a new account by choosing its first password (the token is single-use,
-    expires, and is bound to the invitation's email). An account that already has a sign-in method
-    accepts with organizations.acceptInvite while signed in instead."""
+    """Accept an invitation to a new account by choosing its first password (the token, mailed to the
+    invitee, is single-use, expires, and is bound to the invitation's email). Refused (PRECONDITION_FAILED)
+    when the email already has an account (a sign-in method or a membership): that account signs in and
+    accepts with organizations.acceptInvite instead."""
     invite = service.accept_with_password(
         ctx.db,
         input.token.get_secret_value(),
@@ -123,10 +124,10 @@ def accept_invite(ctx: PublicContext, input: AcceptInviteIn) -> Ok:
         input.display_name,
         is_member=lambda user_id: bool(ctx.services.memberships_of(ctx.db, user_id)),
     )
-    ctx.services.add_member(ctx.db, invite.organization_id, invite.user_id, invite.role)
+    ctx.services.add_member(ctx.db, invite.organization_id, invite.user_id, invite.role, invite.client_ids)
     ctx.audit.actor_user_id = invite.user_id
     ctx.audit.organization_id = invite.organization_id
-    ctx.note("membership", invite.user_id, after={"role": invite.role})
+    ctx.note("membership", invite.user_id, after={"role": invite.role, "clientIds": invite.client_ids})
     return Ok()
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
@@ -104,11 +104,20 @@ def never_had_credential(user: User) -> bool:
 
 
 def create_invitation(
-    db: Session, organization_id: int, email: str, role: str, display_name: str = ""
+    db: Session,
+    organization_id: int,
+    email: str,
+    role: str,
+    display_name: str = "",
+    *,
+    client_ids: Sequence[int] | None = None,
+    invited_by: int | None = None,
 ) -> tuple[Invitation, str]:
-    """A pending invitation of `email` (an account is created, without any credential, when none exists).
+    """A pending invitation of `email` (an account is created, without any credential, when none exists),
+    reaching `client_ids` (None: every client), made by `invited_by` (None: the platform).
 
     The answer is the same whether or not the account existed; nothing is granted until it is accepted.
+    The token is for the invitee's mail only (the caller sends it through the outbox, never answers it).
     """
     email = normalise_email(email)
     user = find_user(db, email) or create_user(db, email, None, display_name=display_name)
@@ -118,6 +127,8 @@ def create_invitation(
         organization_id=organization_id,
         email=email,
         role=role,
+        client_ids=None if client_ids is None else sorted(set(client_ids)),
+        invited_by_user_id=invited_by,
         token_hash=token_digest(token),
         expires_at=utcnow() + INVITE_TTL,
     )

@@ -14,7 +14,9 @@ from api.rpc.schema import Page, PageInput, paginate
 
 @rpc.query("billing.subscription")
 def subscription(ctx: Context) -> SubscriptionOut:
-    """Your organization's platform subscription: plan, status, current period end."""
+    """Your organization's platform subscription: plan, status, current period end (organization-wide
+    members only)."""
+    ctx.require_organization_wide("Billing")
     # The session is tenant-scoped; the explicit filter documents the intent.
     sub = ctx.db.scalar(select(Subscription).where(Subscription.organization_id == ctx.org_id))
     if sub is None:
@@ -24,13 +26,17 @@ def subscription(ctx: Context) -> SubscriptionOut:
 
 @rpc.query("billing.invoices")
 def invoices(ctx: Context, input: PageInput) -> Page[InvoiceOut]:
-    """Your organization's invoices, newest first (amounts are exact decimals)."""
+    """Your organization's invoices, newest first (amounts are exact decimals; organization-wide members
+    only)."""
+    ctx.require_organization_wide("Billing")
     stmt = select(Invoice).where(Invoice.organization_id == ctx.org_id)
     return paginate(ctx.db, stmt, Invoice.id, input, InvoiceOut.model_validate)
 
 
 @rpc.query("billing.events", permission="audit")
 def events(ctx: Context, input: PageInput) -> Page[BillingEventOut]:
-    """Billing events received for your organization, newest first (auditors and managers)."""
+    """Billing events received for your organization, newest first (auditors and managers with an
+    organization-wide membership)."""
+    ctx.require_organization_wide("Billing")
     stmt = select(BillingEvent).where(BillingEvent.organization_id == ctx.org_id)
     return paginate(ctx.db, stmt, BillingEvent.id, input, BillingEventOut.model_validate)

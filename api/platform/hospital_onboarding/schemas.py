@@ -173,13 +173,13 @@ class EventOut(Output):
 
 
 class ProvisionedInviteOut(Output):
+    """An invitation of a requested user, reaching the new client only; its token is mailed to the user
+    (never answered)."""
+
     invitation_id: int
     email: str
     role: Role
-    invite_token: str = Field(
-        description="Shown once: a new account accepts it with auth.acceptInvite, an existing one with "
-        "organizations.acceptInvite while signed in"
-    )
+    client_ids: list[int] = Field(description="The clients the membership will reach: the new client only")
     expires_at: datetime
 
 
@@ -188,7 +188,10 @@ class ProvisionOut(Output):
     client_id: int = Field(description="The new client (send it as X-Client-Id)")
     client_name: str
     invitations: list[ProvisionedInviteOut]
-    already_members: list[str] = Field(description="Requested users who were members of the organization already")
+    already_members: list[str] = Field(
+        description="Requested users who were members of the organization already (their membership is kept "
+        "as it is: organizations.setMemberClients extends it to the new client)"
+    )
     connector_profiles: list[str] = Field(description="Connector profiles provisioned for the new client")
     retention_years: int
     automation_enabled: bool = Field(

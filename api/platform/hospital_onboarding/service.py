@@ -20,6 +20,7 @@ from api.core.lifecycle import transition
 from api.evidence.evidence_control import service as evidence_service
 from api.infra.db.base import utcnow
 from api.infra.db.tenant_filter import TenantScope, get_scope, set_scope
+from api.infra.outbox.service import Outbox
 from api.integrations.connector_profiles import service as connector_service
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import User
@@ -33,6 +34,7 @@ from api.platform.hospital_onboarding.lifecycle import (
 )
 from api.platform.hospital_onboarding.models import OnboardingEvent, OnboardingRequest
 from api.platform.organizations import service as organizations_service
+from api.platform.organizations.independence import require_independent
 from api.platform.organizations.models import Client, Membership
 
 
@@ -41,7 +43,7 @@ class ProvisionedInvite:
     invitation_id: int
     email: str
     role: str
-    invite_token: str
+    client_ids: list[int]
     expires_at: datetime
 
 
@@ -120,10 +122,21 @@ def open_review(db: Session, request_id: int, reason: str, user_id: int) -> Onbo
     return row
 
 
-def decide(db: Session, request_id: int, decision: str, reason: str, user_id: int) -> OnboardingRequest:
-    """Approve or reject a request under review; the submitter never decides their own request."""
+def decide(
+    db: Session, request_id: int, decision: str, reason: str, user_id: int, *, invited_window_days: int
+) -> OnboardingRequest:
+    """Approve or reject a request under review; the submitter never decides their own request, nor does
+    someone the submitter invited within the window (separation of duties)."""
     row = get(db, request_id, lock=True)
     check_decider(row.submitted_by_user_id, user_id)
+    if decision == "approved":  # a rejection grants nothing
+        require_independent(
+            db,
+            user_id,
+            [row.submitted_by_user_id],
+            window_days=invited_window_days,
+            requester="this request's submitter",
+        )
     target = decision_move(row.state, decision)
     row.decided_by_user_id, row.decided_at, row.decision_reason = user_id, utcnow(), reason
     _move(db, row, target, reason, user_id)
@@ -149,15 +162,24 @@ def list_statement(state: str | None) -> Select[Any]:
 # --- provisioning ---------------------------------------------------------------------------------------
 
 
-def provision(db: Session, request_id: int, user_id: int) -> Provisioned:
-    """Create the approved request's client with its invitations, connector profiles and evidence
-    retention, all in the caller's transaction. A request not in `approved` (a second provision finds
-    it `provisioned`) is PRECONDITION_FAILED naming its state, and nothing is created."""
+@dataclass(frozen=True)
+class Mailing:
+    """How provisioning sends its invitations: the outbox, and the platform address the mail names."""
+
+    outbox: Outbox
+    public_base_url: str
+
+
+def provision(db: Session, request_id: int, user_id: int, mailing: Mailing) -> Provisioned:
+    """Create the approved request's client with its invitations (each reaching the new client only, its
+    token mailed through the outbox once this call commits), connector profiles and evidence retention,
+    all in the caller's transaction. A request not in `approved` (a second provision finds it
+    `provisioned`) is PRECONDITION_FAILED naming its state, and nothing is created."""
     row = get(db, request_id, lock=True)
     target = transition(ONBOARDING, row.state, "provisioned")
     client = organizations_service.add_client(db, row.organization_id, row.hospital_name, row.legal.get("npi"))
     result = Provisioned(request=row, client=client, retention_years=row.retention_years)
-    _invite(db, row, result)
+    _invite(db, row, result, mailing, user_id)
     with _client_scope(db, row.organization_id, client.id):
         for kind in row.connector_kinds:
             definition = connectors.default_profile(kind)
@@ -178,16 +200,27 @@ def _member_emails(db: Session, organization_id: int) -> set[str]:
     return set(rows)
 
 
-def _invite(db: Session, row: OnboardingRequest, result: Provisioned) -> None:
+def _invite(db: Session, row: OnboardingRequest, result: Provisioned, mailing: Mailing, user_id: int) -> None:
+    """The hospital's users reach the hospital's own client only: never the organization's other clients."""
     members = _member_emails(db, row.organization_id)
     for user in row.requested_users:
         if user["email"] in members:
             result.already_members.append(user["email"])
             continue
-        invite, token = organizations_service.invite(
-            db, row.organization_id, user["email"], user["role"], user.get("display_name", "")
+        invite = organizations_service.invite(
+            db,
+            mailing.outbox,
+            organization_id=row.organization_id,
+            email=user["email"],
+            role=user["role"],
+            invited_by=user_id,
+            client_ids=[result.client.id],
+            public_base_url=mailing.public_base_url,
+            display_name=user.get("display_name", ""),
         )
-        result.invitations.append(ProvisionedInvite(invite.id, invite.email, invite.role, token, invite.expires_at))
+        result.invitations.append(
+            ProvisionedInvite(invite.id, invite.email, invite.role, list(invite.client_ids or ()), invite.expires_at)
+        )
 
 
 @contextmanager

@@ -1,20 +1,26 @@
 """Which tenant a call acts in, decided once before any domain work.
 
 The client comes from `X-Client-Id` (or is the caller's only client); the
-organization is the client's owner; the role is the caller's membership there.
-Unknown clients and clients of other organizations get the same answer, so a
-caller cannot probe which ids exist.
+organization is the client's owner; the role is the caller's membership there,
+and the membership must reach the client: an organization-wide membership
+reaches every client, a client-scoped one only the clients it lists
+(`membership_clients`). Unknown clients, clients of other organizations and
+clients of the organization the membership does not reach get the same answer,
+so a caller cannot probe which ids exist.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Row, bindparam, select
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, exists, or_, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import Forbidden, InvalidInput
 from api.core.identity import MembershipInfo, Principal, SmartGrant, Tenant
 from api.core.permissions import explain
-from api.platform.organizations.models import Client, Membership, Organization
+from api.platform.organizations.models import Client, Membership, MembershipClient, Organization
 
 
 def memberships_of(db: Session, user_id: int) -> list[MembershipInfo]:
@@ -29,12 +35,22 @@ def memberships_of(db: Session, user_id: int) -> list[MembershipInfo]:
 
 
 # Tenant resolution runs before every tenant procedure, so each case is one statement built
-# once: the client, its organization's status and the caller's role there, as plain columns.
-# The membership is outer-joined so "no such client" and "not your client" give the same answer
-# from the same row shape; the organization is outer-joined as the two separate lookups allowed.
-_COLUMNS = (Client.id, Client.organization_id, Client.status, Organization.status, Membership.role)
+# once: the client, its organization's status, the caller's role there and whether the membership
+# reaches the client, as plain columns. The membership is outer-joined so "no such client", "not your
+# organization's client" and "not a client your membership reaches" give the same answer from the same
+# row shape; the organization is outer-joined as the two separate lookups allowed.
+_COLUMNS = (
+    Client.id,
+    Client.organization_id,
+    Client.status,
+    Organization.status,
+    Membership.role,
+    Membership.id,
+    Membership.all_clients,
+)
+_LISTED = exists().where(MembershipClient.membership_id == Membership.id, MembershipClient.client_id == Client.id)
 _BY_CLIENT = (
-    select(*_COLUMNS)
+    select(*_COLUMNS, _LISTED.label("listed"))
     .outerjoin(Organization, Organization.id == Client.organization_id)
     .outerjoin(
         Membership,
@@ -42,30 +58,33 @@ _BY_CLIENT = (
     )
     .where(Client.id == bindparam("client_id"))
 )
-# Without X-Client-Id: the active clients of the caller's organizations; two are enough to know
+# Without X-Client-Id: the active clients the caller's memberships reach; two are enough to know
 # whether the choice is unambiguous.
 _ONLY_CLIENT = (
     select(*_COLUMNS)
     .join(Membership, Membership.organization_id == Client.organization_id)
     .outerjoin(Organization, Organization.id == Client.organization_id)
-    .where(Membership.user_id == bindparam("user_id"), Client.status == "active")
+    .where(Membership.user_id == bindparam("user_id"), Client.status == "active", or_(Membership.all_clients, _LISTED))
+    .order_by(Client.id)
     .limit(2)
 )
 _ONLY_CLIENT_OF_KEY_ORG = _ONLY_CLIENT.where(Membership.organization_id == bindparam("key_org_id"))
+_REACH = select(MembershipClient.client_id).where(MembershipClient.membership_id == bindparam("membership_id"))
 
 
 def resolve_tenant(db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant:
     if principal.smart is not None:
         return _smart_tenant(db, principal.smart, client_header, permission)
-    client_id, organization_id, client_status, org_status, role = _select_client(db, principal, client_header)
-    if org_status != "active":
+    chosen = _select_client(db, principal, client_header)
+    if chosen.org_status != "active":
         raise Forbidden("This organization is suspended; contact the platform administrator")
-    if client_status != "active":
-        raise Forbidden(f"Client {client_id} is not active")
-    granted, reason = explain(role, permission)
+    if chosen.client_status != "active":
+        raise Forbidden(f"Client {chosen.client_id} is not active")
+    granted, reason = explain(chosen.role, permission)
     if not granted:
         raise Forbidden(f"Not allowed: {reason}")
-    return Tenant(organization_id=organization_id, client_id=client_id, role=role)
+    reach = None if chosen.all_clients else frozenset(db.scalars(_REACH, {"membership_id": chosen.membership_id}))
+    return Tenant(organization_id=chosen.organization_id, client_id=chosen.client_id, role=chosen.role, reach=reach)
 
 
 # A SMART access token has no membership: its tenant is its registration's client, named by the token.
@@ -87,13 +106,27 @@ def _smart_tenant(db: Session, grant: SmartGrant, client_header: str | None, per
         raise Forbidden("This organization is suspended; contact the platform administrator")
     if row[0] != "active":
         raise Forbidden(f"Client {grant.client_id} is not active")
-    return Tenant(organization_id=grant.organization_id, client_id=grant.client_id, role=SMART_ROLE)
+    return Tenant(
+        organization_id=grant.organization_id,
+        client_id=grant.client_id,
+        role=SMART_ROLE,
+        reach=frozenset({grant.client_id}),
+    )
 
 
-def _select_client(
-    db: Session, principal: Principal, client_header: str | None
-) -> tuple[int, int, str, str | None, str]:
-    """(client id, organization id, client status, organization status, role) of the call's client."""
+@dataclass(frozen=True)
+class _Chosen:
+    client_id: int
+    organization_id: int
+    client_status: str
+    org_status: str | None
+    role: str
+    membership_id: int
+    all_clients: bool
+
+
+def _select_client(db: Session, principal: Principal, client_header: str | None) -> _Chosen:
+    """The call's client, its organization's status and the caller's membership there."""
     key_org = principal.api_key_org_id  # an API key acts only inside its own organization
     if client_header is not None and client_header.strip():
         try:
@@ -101,9 +134,9 @@ def _select_client(
         except ValueError:
             raise InvalidInput("X-Client-Id must be a client id (an integer)") from None
         row = db.execute(_BY_CLIENT, {"client_id": client_id, "user_id": principal.user_id}).one_or_none()
-        if row is None or row.role is None or (key_org is not None and row.organization_id != key_org):
+        if row is None or not _reached(row) or (key_org is not None and row.organization_id != key_org):
             raise Forbidden(f"You have no access to client {client_id}")
-        return _columns(row)
+        return _chosen(row)
     if key_org is None:
         rows = db.execute(_ONLY_CLIENT, {"user_id": principal.user_id}).all()
     else:
@@ -115,12 +148,27 @@ def _select_client(
             member = member.where(Membership.organization_id == key_org)
         if db.scalar(member.limit(1)) is None:
             raise Forbidden("You are not a member of any organization")
-        raise Forbidden("Your organization has no client yet; add one with organizations.addClient")
+        raise Forbidden(
+            "Your membership reaches no active client yet; an organization admin adds one (organizations.addClient) "
+            "or extends your membership (organizations.setMemberClients)"
+        )
     if len(rows) > 1:
         raise InvalidInput("You have access to several clients: choose one with the X-Client-Id header")
-    return _columns(rows[0])
+    return _chosen(rows[0])
 
 
-def _columns(row: Row[int, int, str, str, str]) -> tuple[int, int, str, str | None, str]:
-    client_id, organization_id, client_status, org_status, role = row
-    return client_id, organization_id, client_status, org_status, role
+def _reached(row: Any) -> bool:
+    """A membership in the client's organization that reaches it (organization-wide, or listing it)."""
+    return row.role is not None and bool(row.all_clients or row.listed)
+
+
+def _chosen(row: Any) -> _Chosen:
+    return _Chosen(
+        client_id=row[0],
+        organization_id=row[1],
+        client_status=row[2],
+        org_status=row[3],
+        role=row[4],
+        membership_id=row[5],
+        all_clients=bool(row[6]),
+    )

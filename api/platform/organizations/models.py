@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import ForeignKey, String, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, String, UniqueConstraint, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, OrgScoped
@@ -28,8 +28,30 @@ class Client(IdMixin, CreatedAtMixin, OrgScoped, Base):
 
 
 class Membership(IdMixin, CreatedAtMixin, OrgScoped, Base):
+    """A user's role in an organization and the clients it reaches.
+
+    `all_clients` is the organization-wide case (the organization's admins, memberships made before
+    client scoping existed: the migration sets it for every existing row); otherwise the membership
+    reaches exactly the clients listed in `membership_clients` (a hospital's own staff, provisioned by
+    onboarding), and the tenant resolver refuses every other client of the organization.
+    """
+
     __tablename__ = "memberships"
     __table_args__ = (UniqueConstraint("organization_id", "user_id"),)
 
     user_id: Mapped[int] = mapped_column(BigId, ForeignKey("users.id", ondelete="CASCADE"), index=True)
     role: Mapped[str] = mapped_column(String(20))
+    all_clients: Mapped[bool] = mapped_column(Boolean, server_default=true())
+
+
+class MembershipClient(OrgScoped, Base):
+    """One client a client-scoped membership reaches (ignored while the membership is organization-wide)."""
+
+    __tablename__ = "membership_clients"
+
+    membership_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("memberships.id", ondelete="CASCADE"), primary_key=True, autoincrement=False
+    )
+    client_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("clients.id", ondelete="CASCADE"), primary_key=True, autoincrement=False, index=True
+    )

@@ -1,14 +1,20 @@
-"""organizations.*: tenants, their clients (facilities), members and roles."""
+"""organizations.*: tenants, their clients (facilities), members, the clients each member reaches, and roles.
+
+A member reaching only some clients (a hospital's own staff) sees and manages only those: the clients
+listed, the members reaching them, invitations within them. What concerns the whole organization
+(adding a client) needs an organization-wide membership.
+"""
 
 from __future__ import annotations
 
 from sqlalchemy import select
 
 from api.core.errors import NotFound
+from api.infra.outbox.service import outbox_of
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import User
 from api.platform.organizations import service
-from api.platform.organizations.models import Client, Membership, Organization
+from api.platform.organizations.models import Client, Membership, MembershipClient, Organization
 from api.platform.organizations.schemas import (
     AcceptedInvitationOut,
     AcceptInvitationIn,
@@ -18,6 +24,7 @@ from api.platform.organizations.schemas import (
     CreateOrganizationIn,
     InviteIn,
     InviteOut,
+    MemberClientsIn,
     MemberOut,
     MemberRef,
     OrganizationOut,
@@ -50,9 +57,10 @@ def list_organizations(ctx: UserContext) -> list[OrganizationOut]:
     return [OrganizationOut.model_validate(o) for o in rows]
 
 
-@rpc.mutation("organizations.create", auth="user")
+@rpc.mutation("organizations.create", auth="platform_admin")
 def create(ctx: UserContext, input: CreateOrganizationIn) -> CreatedOrganizationOut:
-    """Create an organization with its first client; you become its admin."""
+    """Platform administrators only: create an organization with its first client; you become its
+    organization-wide admin. A hospital joining an existing organization arrives through hospitalOnboarding."""
     org, client = service.create_organization(
         ctx.db, input.name, input.slug, ctx.user_id, input.first_client_name, input.first_client_npi
     )
@@ -65,7 +73,9 @@ def create(ctx: UserContext, input: CreateOrganizationIn) -> CreatedOrganization
 
 @rpc.mutation("organizations.addClient", permission="manage")
 def add_client(ctx: Context, input: ClientIn) -> ClientOut:
-    """Add a client (hospital or facility) to the organization."""
+    """Add a client (hospital or facility) to the organization; organization-wide admins only (FORBIDDEN
+    for a membership reaching only some clients)."""
+    ctx.require_organization_wide("Adding a client")
     client = service.add_client(ctx.db, ctx.org_id, input.name, input.npi)
     ctx.note("client", client.id, after=input)
     return ClientOut.model_validate(client)
@@ -73,61 +83,125 @@ def add_client(ctx: Context, input: ClientIn) -> ClientOut:
 
 @rpc.query("organizations.listClients")
 def list_clients(ctx: Context) -> list[ClientOut]:
-    """Clients (facilities) of the organization."""
-    return [ClientOut.model_validate(c) for c in ctx.db.scalars(select(Client).order_by(Client.name))]
+    """Clients (facilities) of the organization your membership reaches (all of them when it is
+    organization-wide)."""
+    stmt = select(Client).order_by(Client.name)
+    if ctx.tenant.reach is not None:
+        stmt = stmt.where(Client.id.in_(ctx.tenant.reach))
+    return [ClientOut.model_validate(c) for c in ctx.db.scalars(stmt)]
 
 
 @rpc.query("organizations.listMembers")
 def list_members(ctx: Context) -> list[MemberOut]:
-    """Members of the organization and their roles."""
+    """Members of the organization, their roles and the clients they reach. A member reaching only some
+    clients sees the members reaching at least one of them, and of each member's clients only those."""
     rows = ctx.db.execute(
-        select(User.id, User.email, User.display_name, Membership.role)
+        select(User.id, User.email, User.display_name, Membership.role, Membership.id, Membership.all_clients)
         .join(Membership, Membership.user_id == User.id)
+        .where(Membership.user_id.in_(service.visible_members(ctx.tenant)))
         .order_by(User.email)
-    )
-    return [MemberOut(user_id=i, email=e, display_name=d, role=as_role(r)) for i, e, d, r in rows]
+    ).all()
+    scoped = [r[4] for r in rows if not r[5]]
+    reach: dict[int, list[int]] = {m: [] for m in scoped}
+    if scoped:
+        listed = ctx.db.execute(
+            select(MembershipClient.membership_id, MembershipClient.client_id)
+            .where(MembershipClient.membership_id.in_(scoped))
+            .order_by(MembershipClient.client_id)
+        )
+        for membership_id, client_id in listed:
+            if ctx.tenant.reaches(client_id):
+                reach[membership_id].append(client_id)
+    return [
+        MemberOut(user_id=i, email=e, display_name=d, role=as_role(r), client_ids=None if all_clients else reach[m])
+        for i, e, d, r, m, all_clients in rows
+    ]
 
 
 @rpc.mutation("organizations.inviteMember", permission="manage")
 def invite_member(ctx: Context, input: InviteIn) -> InviteOut:
-    """Invite someone by email with a role. The answer is the same whether or not they have an account:
-    a single-use token that grants the membership once the invitee accepts it, never a credential."""
-    invite, token = service.invite(ctx.db, ctx.org_id, input.email, input.role, input.display_name)
-    ctx.note("invitation", invite.id, after={"role": input.role})
+    """Invite someone by email with a role, reaching the clients named in `clientIds` (omitted: every
+    client, which only an organization-wide admin may grant; a member reaching only some clients invites
+    within them). The single-use token is mailed to the invitee (never answered); the answer is the same
+    whether or not they have an account, and nothing is granted until they accept."""
+    service.check_grantable(ctx.tenant, input.client_ids)
+    invite = service.invite(
+        ctx.db,
+        outbox_of(ctx.services),
+        organization_id=ctx.org_id,
+        email=input.email,
+        role=input.role,
+        invited_by=ctx.user_id,
+        client_ids=input.client_ids,
+        public_base_url=ctx.services.settings.public_base_url,
+        display_name=input.display_name,
+    )
+    ctx.note("invitation", invite.id, after={"role": input.role, "clientIds": invite.client_ids})
     return InviteOut(
-        invitation_id=invite.id, email=invite.email, role=input.role, invite_token=token, expires_at=invite.expires_at
+        invitation_id=invite.id,
+        email=invite.email,
+        role=input.role,
+        client_ids=invite.client_ids,
+        expires_at=invite.expires_at,
     )
 
 
 @rpc.mutation("organizations.acceptInvite", auth="user")
 def accept_invite(ctx: UserContext, input: AcceptInvitationIn) -> AcceptedInvitationOut:
-    """Accept an invitation made for your account while signed in as yourself; you become a member."""
+    """Accept an invitation made for your account while signed in as yourself (the invitation's email
+    must be your account's); you become a member reaching the clients it names."""
     invite = auth_service.accept_signed_in(ctx.db, input.token.get_secret_value(), ctx.user_id)
-    service.add_member(ctx.db, invite.organization_id, ctx.user_id, invite.role)
+    service.add_member(ctx.db, invite.organization_id, ctx.user_id, invite.role, invite.client_ids)
     ctx.audit.organization_id = invite.organization_id
-    ctx.note("membership", ctx.user_id, after={"role": invite.role})
-    return AcceptedInvitationOut(organization_id=invite.organization_id, role=as_role(invite.role))
+    ctx.note("membership", ctx.user_id, after={"role": invite.role, "clientIds": invite.client_ids})
+    return AcceptedInvitationOut(
+        organization_id=invite.organization_id, role=as_role(invite.role), client_ids=invite.client_ids
+    )
+
+
+def _member_out(ctx: Context, member: Membership) -> MemberOut:
+    user = ctx.db.get(User, member.user_id)
+    if user is None:
+        raise NotFound(f"User {member.user_id} is not a member of this organization")
+    reach = service.reach_of(ctx.db, member)
+    shown = None if reach is None else sorted(c for c in reach if ctx.tenant.reaches(c))
+    return MemberOut(
+        user_id=user.id, email=user.email, display_name=user.display_name, role=as_role(member.role), client_ids=shown
+    )
 
 
 @rpc.mutation("organizations.setRole", permission="manage")
 def set_role(ctx: Context, input: SetRoleIn) -> MemberOut:
-    """Change a member's role; the organization always keeps at least one admin."""
-    member = service.membership(ctx.db, ctx.org_id, input.user_id)
+    """Change a member's role; the organization always keeps at least one organization-wide admin. A
+    member reaching only some clients manages only members reaching none but those clients."""
+    member = service.managed_membership(ctx.db, ctx.tenant, input.user_id)
     before = member.role
     if before == "admin" and input.role != "admin":
         service.ensure_another_admin(ctx.db, ctx.org_id, input.user_id)
     member.role = input.role
-    user = ctx.db.get(User, input.user_id)
-    if user is None:
-        raise NotFound(f"User {input.user_id} is not a member of this organization")
     ctx.note("membership", input.user_id, before={"role": before}, after={"role": input.role})
-    return MemberOut(user_id=user.id, email=user.email, display_name=user.display_name, role=member.role)
+    return _member_out(ctx, member)
+
+
+@rpc.mutation("organizations.setMemberClients", permission="manage")
+def set_member_clients(ctx: Context, input: MemberClientsIn) -> MemberOut:
+    """Set the clients a member reaches (`clientIds`: null for every client, which only an
+    organization-wide admin grants). The organization keeps at least one organization-wide admin."""
+    before = service.reach_of(ctx.db, service.managed_membership(ctx.db, ctx.tenant, input.user_id))
+    member = service.set_member_clients(ctx.db, ctx.tenant, input.user_id, input.client_ids)
+    ctx.note(
+        "membership",
+        input.user_id,
+        before={"clientIds": None if before is None else sorted(before)},
+        after={"clientIds": input.client_ids},
+    )
+    return _member_out(ctx, member)
 
 
 @rpc.mutation("organizations.removeMember", permission="manage")
 def remove_member(ctx: Context, input: MemberRef) -> Ok:
     """Remove a member from the organization (their API keys for it stop working)."""
-    member = service.membership(ctx.db, ctx.org_id, input.user_id)
+    member = service.managed_membership(ctx.db, ctx.tenant, input.user_id)
     if member.role == "admin":
         service.ensure_another_admin(ctx.db, ctx.org_id, input.user_id)
     ctx.note("membership", input.user_id, before={"role": member.role})

@@ -7,7 +7,7 @@ from typing import Literal, TypeGuard, get_args
 
 from pydantic import Field, SecretStr
 
-from api.rpc.schema import Output, Schema
+from api.rpc.schema import DbId, Output, Schema
 
 Role = Literal["admin", "manager", "specialist", "analyst", "auditor"]
 ROLE_NAMES: frozenset[str] = frozenset(get_args(Role))
@@ -59,24 +59,28 @@ class ClientOut(Output):
     created_at: datetime
 
 
+ClientIds = list[DbId]
+CLIENT_IDS_DESCRIPTION = (
+    "The clients the membership reaches, each a client of this organization; omitted or null: every client of "
+    "the organization (present and future), which only an organization-wide member may grant"
+)
+
+
 class InviteIn(Schema):
     email: str = Field(min_length=3, max_length=320, pattern=r"^[^@\s]+@[^@\s]+$")
     role: Role
     display_name: str = Field(default="", max_length=200)
+    client_ids: ClientIds | None = Field(default=None, min_length=1, max_length=200, description=CLIENT_IDS_DESCRIPTION)
 
 
 class InviteOut(Output):
-    """The same shape whether or not the email already has an account."""
+    """The same shape whether or not the email already has an account. The single-use token is never in
+    an answer: it is mailed to the invitee (SMTP, or the operator's outbox files in the embedded default)."""
 
     invitation_id: int
     email: str
     role: Role
-    invite_token: str = Field(
-        description=(
-            "Single-use token for the invitee: a new account accepts it with auth.acceptInvite (choosing "
-            "its password); an existing account signs in and accepts it with organizations.acceptInvite"
-        )
-    )
+    client_ids: list[int] | None = Field(description="The clients the membership will reach; null: every client")
     expires_at: datetime
 
 
@@ -87,15 +91,21 @@ class AcceptInvitationIn(Schema):
 class AcceptedInvitationOut(Output):
     organization_id: int
     role: Role
+    client_ids: list[int] | None = Field(description="The clients the membership reaches; null: every client")
 
 
 class SetRoleIn(Schema):
-    user_id: int
+    user_id: DbId
     role: Role
 
 
 class MemberRef(Schema):
-    user_id: int
+    user_id: DbId
+
+
+class MemberClientsIn(Schema):
+    user_id: DbId
+    client_ids: ClientIds | None = Field(min_length=1, max_length=200, description=CLIENT_IDS_DESCRIPTION)
 
 
 class MemberOut(Output):
@@ -103,3 +113,7 @@ class MemberOut(Output):
     email: str
     display_name: str
     role: Role
+    client_ids: list[int] | None = Field(
+        default=None,
+        description="The clients the membership reaches (only those you reach too); null: every client",
+    )

@@ -1,17 +1,28 @@
-"""Tenants and membership rules."""
+"""Tenants and membership rules.
+
+A membership reaches either every client of its organization (`all_clients`: the organization's
+admins, the founder, every membership made before client scoping) or the clients it lists
+(`membership_clients`: a hospital's own staff). Invitations carry the reach they grant and who made them.
+"""
 
 from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Collection, Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, delete, func, or_, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import Conflict, NotFound, PreconditionFailed
+from api.core.errors import Conflict, Forbidden, InvalidInput, NotFound, PreconditionFailed
+from api.core.identity import Tenant
+from api.infra.outbox.service import Outbox
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import Invitation, User
-from api.platform.organizations.models import Client, Membership, Organization
+from api.platform.organizations.invitation_mail import invitation_mail
+from api.platform.organizations.models import Client, Membership, MembershipClient, Organization
+
+MAX_CLIENTS_PER_MEMBERSHIP = 200
 
 
 def slugify(name: str) -> str:
@@ -31,6 +42,7 @@ def _free_slug(db: Session, base: str) -> str:
 def create_organization(
     db: Session, name: str, slug: str | None, owner_id: int, client_name: str, client_npi: str | None
 ) -> tuple[Organization, Client]:
+    """A new organization with its first client; `owner_id` becomes its organization-wide admin."""
     slug = _free_slug(db, slugify(name)) if slug is None else slug
     if db.scalar(select(Organization.id).where(Organization.slug == slug)) is not None:
         # The caller's own choice is refused without echoing it or describing whoever holds it.
@@ -38,7 +50,7 @@ def create_organization(
     org = Organization(name=name, slug=slug)
     db.add(org)
     db.flush()
-    db.add(Membership(organization_id=org.id, user_id=owner_id, role="admin"))
+    db.add(Membership(organization_id=org.id, user_id=owner_id, role="admin", all_clients=True))
     client = Client(organization_id=org.id, name=client_name, npi=client_npi)
     db.add(client)
     db.flush()
@@ -54,8 +66,97 @@ def add_client(db: Session, organization_id: int, name: str, npi: str | None) ->
     return client
 
 
-def invite(db: Session, organization_id: int, email: str, role: str, display_name: str = "") -> tuple[Invitation, str]:
-    """A pending invitation; the membership exists only once the invitee accepts it."""
+# --- reach ----------------------------------------------------------------------------------------------
+
+
+def check_clients(db: Session, organization_id: int, client_ids: Collection[int], field: str = "clientIds") -> None:
+    """Every id is a client of the organization (INVALID_INPUT naming the first that is not)."""
+    if not client_ids:
+        raise InvalidInput(f"Invalid input: '{field}' must name at least one client (omit it for every client)")
+    if len(client_ids) > MAX_CLIENTS_PER_MEMBERSHIP:
+        raise InvalidInput(f"Invalid input: '{field}' may name at most {MAX_CLIENTS_PER_MEMBERSHIP} clients")
+    known = set(
+        db.scalars(select(Client.id).where(Client.organization_id == organization_id, Client.id.in_(client_ids)))
+    )
+    unknown = sorted(set(client_ids) - known)
+    if unknown:
+        raise InvalidInput(f"Invalid input: '{field}': {unknown[0]} is not a client of this organization")
+
+
+def check_grantable(tenant: Tenant, client_ids: Collection[int] | None, field: str = "clientIds") -> None:
+    """A member reaching only some clients grants only within them (and never the whole organization)."""
+    if tenant.reach is None:
+        return
+    if client_ids is None:
+        raise Forbidden(
+            f"Your membership reaches only some clients of this organization: name them in '{field}' "
+            "(an organization-wide membership is granted by an organization-wide admin)"
+        )
+    outside = sorted(set(client_ids) - tenant.reach)
+    if outside:
+        raise Forbidden(f"Your membership does not reach client {outside[0]}, so you cannot grant it")
+
+
+def reach_of(db: Session, membership: Membership) -> frozenset[int] | None:
+    """The clients a membership reaches (None: every client of its organization)."""
+    if membership.all_clients:
+        return None
+    return frozenset(
+        db.scalars(select(MembershipClient.client_id).where(MembershipClient.membership_id == membership.id))
+    )
+
+
+def members_reaching(client_id: int) -> Select[int]:
+    """The user ids whose membership reaches `client_id` (organization-wide or listing it); the session's
+    tenant filter keeps it to the current organization."""
+    listed = select(MembershipClient.membership_id).where(MembershipClient.client_id == client_id)
+    return select(Membership.user_id).where(or_(Membership.all_clients, Membership.id.in_(listed)))
+
+
+def role_reaching(db: Session, user_id: int, client_id: int) -> str | None:
+    """`user_id`'s role if their membership reaches `client_id` (this organization only), else None."""
+    listed = select(MembershipClient.membership_id).where(MembershipClient.client_id == client_id)
+    return db.scalar(
+        select(Membership.role).where(
+            Membership.user_id == user_id, or_(Membership.all_clients, Membership.id.in_(listed))
+        )
+    )
+
+
+def _set_reach(db: Session, membership: Membership, client_ids: Sequence[int] | None) -> None:
+    db.execute(
+        delete(MembershipClient)
+        .where(MembershipClient.membership_id == membership.id)
+        .execution_options(synchronize_session=False)
+    )
+    membership.all_clients = client_ids is None
+    for client_id in sorted(set(client_ids or ())):
+        db.add(
+            MembershipClient(
+                organization_id=membership.organization_id, membership_id=membership.id, client_id=client_id
+            )
+        )
+    db.flush()
+
+
+# --- invitations and members ----------------------------------------------------------------------------
+
+
+def invite(
+    db: Session,
+    outbox: Outbox,
+    *,
+    organization_id: int,
+    email: str,
+    role: str,
+    invited_by: int | None,
+    client_ids: Sequence[int] | None,
+    public_base_url: str,
+    display_name: str = "",
+) -> Invitation:
+    """A pending invitation reaching `client_ids` (None: every client), its token mailed to the invitee
+    through the outbox (delivered once this call commits, never answered). The membership exists only
+    once the invitee accepts it."""
     email = auth_service.normalise_email(email)
     member = db.scalar(
         select(Membership.id)
@@ -64,17 +165,42 @@ def invite(db: Session, organization_id: int, email: str, role: str, display_nam
     )
     if member is not None:
         raise Conflict(f"{email} is already a member of this organization")
-    return auth_service.create_invitation(db, organization_id, email, role, display_name)
+    if client_ids is not None:
+        check_clients(db, organization_id, client_ids)
+    invitation, token = auth_service.create_invitation(
+        db, organization_id, email, role, display_name, client_ids=client_ids, invited_by=invited_by
+    )
+    organization = db.get(Organization, organization_id)
+    assert organization is not None  # the caller acts in it (or has just created it)
+    names = None
+    if invitation.client_ids is not None:
+        names = list(db.scalars(select(Client.name).where(Client.id.in_(invitation.client_ids)).order_by(Client.name)))
+    subject, body = invitation_mail(
+        organization=organization.name,
+        role=role,
+        token=token,
+        expires_at=invitation.expires_at,
+        base_url=public_base_url,
+        client_names=names,
+    )
+    outbox.queue(db, kind="invitation", recipient=email, subject=subject, body=body, organization_id=organization_id)
+    return invitation
 
 
-def add_member(db: Session, organization_id: int, user_id: int, role: str) -> None:
-    """Make `user_id` a member with `role` (an accepted invitation); an existing membership is kept as is."""
+def add_member(
+    db: Session, organization_id: int, user_id: int, role: str, client_ids: Sequence[int] | None = None
+) -> None:
+    """Make `user_id` a member with `role` reaching `client_ids` (None: every client) — an accepted
+    invitation; an existing membership is kept as is."""
     exists = db.scalar(
         select(Membership.id).where(Membership.organization_id == organization_id, Membership.user_id == user_id)
     )
     if exists is None:
-        db.add(Membership(organization_id=organization_id, user_id=user_id, role=role))
+        row = Membership(organization_id=organization_id, user_id=user_id, role=role, all_clients=client_ids is None)
+        db.add(row)
         db.flush()
+        if client_ids is not None:
+            _set_reach(db, row, client_ids)
 
 
 def membership(db: Session, organization_id: int, user_id: int) -> Membership:
@@ -86,16 +212,57 @@ def membership(db: Session, organization_id: int, user_id: int) -> Membership:
     return row
 
 
+def managed_membership(db: Session, tenant: Tenant, user_id: int) -> Membership:
+    """A member the caller may manage: anyone for an organization-wide manager; for one reaching only some
+    clients, members reaching only clients the caller reaches too (NOT_FOUND for members outside the
+    caller's clients, as listMembers does not show them; FORBIDDEN for an organization-wide member)."""
+    row = membership(db, tenant.organization_id, user_id)
+    if tenant.reach is None:
+        return row
+    theirs = reach_of(db, row)
+    if theirs is not None and not theirs & tenant.reach:
+        raise NotFound(f"User {user_id} is not a member of this organization")
+    if theirs is None or not theirs <= tenant.reach:
+        raise Forbidden("This member reaches clients your membership does not; an organization-wide admin manages them")
+    return row
+
+
+def set_member_clients(db: Session, tenant: Tenant, user_id: int, client_ids: Sequence[int] | None) -> Membership:
+    """Set the clients a membership reaches (None: every client); the organization keeps an
+    organization-wide admin."""
+    row = managed_membership(db, tenant, user_id)
+    check_grantable(tenant, client_ids)
+    if client_ids is not None:
+        check_clients(db, tenant.organization_id, client_ids)
+        if row.role == "admin" and row.all_clients:
+            ensure_another_admin(db, tenant.organization_id, user_id)
+    _set_reach(db, row, client_ids)
+    return row
+
+
+def visible_members(tenant: Tenant) -> Select[int]:
+    """The user ids of the members the caller sees: everyone for an organization-wide member; else the
+    members reaching at least one client the caller reaches (organization-wide members included)."""
+    if tenant.reach is None:
+        return select(Membership.user_id)
+    listed = select(MembershipClient.membership_id).where(MembershipClient.client_id.in_(tenant.reach))
+    return select(Membership.user_id).where(or_(Membership.all_clients, Membership.id.in_(listed)))
+
+
 def ensure_another_admin(db: Session, organization_id: int, leaving_user_id: int) -> None:
-    """An organization must keep at least one admin, or nobody could manage it."""
+    """An organization must keep at least one organization-wide admin, or nobody could manage it
+    (add clients, scope members, onboard hospitals)."""
     admins = db.scalar(
         select(func.count())
         .select_from(Membership)
         .where(
             Membership.organization_id == organization_id,
             Membership.role == "admin",
+            Membership.all_clients,
             Membership.user_id != leaving_user_id,
         )
     )
     if not admins:
-        raise PreconditionFailed("The organization would be left without an admin; promote someone first")
+        raise PreconditionFailed(
+            "The organization would be left without an organization-wide admin; promote someone first"
+        )

@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +45,7 @@ from tests.integration.api.money.revenue_reconciliation.planted_deposits import 
     plant_differences,
 )
 from tests.support.rpc_client import Rpc
+from tests.support.tenancy import join, new_organization
 
 SPEC = CorpusSpec(
     seed=11,
@@ -105,21 +105,12 @@ def new_tenant(services, http) -> Tenant:
     user_id, email, password = make_user(services)
     rpc = Rpc(http)
     token = sign_in(rpc, email, password)
-    org = (
-        rpc.as_(token)
-        .mutation(
-            "organizations.create", {"name": f"Org {uuid.uuid4().hex[:8]}", "firstClientName": "General Hospital"}
-        )
-        .data
-    )
+    org = new_organization(services, user_id)
     return Tenant(user_id, token, org["id"], org["firstClientId"], rpc.as_(token, org["firstClientId"]))
 
 
 def invite(services, http, owner: Tenant, role: str) -> Tenant:
-    user_id, email, password = make_user(services)
-    invite = owner.rpc.mutation("organizations.inviteMember", {"email": email, "role": role}).data
-    token = sign_in(Rpc(http), email, password)
-    Rpc(http).as_(token).mutation("organizations.acceptInvite", {"token": invite["inviteToken"]}).data
+    user_id, _email, _password, token = join(services, Rpc(http), owner.organization_id, role)
     return Tenant(user_id, token, owner.organization_id, owner.client_id, Rpc(http).as_(token, owner.client_id))
 
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import make_user, sign_in
 from tests.integration.api.money.ingestion.conftest import upload_json
 from tests.support.paths import X12_FIXTURES
 from tests.support.rpc_client import collect_pages
+from tests.support.tenancy import join
 
 HAND = X12_FIXTURES / "hand"
 
@@ -51,8 +51,5 @@ def member(make_member):
 
 def join_as(member, services, role: str) -> tuple[int, Any]:
     """A new user who joins `member`'s organization with `role`: (user id, their rpc on the member's client)."""
-    user_id, email, password = make_user(services)
-    invite = member.rpc.mutation("organizations.inviteMember", {"email": email, "role": role}).data
-    token = sign_in(member.rpc, email, password)
-    member.rpc.as_(token).mutation("organizations.acceptInvite", {"token": invite["inviteToken"]}).data
+    user_id, _email, _password, token = join(services, member.rpc, member.organization_id, role)
     return user_id, member.rpc.as_(token, member.client_id)

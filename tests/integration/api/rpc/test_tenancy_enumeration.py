@@ -3,6 +3,8 @@
 - unauthenticated calls to protected procedures get UNAUTHORIZED;
 - a member of another organization naming this organization's client gets
   FORBIDDEN (or NOT_FOUND), before any input is looked at;
+- a member of this organization whose membership reaches only another client
+  (a hospital's own staff) naming this client gets the same answer;
 - platform-admin procedures refuse ordinary members;
 - wrong HTTP methods get METHOD_NOT_SUPPORTED and wrongly-typed input BAD_REQUEST.
 """
@@ -10,6 +12,9 @@
 from __future__ import annotations
 
 import pytest
+
+from tests.support.outbox import invite_token
+from tests.support.tenancy import join
 
 # Procedures that act on the caller's own account rather than a tenant. Each one
 # is reviewed for cross-tenant leaks in test_user_level_procedures_do_not_leak;
@@ -21,7 +26,6 @@ USER_LEVEL_REVIEWED = {
     "auth.revokeApiKey",
     "auth.changePassword",  # the caller's own password; other sessions revoked
     "organizations.list",
-    "organizations.create",
     "organizations.acceptInvite",  # only an invitation made for the caller's own account
 }
 
@@ -73,6 +77,24 @@ def test_other_tenant_is_refused_before_any_work(make_member, contract):
         assert result.code in ("FORBIDDEN", "NOT_FOUND"), (proc["name"], result.body)
 
 
+def test_a_member_scoped_to_another_client_is_refused_before_any_work(services, rpc, make_member, contract):
+    """Issue 23, finding 1: a hospital's staff (membership reaching hospital B only) naming hospital A of the
+    same organization, through every tenant procedure: refused like a foreign organization's client."""
+    owner = make_member()
+    hospital_b = owner.rpc.mutation("organizations.addClient", {"name": "Hospital B"}).data["id"]
+    _, _, _, token = join(services, rpc, owner.organization_id, "admin", client_ids=[hospital_b])
+    assert rpc.as_(token).query("securityContext.current").data["clientId"] == hospital_b  # the default
+    crossing = rpc.as_(token, owner.client_id)
+    tried = 0
+    for proc in contract:
+        if proc["auth"] != "tenant":
+            continue
+        result = _call(crossing, proc, {})
+        assert result.code in ("FORBIDDEN", "NOT_FOUND"), (proc["name"], result.body)
+        tried += 1
+    assert tried > 100
+
+
 def test_platform_admin_procedures_refuse_members(make_member, contract):
     member = make_member()
     for proc in contract:
@@ -85,13 +107,15 @@ def test_user_level_procedures_are_reviewed(contract):
     assert user_level == USER_LEVEL_REVIEWED, "review new user-level procedures for tenant leaks"
 
 
-def test_user_level_procedures_do_not_leak(make_member):
+def test_user_level_procedures_do_not_leak(services, make_member):
     a = make_member()
     b = make_member()
     key = a.rpc.mutation("auth.createApiKey", {"name": "a-key"}).data
     assert b.rpc.mutation("auth.revokeApiKey", {"id": key["id"]}).code == "NOT_FOUND"
     invite = a.rpc.mutation("organizations.inviteMember", {"email": "someone-else@example.test", "role": "admin"})
-    taken = b.rpc.as_(b.token).mutation("organizations.acceptInvite", {"token": invite.data["inviteToken"]})
+    assert "inviteToken" not in invite.data
+    mailed = invite_token(services.settings.resolved_data_dir, "someone-else@example.test")
+    taken = b.rpc.as_(b.token).mutation("organizations.acceptInvite", {"token": mailed})
     assert taken.code == "NOT_FOUND"
     assert all(k["id"] != key["id"] for k in b.rpc.query("auth.listApiKeys").data)
     orgs_b = {o["id"] for o in b.rpc.query("organizations.list").data}

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.conftest import Member, make_user, sign_in
+from tests.conftest import Member
+from tests.support.tenancy import join
 
 
 @dataclass
@@ -18,10 +19,7 @@ class Team:
 
 
 def _join(services, rpc, owner: Member, role: str) -> Member:
-    user_id, email, password = make_user(services)
-    invite = owner.rpc.mutation("organizations.inviteMember", {"email": email, "role": role}).data
-    token = sign_in(rpc, email, password)
-    rpc.as_(token).mutation("organizations.acceptInvite", {"token": invite["inviteToken"]}).data
+    user_id, email, password, token = join(services, rpc, owner.organization_id, role)
     return Member(
         user_id, email, password, token, owner.organization_id, owner.client_id, rpc.as_(token, owner.client_id)
     )

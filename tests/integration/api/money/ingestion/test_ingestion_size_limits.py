@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from api.app import build_services, create_app
 from tests.conftest import make_user, sign_in
 from tests.support.rpc_client import Rpc
+from tests.support.tenancy import new_organization
 
 pytestmark = pytest.mark.slow
 
@@ -31,9 +32,9 @@ def capped(settings):
 @pytest.fixture(scope="module")
 def member(capped):
     services, rpc = capped
-    _, email, password = make_user(services)
+    user_id, email, password = make_user(services)
     token = sign_in(rpc, email, password)
-    org = rpc.as_(token).mutation("organizations.create", {"name": "Big Files", "firstClientName": "Hospital"}).data
+    org = new_organization(services, user_id, "Big Files", "Hospital")
     return rpc.as_(token, org["firstClientId"])
 
 

@@ -10,6 +10,7 @@ from api.app import build_services, create_app
 from tests.conftest import make_user, sign_in
 from tests.integration.api.money.ingestion.conftest import upload_multipart
 from tests.support.rpc_client import Rpc
+from tests.support.tenancy import new_organization
 from tests.support.workbooks import corner_bomb, workbook
 
 CLAIMS = workbook(
@@ -50,10 +51,10 @@ def test_the_corner_bomb_is_refused_in_process_too(member):
 def two_row_limit(settings):
     services = build_services(settings.model_copy(update={"spreadsheet_max_rows": 2}))
     with TestClient(create_app(services=services)) as client:
-        _, email, password = make_user(services)
+        user_id, email, password = make_user(services)
         rpc = Rpc(client)
         token = sign_in(rpc, email, password)
-        org = rpc.as_(token).mutation("organizations.create", {"name": "Row Limit", "firstClientName": "Hospital"}).data
+        org = new_organization(services, user_id, "Row Limit", "Hospital")
         yield rpc.as_(token, org["firstClientId"])
     services.close()
 

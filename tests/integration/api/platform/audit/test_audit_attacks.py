@@ -95,7 +95,8 @@ def _rewrite_without(services, scope: str, victim_seq: int) -> None:
 
 def test_a_rewritten_chain_is_detected_by_its_signed_checkpoints(anchored):
     services, rpc = anchored
-    _, email, password = make_user(services)
+    # organizations.create is for platform administrators: its event is the chain's first.
+    _, email, password = make_user(services, platform_admin=True)
     token = sign_in(rpc, email, password)
     org = rpc.as_(token).mutation("organizations.create", {"name": "Anchored", "firstClientName": "Main"}).data
     admin = rpc.as_(token, org["firstClientId"])
@@ -122,7 +123,7 @@ def test_a_rewritten_chain_is_detected_by_its_signed_checkpoints(anchored):
 
 def test_a_forged_checkpoint_line_vouches_for_nothing(anchored):
     services, rpc = anchored
-    _, email, password = make_user(services)
+    _, email, password = make_user(services, platform_admin=True)
     token = sign_in(rpc, email, password)
     org = rpc.as_(token).mutation("organizations.create", {"name": "Forged", "firstClientName": "Main"}).data
     admin = rpc.as_(token, org["firstClientId"])

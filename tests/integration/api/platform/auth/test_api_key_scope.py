@@ -9,22 +9,19 @@ from sqlalchemy import update
 
 from api.infra.db.base import utcnow
 from api.platform.auth.models import ApiKey
+from tests.support.tenancy import new_organization
 
 
-def _member_of_two(make_member):
+def _member_of_two(services, make_member):
     """A user admin of organization A who also owns organization B; an API key made in A."""
     a = make_member()
-    b_org = (
-        a.rpc.as_(a.token)
-        .mutation("organizations.create", {"name": f"Second Org {uuid.uuid4().hex[:8]}", "firstClientName": "Clinic B"})
-        .data
-    )
+    b_org = new_organization(services, a.user_id, f"Second Org {uuid.uuid4().hex[:8]}", "Clinic B")
     key = a.rpc.mutation("auth.createApiKey", {"name": "feed"}).data
     return a, b_org, key
 
 
-def test_a_key_of_one_organization_sees_only_that_organization(make_member, rpc):
-    a, b_org, key = _member_of_two(make_member)
+def test_a_key_of_one_organization_sees_only_that_organization(services, make_member, rpc):
+    a, b_org, key = _member_of_two(services, make_member)
     as_key = rpc.as_(key["key"])
     memberships = as_key.query("auth.session").data["memberships"]
     assert {m["organizationId"] for m in memberships} == {a.organization_id}
@@ -34,8 +31,8 @@ def test_a_key_of_one_organization_sees_only_that_organization(make_member, rpc)
     assert len(rpc.as_(a.token).query("auth.session").data["memberships"]) == 2
 
 
-def test_a_key_cannot_create_organizations_or_manage_keys(make_member, rpc):
-    a, _b_org, key = _member_of_two(make_member)
+def test_a_key_cannot_create_organizations_or_manage_keys(services, make_member, rpc):
+    a, _b_org, key = _member_of_two(services, make_member)
     as_key = rpc.as_(key["key"])
     assert as_key.mutation("organizations.create", {"name": "Via Key", "firstClientName": "X"}).code == "FORBIDDEN"
     assert as_key.query("auth.listApiKeys").code == "FORBIDDEN"

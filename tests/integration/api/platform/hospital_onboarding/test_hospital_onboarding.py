@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from api.platform.organizations.models import Client
 from tests.conftest import sign_in
 from tests.support.denial_case_rows import add_colleague
+from tests.support.outbox import invite_token, mails_to
 
 PASSWORD = "a long enough password"
 
@@ -90,7 +91,10 @@ def test_the_full_path_from_submission_to_a_signed_in_provisioned_user(services,
     assert done["request"]["state"] == "provisioned" and done["request"]["provisionedClientId"] == client_id
     assert done["automationEnabled"] is False and done["retentionYears"] == 10
     assert done["alreadyMembers"] == [owner.email]
-    assert [(i["email"], i["role"]) for i in done["invitations"]] == [(newcomer, "specialist")]
+    assert [(i["email"], i["role"], i["clientIds"]) for i in done["invitations"]] == [
+        (newcomer, "specialist", [client_id])
+    ]
+    assert "inviteToken" not in done["invitations"][0]
     assert sorted(done["connectorProfiles"]) == ["onboarding_claims_export", "onboarding_payments_export"]
 
     clients = {c["id"]: c for c in owner.rpc.query("organizations.listClients").data}
@@ -114,8 +118,9 @@ def test_the_full_path_from_submission_to_a_signed_in_provisioned_user(services,
         named = db.scalar(select(func.count(Client.id)).where(Client.name == req["hospitalName"]))
     assert named == 1
 
-    # The invited user chooses a password, signs in and works in the new client with the requested role.
-    token = done["invitations"][0]["inviteToken"]
+    # The invited user reads the token in their mail, chooses a password, signs in and works in the new
+    # client with the requested role.
+    token = invite_token(services.settings.resolved_data_dir, newcomer)
     assert rpc.mutation("auth.acceptInvite", {"token": token, "password": PASSWORD}).data == {"ok": True}
     session = sign_in(rpc, newcomer, PASSWORD)
     as_newcomer = rpc.as_(session, client_id)
@@ -259,13 +264,14 @@ def test_bad_moves_name_the_field_and_a_taken_hospital_name_conflicts(team):
     assert owner.rpc.query("hospitalOnboarding.getRequest", {"id": 2**62}).code == "NOT_FOUND"
 
 
-def test_a_client_created_meanwhile_with_the_same_name_fails_provisioning_whole(team):
+def test_a_client_created_meanwhile_with_the_same_name_fails_provisioning_whole(services, team):
     owner, reviewer = team
-    req = _approved(
-        owner, reviewer, requestedUsers=[{"email": f"x-{uuid.uuid4().hex[:8]}@example.test", "role": "analyst"}]
-    )
+    invitee = f"x-{uuid.uuid4().hex[:8]}@example.test"
+    req = _approved(owner, reviewer, requestedUsers=[{"email": invitee, "role": "analyst"}])
     owner.rpc.mutation("organizations.addClient", {"name": req["hospitalName"]}).data
     clash = owner.rpc.mutation("hospitalOnboarding.provision", {"id": req["id"]})
     assert clash.code == "CONFLICT"
     got = owner.rpc.query("hospitalOnboarding.getRequest", {"id": req["id"]}).data
     assert got["state"] == "approved" and got["provisionedClientId"] is None
+    # The rolled-back call mailed nothing: no invitation for a provisioning that did not happen.
+    assert mails_to(services.settings.resolved_data_dir, invitee) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.conftest import make_user, sign_in
+from tests.support.outbox import invite_token
 
 
 def test_create_organization_makes_caller_admin_with_first_client(make_member):
@@ -13,8 +14,17 @@ def test_create_organization_makes_caller_admin_with_first_client(make_member):
     assert [c["name"] for c in clients] == ["General Hospital"]
 
 
-def test_duplicate_slug_is_conflict(make_member):
+def test_only_a_platform_admin_creates_organizations(make_member):
+    """Issue 23, finding 9: organizations.create made any signed-in account the admin of a new organization
+    (and so opened every `manage` procedure to anyone who can sign in)."""
     member = make_member()
+    refused = member.rpc.as_(member.token).mutation("organizations.create", {"name": "Mine", "firstClientName": "H"})
+    assert refused.code == "FORBIDDEN" and "platform administrators" in refused.error["message"]
+    assert {o["id"] for o in member.rpc.as_(member.token).query("organizations.list").data} == {member.organization_id}
+
+
+def test_duplicate_slug_is_conflict(make_member):
+    member = make_member(platform_admin=True)
     body = {"name": "Same", "slug": f"same-{member.user_id}", "firstClientName": "H"}
     assert (
         member.rpc.as_(member.token).mutation("organizations.create", {**body, "firstClientName": "Hosp"}).status == 200
@@ -27,7 +37,7 @@ def test_duplicate_slug_is_conflict(make_member):
 def test_a_name_another_tenant_uses_neither_fails_nor_reveals_that_tenant(make_member):
     """Attack: probe for other hospitals by creating organizations named like them. The derived slug
     is made unique instead of answering CONFLICT with the other tenant's slug."""
-    victim, prober = make_member(), make_member()
+    victim, prober = make_member(platform_admin=True), make_member(platform_admin=True)
     name = f"Saint Victim {victim.user_id}"
     first = victim.rpc.as_(victim.token).mutation("organizations.create", {"name": name, "firstClientName": "Hosp"})
     probe = prober.rpc.as_(prober.token).mutation("organizations.create", {"name": name, "firstClientName": "Hosp"})
@@ -61,8 +71,9 @@ def test_roles_are_enforced(make_member):
 def test_set_role_and_last_admin_protection(services, make_member, rpc):
     admin = make_member()
     user_id, email, password = make_user(services)
-    invite = admin.rpc.mutation("organizations.inviteMember", {"email": email, "role": "specialist"}).data
-    rpc.as_(sign_in(rpc, email, password)).mutation("organizations.acceptInvite", {"token": invite["inviteToken"]}).data
+    admin.rpc.mutation("organizations.inviteMember", {"email": email, "role": "specialist"}).data
+    mailed = invite_token(services.settings.resolved_data_dir, email)
+    rpc.as_(sign_in(rpc, email, password)).mutation("organizations.acceptInvite", {"token": mailed}).data
     promoted = admin.rpc.mutation("organizations.setRole", {"userId": user_id, "role": "manager"}).data
     assert promoted["role"] == "manager"
     demote_self = admin.rpc.mutation("organizations.setRole", {"userId": admin.user_id, "role": "analyst"})

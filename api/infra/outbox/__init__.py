@@ -1,0 +1,1 @@
+"""Mail that must leave the platform (invitations): written in the caller's transaction, delivered after it commits."""
