@@ -87,8 +87,8 @@ def open_case(ctx: Context, input: OpenCaseIn) -> OpenCaseOut:
 
 @rpc.mutation("cases.assign")
 def assign(ctx: Context, input: AssignIn) -> CaseOut:
-    """Give a case an owner, a member of the organization whose role may work cases (null unassigns).
-    A closed case must be reopened first."""
+    """Give a case an owner, a member of the organization whose membership reaches this client and
+    whose role may work cases (null unassigns). A closed case must be reopened first."""
     case, previous = service.assign(ctx.db, input.id, input.owner_user_id, user_id=ctx.user_id)
     if case.owner_user_id is not None and case.owner_user_id != previous:
         for listener in ctx.services.case_assigned:  # e.g. the new owner is notified

@@ -52,6 +52,24 @@ def test_alternating_tenants_never_see_each_others_rows(tmp_path: Path) -> None:
         assert values(reader, 2, 1) == []  # a client id of another organization sees nothing
 
 
+def test_an_organization_wide_view_of_a_client_scoped_member_holds_only_its_clients(tmp_path: Path) -> None:
+    """Issue 23: portfolio views across the organization's clients, for a member reaching only some."""
+    publish(tmp_path, "a", [(1, 1, 10), (1, 2, 20), (1, 4, 40), (2, 3, 30)], "r1")
+    reader = MartReader(tmp_path)
+
+    def reachable(clients: frozenset[int]) -> list[int]:
+        with reader.scoped(1, None, clients=clients) as m:
+            assert m.clients == clients
+            return sorted(r["v"] for r in m.rows("select v from fct_x"))
+
+    for _ in range(3):  # pooled connections are keyed by the client set too
+        assert reachable(frozenset({2})) == [20]
+        assert reachable(frozenset({1, 4})) == [10, 40]
+        assert reachable(frozenset({3})) == []  # another organization's client
+        assert reachable(frozenset()) == []
+        assert values(reader, 1, None) == [10, 20, 40]
+
+
 def test_a_reused_connection_holds_only_the_marts_the_request_named(tmp_path: Path) -> None:
     publish(tmp_path, "a", [(1, 2, 20)], "r1")
     reader = MartReader(tmp_path)
