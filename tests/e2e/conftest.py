@@ -66,6 +66,14 @@ class LiveServer:
     max_body_bytes: int
     log_path: Path
     database_url: str = ""
+    data_dir: Path | None = None  # the server's DATA_DIR: its outbox holds the mail it sent
+
+    def invite_token(self, email: str) -> str:
+        """The token of the newest invitation the server mailed to `email` (its outbox files: no SMTP)."""
+        from tests.support.outbox import invite_token
+
+        assert self.data_dir is not None
+        return invite_token(self.data_dir, email)
 
     def audit_text(self) -> str:
         """Every audit event of the server's database as one text, for scans (PHI must never be in it)."""
@@ -192,7 +200,9 @@ def served(request, tmp_path_factory, label: str) -> Iterator[LiveServer]:
         env = server_env(data_dir, pg_url)
         proc, base_url = start_server(env, log)
         database_url = pg_url or f"sqlite:///{data_dir / 'platform.db'}"
-        yield LiveServer(base_url, backend, ADMIN_EMAIL, ADMIN_PASSWORD, E2E_MAX_BODY_BYTES, log, database_url)
+        yield LiveServer(
+            base_url, backend, ADMIN_EMAIL, ADMIN_PASSWORD, E2E_MAX_BODY_BYTES, log, database_url, data_dir
+        )
     finally:
         if proc is not None:
             _stop(proc)

@@ -1,10 +1,13 @@
 """A hospital onboarded from its request to live automation, on a running server (issue: onboarding).
 
-Over HTTP to a uvicorn process of its own: the organization's admin submits an onboarding request;
-they cannot decide it, a second admin reviews, approves and provisions it; the provisioned user
-accepts the invitation, signs in to the new client, uploads the hospital's claims export through the
-connector profile provisioning gave the client and sees the import batch. Automation stays off
-(an automatic autonomy policy and resuming automation are refused, naming the gates) until every
+Over HTTP to a uvicorn process of its own: the platform administrator creates the organization (its
+founder) and invites an admin, who submits an onboarding request; they cannot decide it, and neither can
+a second account they invited themselves (issue 23: a person invited by the requester is not independent);
+the founder reviews, approves and provisions it. The provisioned user reads the invitation in the mail the
+server sent (never in an answer), accepts it, signs in to the new client, cannot reach the organization's
+other client (issue 23: the membership reaches the new hospital only), uploads the hospital's claims
+export through the connector profile provisioning gave the client and sees the import batch. Automation
+stays off (an automatic autonomy policy and resuming automation are refused, naming the gates) until every
 activation gate has passed, then it turns on.
 """
 
@@ -15,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.live_member import Member, founder_of_new_organization, join_by_invite
+from tests.support.live_member import Member, founder_of_new_organization, invited, join_by_invite
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -39,17 +42,18 @@ EPIC_EXPORT = (
 
 @pytest.fixture(scope="module")
 def team(private_live_server) -> Any:
-    """The organization's first admin (who submits) and a second admin (who reviews)."""
+    """An admin the founder invited (who submits), the founder (who reviews), and the submitter's own
+    second account (an admin the submitter invited)."""
     server = private_live_server
     with httpx.Client(base_url=server.base_url, timeout=120.0) as http:
-        submitter = founder_of_new_organization(http, server, f"Onboarding Health {server.backend}", "Head Office")
-        invite = submitter.mutation("organizations.inviteMember", {"email": "reviewer@example.test", "role": "admin"})
-        reviewer = join_by_invite(http, invite["inviteToken"], "reviewer@example.test", submitter.client_id)
-        yield http, submitter, reviewer
+        reviewer = founder_of_new_organization(http, server, f"Onboarding Health {server.backend}", "Head Office")
+        submitter = invited(reviewer, server, "submitter@example.test", "admin")
+        puppet = invited(submitter, server, "submitter-again@example.test", "admin")
+        yield http, server, submitter, reviewer, puppet
 
 
 def test_a_hospital_goes_from_request_to_live_automation(team):
-    http, submitter, reviewer = team
+    http, server, submitter, reviewer, puppet = team
     request = submitter.mutation(
         "hospitalOnboarding.submitRequest",
         {
@@ -68,6 +72,10 @@ def test_a_hospital_goes_from_request_to_live_automation(team):
     submitter.refused(
         "hospitalOnboarding.decide", {"id": request["id"], "decision": "approved", "reason": "mine"}, "FORBIDDEN"
     )
+    refusal = puppet.refused(
+        "hospitalOnboarding.decide", {"id": request["id"], "decision": "approved", "reason": "looks fine"}, "FORBIDDEN"
+    )
+    assert "invited by this request's submitter" in refusal and "someone independent" in refusal
     decided = reviewer.mutation(
         "hospitalOnboarding.decide", {"id": request["id"], "decision": "approved", "reason": "contract signed"}
     )
@@ -77,9 +85,14 @@ def test_a_hospital_goes_from_request_to_live_automation(team):
     assert provisioned["request"]["state"] == "provisioned"
     assert provisioned["automationEnabled"] is False
     invite = next(i for i in provisioned["invitations"] if i["email"] == "specialist@riverside.example")
+    assert invite["clientIds"] == [client_id] and "inviteToken" not in invite
 
-    # the hospital's user signs in to the new client and uploads its export through its own profile
-    specialist = join_by_invite(http, invite["inviteToken"], "specialist@riverside.example", client_id)
+    # the hospital's user reads the mail, signs in to the new client (and only that one) and uploads its
+    # export through its own profile
+    specialist = join_by_invite(http, server.invite_token(invite["email"]), invite["email"], client_id)
+    assert [c["id"] for c in specialist.query("organizations.listClients")] == [client_id]
+    head_office = Member(http, specialist.headers["Authorization"].removeprefix("Bearer "), submitter.client_id)
+    assert head_office.call("query", "cases.list", {}).json()["error"]["data"]["code"] == "FORBIDDEN"
     profiles = {p["name"] for p in specialist.query("connectorProfiles.list") if p["source"] == "client"}
     assert "onboarding_claims_export" in profiles
     upload = http.post(

@@ -52,8 +52,8 @@ class Member:
 
 
 def founder_of_new_organization(http: httpx.Client, server: Any, name: str, first_client: str) -> Member:
-    """The server's bootstrap admin signs in and creates an organization; answers them as a Member of
-    its first client."""
+    """The server's bootstrap admin (a platform administrator: only they create organizations) signs in and
+    creates an organization; answers them as a Member of its first client."""
     login = http.post("/api/rpc/auth.login", json={"email": server.admin_email, "password": server.admin_password})
     assert login.status_code == 200, login.text
     token = login.json()["result"]["data"]["token"]
@@ -66,8 +66,21 @@ def founder_of_new_organization(http: httpx.Client, server: Any, name: str, firs
     return Member(http, token, created.json()["result"]["data"]["firstClientId"])
 
 
+def invited(member: Member, server: Any, email: str, role: str, client_ids: list[int] | None = None) -> Member:
+    """`member` invites `email` (the answer holds no token); the invitee reads it in the mail the server sent
+    (its outbox under DATA_DIR), accepts and signs in to the member's client (or the first of `client_ids`)."""
+    body: dict[str, Any] = {"email": email, "role": role}
+    if client_ids is not None:
+        body["clientIds"] = client_ids
+    answer = member.mutation("organizations.inviteMember", body)
+    assert "inviteToken" not in answer and "dpi_" not in json.dumps(answer)
+    client_id = client_ids[0] if client_ids else member.client_id
+    return join_by_invite(member.http, server.invite_token(email), email, client_id)
+
+
 def join_by_invite(http: httpx.Client, invite_token: str, email: str, client_id: int) -> Member:
-    """A new account accepts its invitation with a password of its own and signs in to `client_id`."""
+    """A new account accepts its invitation (the token read from its mail) with a password of its own and
+    signs in to `client_id`."""
     password = f"{email} long passphrase"
     accepted = http.post("/api/rpc/auth.acceptInvite", json={"token": invite_token, "password": password})
     assert accepted.status_code == 200, accepted.text
