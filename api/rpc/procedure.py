@@ -6,7 +6,8 @@
 
 The input model is the annotated type of the `input` parameter (omit the
 parameter for procedures without input); the output model is the return
-annotation. `auth` is one of:
+annotation (`Prevalidated[Model]`: `Model`, for an answer serialized once and
+served as bytes, see `api.rpc.schema.Prevalidated`). `auth` is one of:
 
 - "public": anyone, no token needed;
 - "user": a signed-in caller, no tenant (their own sessions, organizations);
@@ -28,6 +29,7 @@ from pydantic import BaseModel, TypeAdapter
 from api.core.permissions import PERMISSIONS
 from api.core.settings import Settings
 from api.rpc.context import CONTEXT_FOR_AUTH
+from api.rpc.schema import Prevalidated
 
 Kind = Literal["query", "mutation"]
 AuthLevel = Literal["public", "user", "tenant", "platform_admin"]
@@ -127,6 +129,9 @@ class Registry:
                 # Database work is synchronous (SQLAlchemy sessions in a worker thread); only
                 # public procedures that touch nothing may take the async fast path.
                 raise TypeError(f"{name}: only auth='public' procedures may be async")
+            output_type = hints["return"]
+            if typing.get_origin(output_type) is Prevalidated:
+                (output_type,) = typing.get_args(output_type)  # the answer's model is the contract
             doc = inspect.getdoc(fn)
             if not doc:
                 raise TypeError(f"{name}: a docstring is required; it is the contract description")
@@ -137,7 +142,7 @@ class Registry:
                 permission=permission if auth == "tenant" else None,
                 handler=fn,
                 input_model=input_model,
-                output_type=hints["return"],
+                output_type=output_type,
                 description=doc,
                 is_async=inspect.iscoroutinefunction(fn),
                 max_body_bytes=max_body_bytes,
