@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
@@ -25,6 +26,7 @@ from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.rpc.context import Context, PublicContext, UserContext
 from api.rpc.errors import RpcError, error_envelope, to_rpc_error
 from api.rpc.procedure import Procedure
+from api.rpc.schema import Prevalidated
 from api.rpc.validation import validate_input
 
 log = logging.getLogger("api.rpc")
@@ -135,7 +137,15 @@ class OutputContractError(Exception):
 
 
 def serialize(proc: Procedure, result: Any) -> Any:
-    """Validate the handler's result against the output contract, then dump it for the wire."""
+    """Validate the handler's result against the output contract, then dump it for the wire.
+
+    A `Prevalidated` result was validated and encoded when it was built: its bytes go into the envelope
+    as they are (an `orjson.Fragment`, which the router's encoder copies verbatim), provided it was
+    built for this procedure's output model."""
+    if isinstance(result, Prevalidated):
+        if result.output_type is not proc.output_type:
+            raise OutputContractError(f"{proc.name} returned a precomputed answer of another output model")
+        return orjson.Fragment(result.json)
     adapter = proc.output_adapter
     try:
         valid = adapter.validate_python(result, from_attributes=True)

@@ -6,7 +6,8 @@
 
 The input model is the annotated type of the `input` parameter (omit the
 parameter for procedures without input); the output model is the return
-annotation. `auth` is one of:
+annotation (`Prevalidated[Model]`: `Model`, for an answer serialized once and
+served as bytes, see `api.rpc.schema.Prevalidated`). `auth` is one of:
 
 - "public": anyone, no token needed;
 - "user": a signed-in caller, no tenant (their own sessions, organizations);
@@ -35,6 +36,7 @@ from pydantic import BaseModel, TypeAdapter
 from api.core.permissions import PERMISSIONS
 from api.core.settings import Settings
 from api.rpc.context import CONTEXT_FOR_AUTH
+from api.rpc.schema import Prevalidated
 
 Kind = Literal["query", "mutation"]
 AuthLevel = Literal["public", "user", "tenant", "platform_admin"]
@@ -138,11 +140,10 @@ class Registry:
                 # Database work is synchronous (SQLAlchemy sessions in a worker thread); only
                 # public procedures that touch nothing may take the async fast path.
                 raise TypeError(f"{name}: only auth='public' procedures may be async")
-            if (prepare is not None) != ("prepared" in params):
-                # The executor passes the prepared value by keyword: both sides must agree on it.
-                raise TypeError(f"{name}: a handler takes a 'prepared' parameter exactly when it declares prepare=")
-            if prepare is not None and (input_model is None or inspect.iscoroutinefunction(prepare)):
-                raise TypeError(f"{name}: prepare= needs an 'input' parameter and a synchronous function")
+            _check_prepare(name, prepare, params, input_model)
+            output_type = hints["return"]
+            if typing.get_origin(output_type) is Prevalidated:
+                (output_type,) = typing.get_args(output_type)  # the answer's model is the contract
             doc = inspect.getdoc(fn)
             if not doc:
                 raise TypeError(f"{name}: a docstring is required; it is the contract description")
@@ -153,7 +154,7 @@ class Registry:
                 permission=permission if auth == "tenant" else None,
                 handler=fn,
                 input_model=input_model,
-                output_type=hints["return"],
+                output_type=output_type,
                 description=doc,
                 is_async=inspect.iscoroutinefunction(fn),
                 max_body_bytes=max_body_bytes,
@@ -167,6 +168,14 @@ class Registry:
             return fn
 
         return decorate
+
+
+def _check_prepare(name: str, prepare: Callable[..., Any] | None, params: list[str], input_model: Any) -> None:
+    if (prepare is not None) != ("prepared" in params):
+        # The executor passes the prepared value by keyword: both sides must agree on it.
+        raise TypeError(f"{name}: a handler takes a 'prepared' parameter exactly when it declares prepare=")
+    if prepare is not None and (input_model is None or inspect.iscoroutinefunction(prepare)):
+        raise TypeError(f"{name}: prepare= needs an 'input' parameter and a synchronous function")
 
 
 rpc = Registry()
