@@ -80,11 +80,22 @@ def build_context(services: Services, proc: Procedure, db: Session, meta: CallMe
 def execute(services: Services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[Envelope, int]:
     """Run a call in its own transaction; returns (envelope, http status)."""
     started = time.perf_counter()
+    value: Any = UNDEFINED
+    prepared: Any = UNDEFINED
+    if proc.prepare is not None:
+        try:
+            value, prepared = _prepare(services, proc, raw_input, meta)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
+            return _failure(proc.name, exc)
     db = services.database.session(write=proc.kind == "mutation")
     try:
+        # Resolved again in the call's own session: a membership revoked during prepare is refused here.
         ctx = build_context(services, proc, db, meta)
-        value = validate_input(proc, raw_input, UNDEFINED)
-        result = proc.handler(ctx, value) if proc.input_model else proc.handler(ctx)
+        if proc.prepare is None:
+            value = validate_input(proc, raw_input, UNDEFINED)
+            result = proc.handler(ctx, value) if proc.input_model else proc.handler(ctx)
+        else:
+            result = proc.handler(ctx, value, prepared=prepared)
         data = serialize(proc, result)
         if proc.kind == "mutation":
             _audit(ctx, proc, value)
@@ -97,6 +108,25 @@ def execute(services: Services, proc: Procedure, raw_input: Any, meta: CallMeta)
         db.rollback()
         return _failure(proc.name, exc)
     finally:
+        db.close()
+
+
+def _prepare(services: Services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[Any, Any]:
+    """A procedure's heavy step, before its transaction: (validated input, prepared value).
+
+    Parsing, extraction, redaction, diffing and rendering take seconds on hostile input. Run inside a
+    mutation they would hold SQLite's write lock (BEGIN IMMEDIATE) and so every tenant's writes. Here
+    they run in a read session: the caller and tenant are resolved and the input validated first, as
+    for any call, and nothing the step does is committed or audited.
+    """
+    assert proc.prepare is not None
+    db = services.database.session(write=False)
+    try:
+        ctx = build_context(services, proc, db, meta)
+        value = validate_input(proc, raw_input, UNDEFINED)
+        return value, proc.prepare(ctx, value)
+    finally:
+        db.rollback()
         db.close()
 
 

@@ -13,6 +13,13 @@ annotation. `auth` is one of:
 - "tenant": a member of the organization owning the selected client, holding
   `permission` (default "read" for queries, "write" for mutations);
 - "platform_admin": platform operators only.
+
+Heavy work on the input (parsing, extraction, redaction, diffing, rendering) is declared apart so it
+never holds the write lock: `prepare=fn` runs `fn(ctx, input)` in a read session before the call's
+transaction, and the handler receives its result as `prepared`:
+
+    @rpc.mutation("evidenceControl.attach", prepare=extract_text)
+    def attach(ctx: Context, input: AttachIn, prepared: Extracted) -> EvidenceOut: ...
 """
 
 from __future__ import annotations
@@ -58,6 +65,9 @@ class Procedure:
     # are refused). Only tenant procedures; the token acts in its own client, the handler checks which
     # of these its scopes grant.
     smart_scopes: tuple[str, ...] = ()
+    # Heavy work run before the call's own transaction: `prepare(ctx, input)` in a read session
+    # (no write lock), its result handed to the handler as `prepared`. See api/rpc/executor.py.
+    prepare: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         self.output_adapter = TypeAdapter(self.output_type)
@@ -92,6 +102,7 @@ class Registry:
         batch: bool = True,
         api_keys: bool | None = None,
         smart_scopes: tuple[str, ...] = (),
+        prepare: Callable[..., Any] | None = None,
     ) -> Callable[[Callable], Callable]:
         if auth not in AUTH_LEVELS:
             raise ValueError(f"{name}: unknown auth level {auth!r}")
@@ -127,6 +138,11 @@ class Registry:
                 # Database work is synchronous (SQLAlchemy sessions in a worker thread); only
                 # public procedures that touch nothing may take the async fast path.
                 raise TypeError(f"{name}: only auth='public' procedures may be async")
+            if (prepare is not None) != ("prepared" in params):
+                # The executor passes the prepared value by keyword: both sides must agree on it.
+                raise TypeError(f"{name}: a handler takes a 'prepared' parameter exactly when it declares prepare=")
+            if prepare is not None and (input_model is None or inspect.iscoroutinefunction(prepare)):
+                raise TypeError(f"{name}: prepare= needs an 'input' parameter and a synchronous function")
             doc = inspect.getdoc(fn)
             if not doc:
                 raise TypeError(f"{name}: a docstring is required; it is the contract description")
@@ -146,6 +162,7 @@ class Registry:
                 batch=batch,
                 api_keys=(auth == "tenant") if api_keys is None else api_keys,
                 smart_scopes=tuple(smart_scopes),
+                prepare=prepare,
             )
             return fn
 
