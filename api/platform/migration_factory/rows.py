@@ -179,7 +179,7 @@ class _CappedLines:
     def __next__(self) -> str:
         line = next(self._lines)
         self._read += 1
-        self._used += len(line)
+        self._used += len(line) - _ending(line)  # the line break is not a character of the line
         if self._used > self._cap:
             raise InvalidInput(
                 f"Invalid input: {self._what} of 'file' is longer than {self._cap} characters "
@@ -192,6 +192,10 @@ class _CappedLines:
         self._used = 0
         self._cap, self._setting = self._limits.line_chars, "MIGRATION_MAX_LINE_CHARS"
         self._what = f"line {self._read + 1}"
+
+
+def _ending(line: str) -> int:
+    return 2 if line.endswith("\r\n") else 1 if line.endswith(("\n", "\r")) else 0
 
 
 def _delimiter(text: str) -> str:
