@@ -65,7 +65,7 @@ class Settings(BaseSettings):
     appeal_packet_max_text_chars: int = Field(default=500_000, ge=1)
     appeal_packet_max_evidence_bytes: int = Field(default=64 * 1_048_576, ge=1)
     appeal_render_memory_limit_bytes: int = Field(default=1_073_741_824, ge=64 * 1_048_576)
-    appeal_render_cpu_seconds: int = Field(default=60, ge=1)
+    appeal_render_cpu_seconds: int = Field(default=30, ge=1)
 
     session_ttl_hours: int = 12
 
