@@ -78,10 +78,10 @@ def test_a_typical_edit_prints_as_difflib_prints_it():
 
 
 def _cyclic(chars: int, step: int) -> str:
-    """Short lines from a vocabulary just under difflib's 1 % 'popular' threshold, in another order in
+    """101 short lines, each just under difflib's 1 % 'popular' threshold, in another order in
     each version: difflib's longest-match recursion then costs seconds (48 KB) to minutes (150 KB)."""
     lines = chars // 4
-    return "".join(f"{(i * step) % 97:03d}\n" for i in range(lines))
+    return "".join(f"{(i * step) % 101:03d}\n" for i in range(lines))
 
 
 @pytest.mark.parametrize("chars", [48_000, 150_000])
