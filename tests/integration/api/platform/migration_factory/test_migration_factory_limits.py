@@ -86,3 +86,14 @@ def test_other_delimiters_are_still_found(owner, delimiter):
     content = HEADER.replace(",", delimiter) + "\n" + delimiter.join([key, "Acme, Inc", "10.00", "100.00"]) + "\n"
     planned = _plan(owner.rpc, content).data
     assert planned["rowCount"] == 1 and planned["counts"]["refused"] == 0
+
+
+def test_the_export_is_read_before_the_write_transaction():
+    """The parse is planMigration's prepare step, run in a read session: SQLite's write lock is not held
+    while a file is read (the mechanism: tests/integration/api/rpc/test_prepare_phase.py)."""
+    from api.platform.migration_factory import procedures
+    from api.rpc.procedure import rpc
+
+    declared = rpc.procedures["migrationFactory.planMigration"]
+    assert declared.prepare is procedures._read_export
+    assert declared.max_body_setting == "migration_max_export_bytes"
