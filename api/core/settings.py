@@ -43,6 +43,30 @@ class Settings(BaseSettings):
     spreadsheet_memory_limit_bytes: int = 2 * 1_073_741_824
     spreadsheet_timeout_seconds: float = 300.0
 
+    # Migration exports (migrationFactory.planMigration): the request body, the header line and any
+    # one line (record) in characters, and the data lines. Over a cap is BAD_REQUEST naming it. The
+    # export is read in linear time, before the write transaction.
+    migration_max_export_bytes: int = Field(default=16 * 1_048_576, ge=1)
+    migration_max_header_chars: int = Field(default=8_192, ge=1)
+    migration_max_line_chars: int = Field(default=16_384, ge=1)
+    migration_max_rows: int = Field(default=10_000, ge=1)
+
+    # drafts.diff: each version may have at most this many characters (BAD_REQUEST above), and the
+    # line diff looks for at most this many changed lines before it shows the differing stretch
+    # as removed and re-added whole (a correct, coarser diff; the work stays linear in the text).
+    draft_diff_max_chars: int = Field(default=200_000, ge=1)
+    draft_diff_max_changed_lines: int = Field(default=1_000, ge=1)
+
+    # Appeal packets (appealAssembly.create and .render): pages of one evidence PDF, pages of the whole
+    # packet, characters typeset (the letter and text evidence), and evidence bytes; over a cap is
+    # BAD_REQUEST naming it. The PDF is rendered in a child process capped in memory and CPU time.
+    appeal_packet_max_pdf_pages: int = Field(default=1_000, ge=1)
+    appeal_packet_max_pages: int = Field(default=1_500, ge=1)
+    appeal_packet_max_text_chars: int = Field(default=500_000, ge=1)
+    appeal_packet_max_evidence_bytes: int = Field(default=64 * 1_048_576, ge=1)
+    appeal_render_memory_limit_bytes: int = Field(default=1_073_741_824, ge=64 * 1_048_576)
+    appeal_render_cpu_seconds: int = Field(default=30, ge=1)
+
     session_ttl_hours: int = 12
 
     # OpenAPI schema and Swagger UI at /openapi.json and /docs: off unless a deployment turns them on

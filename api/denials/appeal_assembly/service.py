@@ -22,8 +22,15 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition
 from api.core.settings import Settings
-from api.denials.appeal_assembly import contents, cover_forms, letter, render
-from api.denials.appeal_assembly.evidence_source import EvidenceItem, case_evidence, evidence_digests
+from api.denials.appeal_assembly import contents, cover_forms, letter, render, render_job
+from api.denials.appeal_assembly import limits as caps
+from api.denials.appeal_assembly.evidence_source import (
+    EvidenceItem,
+    case_documents,
+    case_evidence,
+    evidence_digests,
+    read_items,
+)
 from api.denials.appeal_assembly.lifecycle import (
     ASSEMBLABLE_CASE_STATES,
     CASE_MOVES,
@@ -40,6 +47,7 @@ from api.denials.outcomes import service as outcomes_service
 from api.denials.outcomes.models import AppealOutcome
 from api.denials.outcomes.schemas import RecordOutcomeIn
 from api.evidence.evidence_control.service import link_document
+from api.infra.capped import CappedWorkFailed, run_capped
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
 
@@ -235,7 +243,10 @@ def create(
     packets = _packets_of_case(db, case.id)
     _check_assemblable(case, packets)
     chosen = level or _default_level(packets)
-    evidence = case_evidence(db, settings, case.id, document_ids)
+    limits = packet_limits(settings)
+    docs = case_documents(db, case.id, document_ids)
+    caps.check_bytes(limits, [doc.size_bytes for doc in docs])  # before a byte is read
+    evidence = read_items(settings, docs)
     facts = claim_facts(case)
     entries = [letter.IndexEntry(item.title, item.doc_type) for item in evidence]
     generated = letter.render_letter(facts, chosen, entries)
@@ -243,6 +254,7 @@ def create(
     if draft is not None:
         letter_text = drafts_service.version(db, draft.id, draft.current_version).content
     text = letter_text if letter_text is not None else generated.text
+    caps.check_assembly(limits, text, evidence)
     form_id, cover = cover_of(case, chosen, letter.fill(facts, chosen, entries))
     if case.state != "in_appeal":
         cases_service.transition(db, case.id, "in_appeal", reason="appeal packet assembled", user_id=user_id)
@@ -470,13 +482,51 @@ def render_input(packet: AppealPacket, evidence: Sequence[EvidenceItem]) -> rend
     )
 
 
-def render_pdf(db: Session, settings: Settings, packet_id: int) -> tuple[AppealPacket, render.RenderedPacket]:
+def packet_limits(settings: Settings) -> caps.PacketLimits:
+    """The APPEAL_PACKET_* caps."""
+    return caps.PacketLimits(
+        pdf_pages=settings.appeal_packet_max_pdf_pages,
+        pages=settings.appeal_packet_max_pages,
+        text_chars=settings.appeal_packet_max_text_chars,
+        evidence_bytes=settings.appeal_packet_max_evidence_bytes,
+    )
+
+
+def _render_failed(packet_id: int, reason: str, settings: Settings) -> InvalidInput:
+    if reason == "time":
+        why = f"took more than APPEAL_RENDER_CPU_SECONDS ({settings.appeal_render_cpu_seconds} s of CPU)"
+    elif reason == "memory":
+        why = f"needed more than APPEAL_RENDER_MEMORY_LIMIT_BYTES ({settings.appeal_render_memory_limit_bytes} bytes)"
+    else:
+        why = "failed on one of its evidence documents"
+    return InvalidInput(
+        f"Rendering appeal packet {packet_id} {why}; assemble it with fewer or smaller documents (documentIds)"
+    )
+
+
+def render_pdf(db: Session, settings: Settings, packet_id: int) -> tuple[AppealPacket, render_job.RenderedPdf]:
     """The packet's PDF from what was assembled (deterministic: the same packet gives the same bytes).
-    A packet whose evidence changed since (a document purged) is PRECONDITION_FAILED."""
+    A packet whose evidence changed since (a document purged) is PRECONDITION_FAILED; one over an
+    APPEAL_PACKET_* cap is INVALID_INPUT naming it (the evidence's stored sizes are checked before any
+    byte is read). The PDF is rendered in a child process capped in memory and CPU time
+    (APPEAL_RENDER_MEMORY_LIMIT_BYTES, APPEAL_RENDER_CPU_SECONDS)."""
     packet = get(db, packet_id)
     _require_unchanged(db, packet)
-    evidence = case_evidence(db, settings, packet.case_id, [i.document_id for i in items_of(db, packet.id)])
+    limits = packet_limits(settings)
+    items = items_of(db, packet.id)
+    caps.check_bytes(limits, [item.size_bytes for item in items])
+    evidence = case_evidence(db, settings, packet.case_id, [i.document_id for i in items])
+    payload, params = render_job.encode(render_input(packet, evidence), limits)
     try:
-        return packet, render.render(render_input(packet, evidence))
+        answer = run_capped(
+            render_job.TARGET,
+            payload,
+            params,
+            memory_bytes=settings.appeal_render_memory_limit_bytes,
+            cpu_seconds=settings.appeal_render_cpu_seconds,
+        )
+        return packet, render_job.result_of(answer)
+    except CappedWorkFailed as exc:
+        raise _render_failed(packet.id, exc.reason, settings) from None
     except render.RenderError as exc:
         raise PreconditionFailed(str(exc)) from None

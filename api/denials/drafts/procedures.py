@@ -98,5 +98,20 @@ def versions(ctx: Context, input: DraftVersionsIn) -> Page[VersionOut]:
 
 @rpc.query("drafts.diff")
 def diff(ctx: Context, input: DiffIn) -> DiffOut:
-    """The unified diff between two versions of a draft, with both versions' digests and authors."""
-    return DiffOut.model_validate(service.diff(ctx.db, input.id, input.from_version, input.to_version, input.context))
+    """The unified diff between two versions of a draft, with both versions' digests and authors. The
+    work is bounded: a version over DRAFT_DIFF_MAX_CHARS characters (default 200,000, the most a
+    version holds) is BAD_REQUEST naming the cap, and beyond DRAFT_DIFF_MAX_CHANGED_LINES changed
+    lines (default 1,000) the differing stretch is shown removed and re-added whole: still a diff
+    that turns the old version into the new one, only coarser."""
+    settings = ctx.services.settings
+    return DiffOut.model_validate(
+        service.diff(
+            ctx.db,
+            input.id,
+            input.from_version,
+            input.to_version,
+            input.context,
+            max_chars=settings.draft_diff_max_chars,
+            max_changes=settings.draft_diff_max_changed_lines,
+        )
+    )

@@ -14,13 +14,14 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import Conflict, NotFound, PreconditionFailed, not_found
+from api.core.errors import Conflict, InvalidInput, NotFound, PreconditionFailed, not_found
 from api.core.lifecycle import transition
 from api.denials.cases.models import DenialCase
 from api.denials.claims.models import Claim
 from api.denials.drafts import content
 from api.denials.drafts.lifecycle import DRAFT, LOCKED_STATES, effective_state, lock_message
 from api.denials.drafts.models import Draft, DraftVersion
+from api.denials.drafts.schemas import MAX_CONTENT
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
 
@@ -200,8 +201,28 @@ def versions_statement(draft_id: int) -> Select[Any]:
     return select(DraftVersion).where(DraftVersion.draft_id == draft_id)
 
 
-def diff(db: Session, draft_id: int, from_version: int, to_version: int, context: int) -> dict[str, Any]:
+def diff(
+    db: Session,
+    draft_id: int,
+    from_version: int,
+    to_version: int,
+    context: int,
+    *,
+    max_chars: int = MAX_CONTENT,
+    max_changes: int = content.MAX_CHANGED_LINES,
+) -> dict[str, Any]:
+    """The unified diff of two versions. A version longer than `max_chars` (DRAFT_DIFF_MAX_CHARS) is
+    INVALID_INPUT; beyond `max_changes` changed lines (DRAFT_DIFF_MAX_CHANGED_LINES) the differing
+    stretch is shown removed and re-added whole. Bounded work either way (`line_diff`)."""
     get(db, draft_id)
     old, new = version(db, draft_id, from_version), version(db, draft_id, to_version)
-    text = content.unified_diff(old.content, new.content, f"v{from_version}", f"v{to_version}", context=context)
+    for number, row in ((from_version, old), (to_version, new)):
+        if len(row.content) > max_chars:
+            raise InvalidInput(
+                f"Version {number} has {len(row.content)} characters, more than a diff compares "
+                f"({max_chars}, DRAFT_DIFF_MAX_CHARS); read the versions with drafts.get"
+            )
+    text = content.unified_diff(
+        old.content, new.content, f"v{from_version}", f"v{to_version}", context=context, max_changes=max_changes
+    )
     return {"id": draft_id, "from_version": old, "to_version": new, "diff": text}
