@@ -118,7 +118,10 @@ def decode_cursor(cursor: str | None) -> int | None:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         kind, _, value = raw.partition(":")
-        if kind != "id":
+        # a cursor we made holds an id; any other number (2^64, -1) would overflow in the database (a 500)
+        if kind != "id" or not value.isascii() or not value.isdigit() or len(value) > len(str(DB_INT_MAX)):
+            raise ValueError
+        if not 1 <= int(value) <= DB_INT_MAX:
             raise ValueError
         return int(value)
     except (ValueError, UnicodeDecodeError):

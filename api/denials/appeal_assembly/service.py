@@ -5,13 +5,14 @@ Functions other namespaces call (the approvals lead wires them at merge):
 
 - `mark_submitted(db, packet_id, action_id, tracking_number)`: the approved action that submitted
   the packet (approvedActions' execution hook), the only way a packet becomes submitted;
-- `packet_digest(db, packet_id)`: the packet's content hash recomputed from its current letter and
-  evidence (the approvals payload checker of `submit_appeal_packet` actions).
+- `packet_payload(db, payload_ref)`: the packet's content hash recomputed from its current letter and
+  evidence, its case and who assembled it or wrote its letter draft (the payload checker of
+  `submit_appeal_packet` actions; `packet_digest` answers the hash alone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -39,6 +40,7 @@ from api.denials.appeal_assembly.lifecycle import (
 )
 from api.denials.appeal_assembly.models import AppealPacket, AppealPacketEvent, AppealPacketItem
 from api.denials.approved_actions.models import ActionExecution, ApprovedAction
+from api.denials.approved_actions.payloads import other_case_message
 from api.denials.cases import service as cases_service
 from api.denials.cases.models import DenialCase
 from api.denials.drafts import service as drafts_service
@@ -49,7 +51,7 @@ from api.denials.outcomes.schemas import RecordOutcomeIn
 from api.evidence.evidence_control.service import link_document
 from api.infra.capped import CappedWorkFailed, run_capped
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id, where_given
+from api.infra.db.lookup import get_by_id, parse_id, where_given
 
 CASE_EVENT_KIND = "appeal_packet"
 SUBMIT_THROUGH_ACTION = "submit through approvedActions.executeSandbox"
@@ -336,17 +338,48 @@ def _current_hash(db: Session, packet: AppealPacket) -> str:
     return contents.content_hash(_current_letter(db, packet), packet.template_version, digests)
 
 
-def packet_digest(db: Session, packet_id: str | int) -> str | None:
-    """The packet's content hash recomputed from its current letter and evidence (a purged or replaced
-    document changes it), or None when there is no such packet in this client or it was superseded."""
-    try:
-        ident = int(packet_id)
-    except (TypeError, ValueError):
-        return None
-    packet = db.scalar(select(AppealPacket).where(AppealPacket.id == ident))
+@dataclass(frozen=True)
+class PacketPayload:
+    """A packet as an approved action's payload (the shape of approvedActions' `PayloadFacts`)."""
+
+    digest: str
+    case_id: int
+    description: str
+    authors: Mapping[int, str]
+
+
+def _packet_authors(db: Session, packet: AppealPacket) -> dict[int, str]:
+    """Who made what the packet sends: whoever wrote a version of its letter draft, and whoever
+    assembled it (none of them may approve its submission)."""
+    found: dict[int, str] = {}
+    if packet.letter_draft_id is not None:
+        wrote = f"wrote a version of draft {packet.letter_draft_id}, the letter of appeal packet {packet.id}"
+        found |= dict.fromkeys(drafts_service.authors(db, packet.letter_draft_id), wrote)
+    found[packet.created_by_user_id] = f"assembled appeal packet {packet.id}"
+    return found
+
+
+def packet_payload(db: Session, payload_ref: str) -> PacketPayload | None:
+    """The payload checker of submit_appeal_packet actions (`payload_ref` is the packet id): the
+    content hash recomputed now (a purged or replaced document, an edited letter draft changes it),
+    the packet's case and its authors; None when the reference is not an id in range, or there is no
+    such packet in this client, or it was superseded."""
+    ident = parse_id(payload_ref)
+    packet = None if ident is None else db.scalar(select(AppealPacket).where(AppealPacket.id == ident))
     if packet is None or packet.state == "superseded":
         return None
-    return _current_hash(db, packet)
+    return PacketPayload(
+        digest=_current_hash(db, packet),
+        case_id=packet.case_id,
+        description=f"appeal packet {packet.id}",
+        authors=_packet_authors(db, packet),
+    )
+
+
+def packet_digest(db: Session, packet_id: str | int) -> str | None:
+    """The packet's content hash recomputed now, or None (see `packet_payload`)."""
+    found = packet_payload(db, str(packet_id))
+    return None if found is None else found.digest
 
 
 def _require_unchanged(db: Session, packet: AppealPacket) -> None:
@@ -388,8 +421,19 @@ def submitted_by_action(db: Session, action_id: int) -> None:
     action = db.scalar(select(ApprovedAction).where(ApprovedAction.id == action_id))
     if action is None or action.kind != "submit_appeal_packet" or action.state != "executed":
         return
+    # The action runs only on its own case's packet (approvedActions checks it); checked again here,
+    # where the packet moves, so no path submits another case's packet (issue 23). Raising rolls the
+    # whole execution back.
+    ident = parse_id(action.payload_ref)
+    packet = None if ident is None else db.scalar(select(AppealPacket).where(AppealPacket.id == ident))
+    if packet is None:
+        raise PreconditionFailed(f"payloadRef '{action.payload_ref}' of action {action.id} is no appeal packet here")
+    if packet.case_id != action.case_id:
+        raise PreconditionFailed(
+            other_case_message(action.payload_ref, f"appeal packet {packet.id}", packet.case_id, action.case_id)
+        )
     execution = db.scalar(select(ActionExecution).where(ActionExecution.action_id == action_id))
-    mark_submitted(db, int(action.payload_ref), action_id, execution.tracking_number if execution else None)
+    mark_submitted(db, packet.id, action_id, execution.tracking_number if execution else None)
 
 
 def _move_case(db: Session, case: DenialCase, kind: str, *, user_id: int | None) -> None:

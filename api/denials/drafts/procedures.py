@@ -31,9 +31,9 @@ def _out(draft: Draft, version: DraftVersion) -> DraftOut:
 @rpc.mutation("drafts.create")
 def create(ctx: Context, input: CreateDraftIn) -> DraftOut:
     """Start a draft (appeal_letter, corrected_claim or note) on a case that is not closed, optionally
-    about one of the client's claims; its first version is recorded with its SHA-256 and author. The
-    content is never logged; the audit gets ids and the digest, and the input digest leaves the
-    content out."""
+    about the case's claim (another claim is BAD_REQUEST naming claimId); its first version is
+    recorded with its SHA-256 and author. The content is never logged; the audit gets ids and the
+    digest, and the input digest leaves the content out."""
     draft, version = service.create(
         ctx.db,
         case_id=input.case_id,
