@@ -9,7 +9,8 @@
 - Plain text: decoded as detected (UTF-8, else Windows-1252).
 - Images: page count (TIFF pages, else 1) and width x height; their text is what the OCR engine
   returns, and the only engine today is `no_ocr`, which returns None. A real engine is a callable
-  matching `OcrEngine`, passed to `extract` (the extension point; nothing else changes).
+  matching `OcrEngine`, passed to `extract` (the extension point; `reading.read_document`, which
+  runs in the capped child, would pass it).
 
 Text is normalised to ``\\n`` line endings. More than ``Limits.max_text_chars`` characters is refused
 (``EVIDENCE_MAX_TEXT_CHARS``), found out while reading: PDF pages and DOCX runs stop being read as soon
@@ -61,9 +62,11 @@ def too_much_text(limit: int) -> detection.InvalidInput:
 def extract(data: bytes, detected: Detected, limits: Limits, ocr: OcrEngine = no_ocr) -> Extracted:
     media = detected.media_type
     if media == detection.PDF:
-        return _pdf(detected.pdf or detection.check_pdf(data, limits.max_pdf_pages), limits.max_text_chars)
+        reader = detected.pdf if detected.pdf is not None else detection.check_pdf(data, limits.max_pdf_pages)
+        return _pdf(reader, limits.max_text_chars)
     if media == detection.DOCX:
-        return _docx(detected.archive or detection.check_docx(data, limits), limits)
+        archive = detected.archive if detected.archive is not None else detection.check_docx(data, limits)
+        return _docx(archive, limits)
     if media == detection.TEXT:
         return Extracted(_text(data, detected.encoding or "utf-8", limits.max_text_chars), None)
     width, height, pages = image_geometry(data, media)
