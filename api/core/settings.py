@@ -33,6 +33,18 @@ class Settings(BaseSettings):
     evidence_max_uncompressed_bytes: int = 100 * 1_048_576
     evidence_max_archive_entries: int = 1_000
     evidence_default_retention_years: int = 7
+    # Reading an attached document (issue 23). Caps, each checked as early and cheaply as it can be
+    # (the PDF's page tree before any page is read, DOCX XML elements while streaming, text while it
+    # is extracted); over one, the file is refused naming the cap. Medical records run to hundreds of
+    # pages: 2,000 pages and 5,000,000 characters (about 2,500 per page) hold the longest appeal
+    # record, and a 1,000-page DOCX is about 1,600,000 XML elements.
+    evidence_max_pdf_pages: int = Field(default=2_000, ge=1)
+    evidence_max_text_chars: int = Field(default=5_000_000, ge=1)
+    evidence_max_docx_elements: int = Field(default=2_000_000, ge=1)
+    # The reading (detection, extraction, redaction) runs in a child process with these caps, outside
+    # the write transaction: a file that needs more is refused, the API is never at risk.
+    evidence_memory_limit_bytes: int = Field(default=1_073_741_824, ge=67_108_864)
+    evidence_cpu_seconds: int = Field(default=60, ge=1)
 
     # Uploaded workbooks (XLSX): refused beyond these before any reader sees them, and read in a child
     # process whose address space is capped, so a hostile file can never take the service down.
