@@ -36,9 +36,10 @@ class Settings(BaseSettings):
     # Reading an attached document (issue 23). Caps, each checked as early and cheaply as it can be
     # (the PDF's page tree before any page is read, DOCX XML elements while streaming, text while it
     # is extracted); over one, the file is refused naming the cap. Medical records run to hundreds of
-    # pages: 2,000 pages and 5,000,000 characters (about 2,500 per page) hold the longest appeal
-    # record, and a 1,000-page DOCX is about 1,600,000 XML elements.
-    evidence_max_pdf_pages: int = Field(default=2_000, ge=1)
+    # pages: 1,000 pages (the most one appeal packet takes from one PDF, APPEAL_PACKET_MAX_PDF_PAGES,
+    # so whatever attaches can be sent) and 5,000,000 characters hold the longest appeal record, and a
+    # 1,000-page DOCX is about 1,600,000 XML elements.
+    evidence_max_pdf_pages: int = Field(default=1_000, ge=1)
     evidence_max_text_chars: int = Field(default=5_000_000, ge=1)
     evidence_max_docx_elements: int = Field(default=2_000_000, ge=1)
     # The reading (detection, extraction, redaction) runs in a child process with these caps, outside

@@ -34,7 +34,7 @@ plain text. Everything else is refused with `InvalidInput`, and so is malware-sh
    anywhere, since such a file is a disguised document or page rather than a note.
 
 Messages say what to do and never quote the file's name or content; a cap's message names its
-setting (``this PDF has 30,000 pages; the limit is 2,000 (EVIDENCE_MAX_PDF_PAGES)``).
+setting (``this PDF has 30,000 pages; the limit is 1,000 (EVIDENCE_MAX_PDF_PAGES)``).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def refuse(reason: str) -> InvalidInput:
 
 
 def over_cap(what: str, count: str, limit: int, cap: str) -> InvalidInput:
-    """A refusal naming the cap and its setting: "is a PDF of 30,000 pages; the limit is 2,000 (...)"."""
+    """A refusal naming the cap and its setting: "is a PDF of 30,000 pages; the limit is 1,000 (...)"."""
     return refuse(f"{what} {count}; the limit is {limit:,} ({CAP_SETTINGS[cap]}); split it and attach the parts")
 
 

@@ -60,14 +60,14 @@ def test_the_30000_page_pdf_is_refused_from_its_page_tree(services, world):
     attack = files.blank_pages_pdf(30_000)
     assert 2_500_000 < len(attack) < 3_000_000
     assert _refused(services, world, attack, "records.pdf") == (
-        "Invalid input: 'file' is a PDF of 30,000 pages; the limit is 2,000 (EVIDENCE_MAX_PDF_PAGES); "
+        "Invalid input: 'file' is a PDF of 30,000 pages; the limit is 1,000 (EVIDENCE_MAX_PDF_PAGES); "
         "split it and attach the parts"
     )
 
 
 def test_a_pdf_whose_page_count_lies_is_refused_by_its_leaves(services, world):
     message = _refused(services, world, files.blank_pages_pdf(2_500, declared=3), "records.pdf")
-    assert "is a PDF of more than 2,000 pages; the limit is 2,000 (EVIDENCE_MAX_PDF_PAGES)" in message
+    assert "is a PDF of more than 1,000 pages; the limit is 1,000 (EVIDENCE_MAX_PDF_PAGES)" in message
 
 
 def test_the_docx_bomb_is_refused_at_the_element_cap(services, world):
@@ -81,8 +81,8 @@ def test_the_docx_bomb_is_refused_at_the_element_cap(services, world):
 
 def test_a_pdf_at_the_page_cap_attaches(world):
     _, specialist, case_id, _ = world
-    doc = attach_json(specialist.rpc, files.blank_pages_pdf(2_000), "scan.pdf", caseId=case_id, title="Scan").data
-    assert doc["document"]["pageCount"] == 2_000 and doc["document"]["redactedText"] is None
+    doc = attach_json(specialist.rpc, files.blank_pages_pdf(1_000), "scan.pdf", caseId=case_id, title="Scan").data
+    assert doc["document"]["pageCount"] == 1_000 and doc["document"]["redactedText"] is None
 
 
 def _capped_children() -> list[psutil.Process]:
