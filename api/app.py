@@ -14,7 +14,7 @@ from starlette.routing import Route
 import api
 from api.core.services import BatchPostedListener, Services
 from api.core.settings import Settings, get_settings
-from api.denials.appeal_assembly.service import packet_digest, submitted_by_action
+from api.denials.appeal_assembly.service import packet_payload, submitted_by_action
 from api.denials.approvals.service import void_for_draft
 from api.denials.approved_actions.payloads import register_payload_checker
 from api.denials.cases.intake import open_cases_for_batch
@@ -109,13 +109,14 @@ def _gates_not_passed(db: Session) -> list[str]:
     ]
 
 
-# Who can tell an approved action's payload digest, per action kind ("draft:<id>" payloads are drafts
-# of the kinds listed); a submit_appeal_packet payload is a packet id, its digest the packet's content hash
-# recomputed now (a changed letter draft or a purged document changes it).
+# Who can tell what an approved action's payload is now (digest, case, authors), per action kind
+# ("draft:<id>" payloads are drafts of the kinds listed); a submit_appeal_packet payload is a packet id,
+# its digest the packet's content hash recomputed now (a changed letter draft or a purged document
+# changes it).
 _PAYLOAD_CHECKERS = {
     "send_corrected_claim": draft_payload_checker(("corrected_claim",)),
     "portal_message": draft_payload_checker(("appeal_letter", "note")),
-    "submit_appeal_packet": packet_digest,
+    "submit_appeal_packet": packet_payload,
 }
 
 

@@ -33,6 +33,19 @@ class Settings(BaseSettings):
     evidence_max_uncompressed_bytes: int = 100 * 1_048_576
     evidence_max_archive_entries: int = 1_000
     evidence_default_retention_years: int = 7
+    # Reading an attached document (issue 23). Caps, each checked as early and cheaply as it can be
+    # (the PDF's page tree before any page is read, DOCX XML elements while streaming, text while it
+    # is extracted); over one, the file is refused naming the cap. Medical records run to hundreds of
+    # pages: 1,000 pages (the most one appeal packet takes from one PDF, APPEAL_PACKET_MAX_PDF_PAGES,
+    # so whatever attaches can be sent) and 5,000,000 characters hold the longest appeal record, and a
+    # 1,000-page DOCX is about 1,600,000 XML elements.
+    evidence_max_pdf_pages: int = Field(default=1_000, ge=1)
+    evidence_max_text_chars: int = Field(default=5_000_000, ge=1)
+    evidence_max_docx_elements: int = Field(default=2_000_000, ge=1)
+    # The reading (detection, extraction, redaction) runs in a child process with these caps, outside
+    # the write transaction: a file that needs more is refused, the API is never at risk.
+    evidence_memory_limit_bytes: int = Field(default=1_073_741_824, ge=67_108_864)
+    evidence_cpu_seconds: int = Field(default=60, ge=1)
 
     # Uploaded workbooks (XLSX): refused beyond these before any reader sees them, and read in a child
     # process whose address space is capped, so a hostile file can never take the service down.
@@ -42,6 +55,30 @@ class Settings(BaseSettings):
     spreadsheet_max_uncompressed_bytes: int = 512 * 1_048_576
     spreadsheet_memory_limit_bytes: int = 2 * 1_073_741_824
     spreadsheet_timeout_seconds: float = 300.0
+
+    # Migration exports (migrationFactory.planMigration): the request body, the header line and any
+    # one line (record) in characters, and the data lines. Over a cap is BAD_REQUEST naming it. The
+    # export is read in linear time, before the write transaction.
+    migration_max_export_bytes: int = Field(default=16 * 1_048_576, ge=1)
+    migration_max_header_chars: int = Field(default=8_192, ge=1)
+    migration_max_line_chars: int = Field(default=16_384, ge=1)
+    migration_max_rows: int = Field(default=10_000, ge=1)
+
+    # drafts.diff: each version may have at most this many characters (BAD_REQUEST above), and the
+    # line diff looks for at most this many changed lines before it shows the differing stretch
+    # as removed and re-added whole (a correct, coarser diff; the work stays linear in the text).
+    draft_diff_max_chars: int = Field(default=200_000, ge=1)
+    draft_diff_max_changed_lines: int = Field(default=1_000, ge=1)
+
+    # Appeal packets (appealAssembly.create and .render): pages of one evidence PDF, pages of the whole
+    # packet, characters typeset (the letter and text evidence), and evidence bytes; over a cap is
+    # BAD_REQUEST naming it. The PDF is rendered in a child process capped in memory and CPU time.
+    appeal_packet_max_pdf_pages: int = Field(default=1_000, ge=1)
+    appeal_packet_max_pages: int = Field(default=1_500, ge=1)
+    appeal_packet_max_text_chars: int = Field(default=500_000, ge=1)
+    appeal_packet_max_evidence_bytes: int = Field(default=64 * 1_048_576, ge=1)
+    appeal_render_memory_limit_bytes: int = Field(default=1_073_741_824, ge=64 * 1_048_576)
+    appeal_render_cpu_seconds: int = Field(default=30, ge=1)
 
     session_ttl_hours: int = 12
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -10,6 +11,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 import api
 from api.core.settings import Settings
 from api.rpc.procedure import Procedure, Registry
+from api.rpc.schema import Prevalidated
 
 
 class ProcedureContract(BaseModel):
@@ -70,8 +72,11 @@ def _cached(
     )
 
 
-def build_contract(registry: Registry, settings: Settings) -> ContractOut:
-    """The contract with each procedure's effective body limit under these settings."""
+_Key = tuple[Registry, int, int, int, tuple[tuple[str, int], ...]]
+
+
+def _key(registry: Registry, settings: Settings) -> _Key:
+    """What the contract depends on: the registry (and its size) and the effective body limits."""
     named = tuple(
         sorted(
             {
@@ -81,4 +86,27 @@ def build_contract(registry: Registry, settings: Settings) -> ContractOut:
             }
         )
     )
-    return _cached(registry, len(registry.procedures), settings.rpc_max_body_bytes, settings.upload_max_bytes, named)
+    return registry, len(registry.procedures), settings.rpc_max_body_bytes, settings.upload_max_bytes, named
+
+
+def build_contract(registry: Registry, settings: Settings) -> ContractOut:
+    """The contract with each procedure's effective body limit under these settings."""
+    return _cached(*_key(registry, settings))
+
+
+@lru_cache(maxsize=4)
+def _answer(*key: Any) -> Prevalidated[ContractOut]:
+    return Prevalidated(ContractOut, _cached(*key))
+
+
+# The first caller builds the answer (JSON Schema of every procedure, then ~0.7 MB of JSON, about half a
+# second); callers arriving meanwhile wait for it instead of building it again each.
+_ANSWER_LOCK = threading.Lock()
+
+
+def contract_answer(registry: Registry, settings: Settings) -> Prevalidated[ContractOut]:
+    """The contract as `system.contract` answers it: built and serialized once (at the first call) per
+    registry and limits, then the same bytes for every call."""
+    key = _key(registry, settings)
+    with _ANSWER_LOCK:
+        return _answer(*key)

@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
@@ -25,6 +26,7 @@ from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.rpc.context import Context, PublicContext, UserContext
 from api.rpc.errors import RpcError, error_envelope, to_rpc_error
 from api.rpc.procedure import Procedure
+from api.rpc.schema import Prevalidated
 from api.rpc.validation import validate_input
 
 log = logging.getLogger("api.rpc")
@@ -80,11 +82,22 @@ def build_context(services: Services, proc: Procedure, db: Session, meta: CallMe
 def execute(services: Services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[Envelope, int]:
     """Run a call in its own transaction; returns (envelope, http status)."""
     started = time.perf_counter()
+    value: Any = UNDEFINED
+    prepared: Any = UNDEFINED
+    if proc.prepare is not None:
+        try:
+            value, prepared = _prepare(services, proc, raw_input, meta)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
+            return _failure(proc.name, exc)
     db = services.database.session(write=proc.kind == "mutation")
     try:
+        # Resolved again in the call's own session: a membership revoked during prepare is refused here.
         ctx = build_context(services, proc, db, meta)
-        value = validate_input(proc, raw_input, UNDEFINED)
-        result = proc.handler(ctx, value) if proc.input_model else proc.handler(ctx)
+        if proc.prepare is None:
+            value = validate_input(proc, raw_input, UNDEFINED)
+            result = proc.handler(ctx, value) if proc.input_model else proc.handler(ctx)
+        else:
+            result = proc.handler(ctx, value, prepared=prepared)
         data = serialize(proc, result)
         if proc.kind == "mutation":
             _audit(ctx, proc, value)
@@ -100,12 +113,39 @@ def execute(services: Services, proc: Procedure, raw_input: Any, meta: CallMeta)
         db.close()
 
 
+def _prepare(services: Services, proc: Procedure, raw_input: Any, meta: CallMeta) -> tuple[Any, Any]:
+    """A procedure's heavy step, before its transaction: (validated input, prepared value).
+
+    Parsing, extraction, redaction, diffing and rendering take seconds on hostile input. Run inside a
+    mutation they would hold SQLite's write lock (BEGIN IMMEDIATE) and so every tenant's writes. Here
+    they run in a read session: the caller and tenant are resolved and the input validated first, as
+    for any call, and nothing the step does is committed or audited.
+    """
+    assert proc.prepare is not None
+    db = services.database.session(write=False)
+    try:
+        ctx = build_context(services, proc, db, meta)
+        value = validate_input(proc, raw_input, UNDEFINED)
+        return value, proc.prepare(ctx, value)
+    finally:
+        db.rollback()
+        db.close()
+
+
 class OutputContractError(Exception):
     """A handler's result broke its own output model: a server bug, never the caller's fault."""
 
 
 def serialize(proc: Procedure, result: Any) -> Any:
-    """Validate the handler's result against the output contract, then dump it for the wire."""
+    """Validate the handler's result against the output contract, then dump it for the wire.
+
+    A `Prevalidated` result was validated and encoded when it was built: its bytes go into the envelope
+    as they are (an `orjson.Fragment`, which the router's encoder copies verbatim), provided it was
+    built for this procedure's output model."""
+    if isinstance(result, Prevalidated):
+        if result.output_type is not proc.output_type:
+            raise OutputContractError(f"{proc.name} returned a precomputed answer of another output model")
+        return orjson.Fragment(result.json)
     adapter = proc.output_adapter
     try:
         valid = adapter.validate_python(result, from_attributes=True)

@@ -4,9 +4,9 @@ GET  /api/rpc/a.b?input=<json>                       query
 POST /api/rpc/a.b            body <json>              mutation
 GET|POST /api/rpc/a.b,c.d?batch=1  input {"0":..,"1":..}  batch, answer in call order
 
-Request-level failures (unparseable JSON, body too large) fail every call: one
-envelope for a single call, an array with one envelope per call for a batch,
-as tRPC v11 answers them.
+Request-level failures (unparseable JSON, body too large, a batch refused as a
+whole) fail every call: one envelope for a single call, an array with one
+envelope per call for a batch, as tRPC v11 answers them.
 """
 
 from __future__ import annotations
@@ -61,6 +61,33 @@ def _batch_refusal(paths: list[str], procs: list[Procedure | None], max_calls: i
     return None
 
 
+def _canonical_input(proc: Procedure | None, raw: Any) -> bytes:
+    """The input in one spelling, as the procedure reads it: object keys sorted; "no input" (absent,
+    null or {} for a procedure without input, absent or {} for one with input) is one value."""
+    takes_input = proc is not None and proc.input_model is not None
+    if raw is UNDEFINED:
+        raw = {} if takes_input else None
+    if not takes_input and raw == {}:
+        raw = None
+    # Parsed JSON only (files never travel in a batch), so it always encodes.
+    return orjson.dumps(raw, option=orjson.OPT_SORT_KEYS)
+
+
+def _repeated_call(paths: list[str], procs: list[Procedure | None], inputs: list[Any]) -> RpcError | None:
+    """A batch may not carry the same call twice (same procedure, same input): it would only multiply
+    the work of one request (20 x `system.contract`). tRPC clients batch the same procedure with
+    different inputs, which is allowed. Call numbers are the batch's input keys; the input is never
+    echoed."""
+    first_index: dict[tuple[str, bytes], int] = {}
+    for index, (path, proc, raw) in enumerate(zip(paths, procs, inputs, strict=True)):
+        first = first_index.setdefault((path, _canonical_input(proc, raw)), index)
+        if first != index:
+            return RpcError(
+                "BAD_REQUEST", f"Call {index} repeats call {first} ({path} with the same input); send it once"
+            )
+    return None
+
+
 def batch_status(statuses: list[int]) -> int:
     distinct = set(statuses)
     return distinct.pop() if len(distinct) == 1 else 207
@@ -102,6 +129,9 @@ class RpcEndpoint:
             inputs = await self._read_inputs(request, paths, procs, is_batch, spool)
         except RpcError as err:
             return _request_error(err, paths, is_batch)
+        repeated = _repeated_call(paths, procs, inputs) if is_batch else None
+        if repeated is not None:
+            return _request_error(repeated, paths, is_batch)  # before any call runs (or authenticates)
 
         meta = CallMeta(
             authorization=request.headers.get("authorization"),

@@ -6,13 +6,21 @@
 
 The input model is the annotated type of the `input` parameter (omit the
 parameter for procedures without input); the output model is the return
-annotation. `auth` is one of:
+annotation (`Prevalidated[Model]`: `Model`, for an answer serialized once and
+served as bytes, see `api.rpc.schema.Prevalidated`). `auth` is one of:
 
 - "public": anyone, no token needed;
 - "user": a signed-in caller, no tenant (their own sessions, organizations);
 - "tenant": a member of the organization owning the selected client, holding
   `permission` (default "read" for queries, "write" for mutations);
 - "platform_admin": platform operators only.
+
+Heavy work on the input (parsing, extraction, redaction, diffing, rendering) is declared apart so it
+never holds the write lock: `prepare=fn` runs `fn(ctx, input)` in a read session before the call's
+transaction, and the handler receives its result as `prepared`:
+
+    @rpc.mutation("evidenceControl.attach", prepare=extract_text)
+    def attach(ctx: Context, input: AttachIn, prepared: Extracted) -> EvidenceOut: ...
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from pydantic import BaseModel, TypeAdapter
 from api.core.permissions import PERMISSIONS
 from api.core.settings import Settings
 from api.rpc.context import CONTEXT_FOR_AUTH
+from api.rpc.schema import Prevalidated
 
 Kind = Literal["query", "mutation"]
 AuthLevel = Literal["public", "user", "tenant", "platform_admin"]
@@ -58,6 +67,9 @@ class Procedure:
     # are refused). Only tenant procedures; the token acts in its own client, the handler checks which
     # of these its scopes grant.
     smart_scopes: tuple[str, ...] = ()
+    # Heavy work run before the call's own transaction: `prepare(ctx, input)` in a read session
+    # (no write lock), its result handed to the handler as `prepared`. See api/rpc/executor.py.
+    prepare: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         self.output_adapter = TypeAdapter(self.output_type)
@@ -92,6 +104,7 @@ class Registry:
         batch: bool = True,
         api_keys: bool | None = None,
         smart_scopes: tuple[str, ...] = (),
+        prepare: Callable[..., Any] | None = None,
     ) -> Callable[[Callable], Callable]:
         if auth not in AUTH_LEVELS:
             raise ValueError(f"{name}: unknown auth level {auth!r}")
@@ -127,6 +140,10 @@ class Registry:
                 # Database work is synchronous (SQLAlchemy sessions in a worker thread); only
                 # public procedures that touch nothing may take the async fast path.
                 raise TypeError(f"{name}: only auth='public' procedures may be async")
+            _check_prepare(name, prepare, params, input_model)
+            output_type = hints["return"]
+            if typing.get_origin(output_type) is Prevalidated:
+                (output_type,) = typing.get_args(output_type)  # the answer's model is the contract
             doc = inspect.getdoc(fn)
             if not doc:
                 raise TypeError(f"{name}: a docstring is required; it is the contract description")
@@ -137,7 +154,7 @@ class Registry:
                 permission=permission if auth == "tenant" else None,
                 handler=fn,
                 input_model=input_model,
-                output_type=hints["return"],
+                output_type=output_type,
                 description=doc,
                 is_async=inspect.iscoroutinefunction(fn),
                 max_body_bytes=max_body_bytes,
@@ -146,10 +163,19 @@ class Registry:
                 batch=batch,
                 api_keys=(auth == "tenant") if api_keys is None else api_keys,
                 smart_scopes=tuple(smart_scopes),
+                prepare=prepare,
             )
             return fn
 
         return decorate
+
+
+def _check_prepare(name: str, prepare: Callable[..., Any] | None, params: list[str], input_model: Any) -> None:
+    if (prepare is not None) != ("prepared" in params):
+        # The executor passes the prepared value by keyword: both sides must agree on it.
+        raise TypeError(f"{name}: a handler takes a 'prepared' parameter exactly when it declares prepare=")
+    if prepare is not None and (input_model is None or inspect.iscoroutinefunction(prepare)):
+        raise TypeError(f"{name}: prepare= needs an 'input' parameter and a synchronous function")
 
 
 rpc = Registry()

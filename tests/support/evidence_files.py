@@ -176,3 +176,89 @@ def lying_size_docx() -> bytes:
     struct.pack_into("<I", data, central + 24, 10)
     struct.pack_into("<I", data, local + 22, 10)
     return bytes(data)
+
+
+# --- issue 23: the attacks at their real sizes -----------------------------------------------------------
+
+
+def _written_pdf(objects: list[bytes]) -> bytes:
+    """A PDF of the given object bodies (object 1 is the catalog), with its cross-reference table."""
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out.extend(b"%d 0 obj\n%s\nendobj\n" % (number, body))
+    xref = len(out)
+    out.extend(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.extend(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
+    out.extend(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
+    return bytes(out)
+
+
+def blank_pages_pdf(pages: int, declared: int | None = None) -> bytes:
+    """A PDF of `pages` blank pages written object by object (30,000 pages: about 2.9 MB, the attack of
+    issue 23), whose page tree's /Count says `declared` (default: the truth)."""
+    kids = b" ".join(b"%d 0 R" % (3 + i) for i in range(pages))
+    count = pages if declared is None else declared
+    return _written_pdf(
+        [b"<</Type/Catalog/Pages 2 0 R>>", b"<</Type/Pages/Kids[%s]/Count %d>>" % (kids, count)]
+        + [b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]>>"] * pages
+    )
+
+
+def ascii_javascript_pdf() -> bytes:
+    """A one-page PDF, all printable ASCII, that runs JavaScript when opened: text to a naive check."""
+    return _written_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R /OpenAction 4 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+            b"<< /S /JavaScript /JS (app.alert('opened');) >>",
+        ]
+    )
+
+
+def program_with_pdf() -> bytes:
+    """A Windows program (MZ header) carrying a PDF in its first KB: the old check found '%PDF-' there."""
+    return b"MZ\x90\x00\x03\x00\x00\x00\x04\x00\x00\x00\xff\xff" + b"\x00" * 48 + text_pdf("Progress note")
+
+
+def spaced_javascript_pdf(spaces: int = 1_100) -> bytes:
+    """A PDF that runs JavaScript, after more spaces than the old check looked at (1 KB): all printable,
+    it was stored as plain text."""
+    return b" " * spaces + ascii_javascript_pdf()
+
+
+_RELS_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
+_REL_TYPES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+
+
+def docx_with_relationship(kind: str, target: str, mode: str | None = "External", part: str = "document") -> bytes:
+    """A DOCX whose `part` (document, header1, ...) has one relationship of type `kind` (image,
+    oleObject, hyperlink, attachedTemplate) to `target`."""
+    mode_attribute = f' TargetMode="{mode}"' if mode else ""
+    rels = (
+        f'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="{_RELS_NS}">'
+        f'<Relationship Id="rId9" Type="{_REL_TYPES}{kind}" Target="{target}"{mode_attribute}/></Relationships>'
+    )
+    return docx("See the attached image", extra={f"word/_rels/{part}.xml.rels": rels.encode()})
+
+
+def docx_bomb(paragraphs_per_counter: int = 4, expanded_bytes: int = 100_000_000) -> bytes:
+    """A DOCX of about 1.7 MB whose document.xml expands to 100 MB of tiny paragraphs (about 8.6 million
+    XML elements): every zip check passes (the ratio stays under the cap, the total under 100 MiB),
+    and the old reader took 35 s and 1.6 GB to build its tree."""
+    unit = "<w:p><w:r><w:t>a</w:t></w:r></w:p>" * paragraphs_per_counter
+    parts = [f'<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{W_NS}"><w:body>']
+    size, i = 0, 0
+    while size < expanded_bytes:
+        piece = f"{unit}<w:p><w:r><w:t>{i}</w:t></w:r></w:p>"
+        parts.append(piece)
+        size += len(piece)
+        i += 1
+    parts.append("</w:body></w:document>")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", CONTENT_TYPES)
+        archive.writestr("word/document.xml", "".join(parts))
+    return buffer.getvalue()

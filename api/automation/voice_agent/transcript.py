@@ -18,16 +18,18 @@ from typing import Any
 from api.evidence.evidence_control.redaction import MARKERS, redact
 
 PAYER_SPEAKERS = frozenset({"ivr", "representative"})
-_NAME_WORD = r"(?!(?:ID|DOB|Number|Date)\b)[A-Z][a-z'\u2019-]+"
+# Linear time, as the evidence redaction (issue 23): runs of spaces are possessive (what follows them
+# is never a space) and the id's digit look-ahead reads at most the id's 25 characters.
+_NAME_WORD = r"(?!(?:ID|DOB|Number|Date)\b)[A-Z][a-z'\u2019-]++"
 _SPOKEN_NAME = re.compile(
     r"(?P<label>(?<![A-Za-z])(?i:patient|member|subscriber|beneficiary|insured)(?:'s|\u2019s)?"
-    r"(?:\s+(?i:name))?(?:\s+(?i:is))?\s+)"
-    rf"(?P<value>{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}})"
+    r"(?:\s++(?i:name))?(?:\s++(?i:is))?\s++)"
+    rf"(?P<value>{_NAME_WORD}(?:\s++{_NAME_WORD}){{0,2}})"
 )
 _SPOKEN_ID = re.compile(
-    r"(?P<label>(?<![A-Za-z])(?i:member|subscriber|policy|medicare|medicaid|beneficiary)\s+(?i:id|number|identifier)"
-    r"(?:\s+(?i:is))?[\s:#]*)"
-    r"(?P<value>(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,24})(?![A-Za-z0-9])"
+    r"(?P<label>(?<![A-Za-z])(?i:member|subscriber|policy|medicare|medicaid|beneficiary)\s++(?i:id|number|identifier)"
+    r"(?:\s++(?i:is))?[\s:#]*+)"
+    r"(?P<value>(?=[A-Za-z0-9-]{0,24}\d)[A-Za-z0-9][A-Za-z0-9-]{3,24})(?![A-Za-z0-9])"
 )
 
 

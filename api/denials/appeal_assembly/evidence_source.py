@@ -1,7 +1,8 @@
 """Where a packet's evidence comes from: the one seam between appealAssembly and evidenceControl.
 
-`case_evidence` answers the documents of a case (all active ones in attach order, or the ones named,
-in the order named) with their original bytes; `evidence_digests` answers the stored SHA-256 of
+`case_documents` answers the documents of a case (all active ones in attach order, or the ones named,
+in the order named), `read_items` their original bytes (`case_evidence` both; a caller checks the
+stored sizes in between, before reading); `evidence_digests` answers the stored SHA-256 of
 named documents without reading any bytes (for `packet_digest`, which has no settings). Both go
 through `api.evidence.evidence_control.service` (`documents_for_case`, `read_original`), so the
 tenant filter and the store's digest check apply. Document bytes may hold PHI: never logged.
@@ -14,13 +15,14 @@ from sqlalchemy.orm import Session
 from api.core.errors import NotFound
 from api.core.settings import Settings
 from api.denials.appeal_assembly.contents import EvidenceItem
+from api.evidence.evidence_control.models import EvidenceDocument
 from api.evidence.evidence_control.service import documents_for_case, read_original
 
-__all__ = ["EvidenceItem", "case_evidence", "evidence_digests"]
+__all__ = ["EvidenceItem", "case_documents", "case_evidence", "evidence_digests", "read_items"]
 
 
-def case_evidence(db: Session, settings: Settings, case_id: int, document_ids: list[int] | None) -> list[EvidenceItem]:
-    """The case's active evidence documents with their bytes: all of them in attach order when
+def case_documents(db: Session, case_id: int, document_ids: list[int] | None) -> list[EvidenceDocument]:
+    """The case's active evidence documents (no bytes read): all of them in attach order when
     `document_ids` is None, else exactly those, in that order. A named document that is not an active
     document of this case (in this client) is NOT_FOUND."""
     docs = documents_for_case(db, case_id)
@@ -30,6 +32,11 @@ def case_evidence(db: Session, settings: Settings, case_id: int, document_ids: l
         if missing:
             raise NotFound(f"Evidence document {missing[0]} is not an active document of case {case_id}")
         docs = [by_id[i] for i in document_ids]
+    return docs
+
+
+def read_items(settings: Settings, docs: list[EvidenceDocument]) -> list[EvidenceItem]:
+    """The documents with their original bytes (verified against their SHA-256)."""
     return [
         EvidenceItem(
             document_id=doc.id,
@@ -42,6 +49,11 @@ def case_evidence(db: Session, settings: Settings, case_id: int, document_ids: l
         )
         for doc in docs
     ]
+
+
+def case_evidence(db: Session, settings: Settings, case_id: int, document_ids: list[int] | None) -> list[EvidenceItem]:
+    """`case_documents` with their bytes."""
+    return read_items(settings, case_documents(db, case_id, document_ids))
 
 
 def evidence_digests(db: Session, case_id: int, document_ids: list[int]) -> dict[int, str]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-
 from api.denials.appeal_assembly import service
 from api.denials.appeal_assembly.models import AppealPacket
 from api.denials.appeal_assembly.schemas import (
@@ -31,7 +29,9 @@ def create(ctx: Context, input: CreatePacketIn) -> PacketOut:
     over the letter, the template version and the evidence bytes. The case must be open, triaged,
     in_appeal, partially_won or lost (else PRECONDITION_FAILED) and moves to in_appeal; a packet of
     the case still with the payer is PRECONDITION_FAILED; an assembled one not yet submitted is
-    superseded. The audit gets the content hash, never the letter."""
+    superseded. A packet over a cap is BAD_REQUEST naming it (APPEAL_PACKET_MAX_PDF_PAGES, _MAX_PAGES,
+    _MAX_TEXT_CHARS, _MAX_EVIDENCE_BYTES; see appealAssembly.render), checked on the evidence store's
+    sizes and page counts. The audit gets the content hash, never the letter."""
     packet = service.create(
         ctx.db,
         ctx.services.settings,
@@ -95,14 +95,19 @@ def render(ctx: Context, input: PacketRef) -> RenderedPacketOut:
     payer's cover form fields, the content hash), a table of contents with page numbers, the letter,
     the evidence index, then every evidence document (PDF pages appended, images one per page, text
     typeset), "Page i of n" on every page. The same packet renders the same bytes. A packet whose
-    evidence changed since it was assembled (a document purged) is PRECONDITION_FAILED."""
+    evidence changed since it was assembled (a document purged) is PRECONDITION_FAILED. A packet over
+    a cap is BAD_REQUEST naming it: APPEAL_PACKET_MAX_PDF_PAGES (pages of one evidence PDF, default
+    1,000), APPEAL_PACKET_MAX_PAGES (the whole packet, 1,500), APPEAL_PACKET_MAX_TEXT_CHARS (letter
+    and text documents, 500,000), APPEAL_PACKET_MAX_EVIDENCE_BYTES (64 MiB); so is a render that
+    outgrows its child process's APPEAL_RENDER_CPU_SECONDS (30) or APPEAL_RENDER_MEMORY_LIMIT_BYTES
+    (1 GiB)."""
     packet, rendered = service.render_pdf(ctx.db, ctx.services.settings, input.id)
     return RenderedPacketOut(
         packet_id=packet.id,
         file_name=f"appeal-packet-{packet.id}.pdf",
         media_type="application/pdf",
-        content_base64=base64.b64encode(rendered.pdf).decode("ascii"),
-        byte_count=len(rendered.pdf),
+        content_base64=rendered.pdf_base64,
+        byte_count=rendered.byte_count,
         sha256=rendered.sha256,
         page_count=rendered.page_count,
         content_hash=packet.content_hash,

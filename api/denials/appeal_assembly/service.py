@@ -5,13 +5,14 @@ Functions other namespaces call (the approvals lead wires them at merge):
 
 - `mark_submitted(db, packet_id, action_id, tracking_number)`: the approved action that submitted
   the packet (approvedActions' execution hook), the only way a packet becomes submitted;
-- `packet_digest(db, packet_id)`: the packet's content hash recomputed from its current letter and
-  evidence (the approvals payload checker of `submit_appeal_packet` actions).
+- `packet_payload(db, payload_ref)`: the packet's content hash recomputed from its current letter and
+  evidence, its case and who assembled it or wrote its letter draft (the payload checker of
+  `submit_appeal_packet` actions; `packet_digest` answers the hash alone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -22,8 +23,15 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition
 from api.core.settings import Settings
-from api.denials.appeal_assembly import contents, cover_forms, letter, render
-from api.denials.appeal_assembly.evidence_source import EvidenceItem, case_evidence, evidence_digests
+from api.denials.appeal_assembly import contents, cover_forms, letter, render, render_job
+from api.denials.appeal_assembly import limits as caps
+from api.denials.appeal_assembly.evidence_source import (
+    EvidenceItem,
+    case_documents,
+    case_evidence,
+    evidence_digests,
+    read_items,
+)
 from api.denials.appeal_assembly.lifecycle import (
     ASSEMBLABLE_CASE_STATES,
     CASE_MOVES,
@@ -32,6 +40,7 @@ from api.denials.appeal_assembly.lifecycle import (
 )
 from api.denials.appeal_assembly.models import AppealPacket, AppealPacketEvent, AppealPacketItem
 from api.denials.approved_actions.models import ActionExecution, ApprovedAction
+from api.denials.approved_actions.payloads import other_case_message
 from api.denials.cases import service as cases_service
 from api.denials.cases.models import DenialCase
 from api.denials.drafts import service as drafts_service
@@ -40,8 +49,9 @@ from api.denials.outcomes import service as outcomes_service
 from api.denials.outcomes.models import AppealOutcome
 from api.denials.outcomes.schemas import RecordOutcomeIn
 from api.evidence.evidence_control.service import link_document
+from api.infra.capped import CappedWorkFailed, run_capped
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id, where_given
+from api.infra.db.lookup import get_by_id, parse_id, where_given
 
 CASE_EVENT_KIND = "appeal_packet"
 SUBMIT_THROUGH_ACTION = "submit through approvedActions.executeSandbox"
@@ -235,7 +245,10 @@ def create(
     packets = _packets_of_case(db, case.id)
     _check_assemblable(case, packets)
     chosen = level or _default_level(packets)
-    evidence = case_evidence(db, settings, case.id, document_ids)
+    limits = packet_limits(settings)
+    docs = case_documents(db, case.id, document_ids)
+    caps.check_bytes(limits, [doc.size_bytes for doc in docs])  # before a byte is read
+    evidence = read_items(settings, docs)
     facts = claim_facts(case)
     entries = [letter.IndexEntry(item.title, item.doc_type) for item in evidence]
     generated = letter.render_letter(facts, chosen, entries)
@@ -243,6 +256,7 @@ def create(
     if draft is not None:
         letter_text = drafts_service.version(db, draft.id, draft.current_version).content
     text = letter_text if letter_text is not None else generated.text
+    caps.check_assembly(limits, text, evidence)
     form_id, cover = cover_of(case, chosen, letter.fill(facts, chosen, entries))
     if case.state != "in_appeal":
         cases_service.transition(db, case.id, "in_appeal", reason="appeal packet assembled", user_id=user_id)
@@ -324,17 +338,48 @@ def _current_hash(db: Session, packet: AppealPacket) -> str:
     return contents.content_hash(_current_letter(db, packet), packet.template_version, digests)
 
 
-def packet_digest(db: Session, packet_id: str | int) -> str | None:
-    """The packet's content hash recomputed from its current letter and evidence (a purged or replaced
-    document changes it), or None when there is no such packet in this client or it was superseded."""
-    try:
-        ident = int(packet_id)
-    except (TypeError, ValueError):
-        return None
-    packet = db.scalar(select(AppealPacket).where(AppealPacket.id == ident))
+@dataclass(frozen=True)
+class PacketPayload:
+    """A packet as an approved action's payload (the shape of approvedActions' `PayloadFacts`)."""
+
+    digest: str
+    case_id: int
+    description: str
+    authors: Mapping[int, str]
+
+
+def _packet_authors(db: Session, packet: AppealPacket) -> dict[int, str]:
+    """Who made what the packet sends: whoever wrote a version of its letter draft, and whoever
+    assembled it (none of them may approve its submission)."""
+    found: dict[int, str] = {}
+    if packet.letter_draft_id is not None:
+        wrote = f"wrote a version of draft {packet.letter_draft_id}, the letter of appeal packet {packet.id}"
+        found |= dict.fromkeys(drafts_service.authors(db, packet.letter_draft_id), wrote)
+    found[packet.created_by_user_id] = f"assembled appeal packet {packet.id}"
+    return found
+
+
+def packet_payload(db: Session, payload_ref: str) -> PacketPayload | None:
+    """The payload checker of submit_appeal_packet actions (`payload_ref` is the packet id): the
+    content hash recomputed now (a purged or replaced document, an edited letter draft changes it),
+    the packet's case and its authors; None when the reference is not an id in range, or there is no
+    such packet in this client, or it was superseded."""
+    ident = parse_id(payload_ref)
+    packet = None if ident is None else db.scalar(select(AppealPacket).where(AppealPacket.id == ident))
     if packet is None or packet.state == "superseded":
         return None
-    return _current_hash(db, packet)
+    return PacketPayload(
+        digest=_current_hash(db, packet),
+        case_id=packet.case_id,
+        description=f"appeal packet {packet.id}",
+        authors=_packet_authors(db, packet),
+    )
+
+
+def packet_digest(db: Session, packet_id: str | int) -> str | None:
+    """The packet's content hash recomputed now, or None (see `packet_payload`)."""
+    found = packet_payload(db, str(packet_id))
+    return None if found is None else found.digest
 
 
 def _require_unchanged(db: Session, packet: AppealPacket) -> None:
@@ -376,8 +421,19 @@ def submitted_by_action(db: Session, action_id: int) -> None:
     action = db.scalar(select(ApprovedAction).where(ApprovedAction.id == action_id))
     if action is None or action.kind != "submit_appeal_packet" or action.state != "executed":
         return
+    # The action runs only on its own case's packet (approvedActions checks it); checked again here,
+    # where the packet moves, so no path submits another case's packet (issue 23). Raising rolls the
+    # whole execution back.
+    ident = parse_id(action.payload_ref)
+    packet = None if ident is None else db.scalar(select(AppealPacket).where(AppealPacket.id == ident))
+    if packet is None:
+        raise PreconditionFailed(f"payloadRef '{action.payload_ref}' of action {action.id} is no appeal packet here")
+    if packet.case_id != action.case_id:
+        raise PreconditionFailed(
+            other_case_message(action.payload_ref, f"appeal packet {packet.id}", packet.case_id, action.case_id)
+        )
     execution = db.scalar(select(ActionExecution).where(ActionExecution.action_id == action_id))
-    mark_submitted(db, int(action.payload_ref), action_id, execution.tracking_number if execution else None)
+    mark_submitted(db, packet.id, action_id, execution.tracking_number if execution else None)
 
 
 def _move_case(db: Session, case: DenialCase, kind: str, *, user_id: int | None) -> None:
@@ -470,13 +526,51 @@ def render_input(packet: AppealPacket, evidence: Sequence[EvidenceItem]) -> rend
     )
 
 
-def render_pdf(db: Session, settings: Settings, packet_id: int) -> tuple[AppealPacket, render.RenderedPacket]:
+def packet_limits(settings: Settings) -> caps.PacketLimits:
+    """The APPEAL_PACKET_* caps."""
+    return caps.PacketLimits(
+        pdf_pages=settings.appeal_packet_max_pdf_pages,
+        pages=settings.appeal_packet_max_pages,
+        text_chars=settings.appeal_packet_max_text_chars,
+        evidence_bytes=settings.appeal_packet_max_evidence_bytes,
+    )
+
+
+def _render_failed(packet_id: int, reason: str, settings: Settings) -> InvalidInput:
+    if reason == "time":
+        why = f"took more than APPEAL_RENDER_CPU_SECONDS ({settings.appeal_render_cpu_seconds} s of CPU)"
+    elif reason == "memory":
+        why = f"needed more than APPEAL_RENDER_MEMORY_LIMIT_BYTES ({settings.appeal_render_memory_limit_bytes} bytes)"
+    else:
+        why = "failed on one of its evidence documents"
+    return InvalidInput(
+        f"Rendering appeal packet {packet_id} {why}; assemble it with fewer or smaller documents (documentIds)"
+    )
+
+
+def render_pdf(db: Session, settings: Settings, packet_id: int) -> tuple[AppealPacket, render_job.RenderedPdf]:
     """The packet's PDF from what was assembled (deterministic: the same packet gives the same bytes).
-    A packet whose evidence changed since (a document purged) is PRECONDITION_FAILED."""
+    A packet whose evidence changed since (a document purged) is PRECONDITION_FAILED; one over an
+    APPEAL_PACKET_* cap is INVALID_INPUT naming it (the evidence's stored sizes are checked before any
+    byte is read). The PDF is rendered in a child process capped in memory and CPU time
+    (APPEAL_RENDER_MEMORY_LIMIT_BYTES, APPEAL_RENDER_CPU_SECONDS)."""
     packet = get(db, packet_id)
     _require_unchanged(db, packet)
-    evidence = case_evidence(db, settings, packet.case_id, [i.document_id for i in items_of(db, packet.id)])
+    limits = packet_limits(settings)
+    items = items_of(db, packet.id)
+    caps.check_bytes(limits, [item.size_bytes for item in items])
+    evidence = case_evidence(db, settings, packet.case_id, [i.document_id for i in items])
+    payload, params = render_job.encode(render_input(packet, evidence), limits)
     try:
-        return packet, render.render(render_input(packet, evidence))
+        answer = run_capped(
+            render_job.TARGET,
+            payload,
+            params,
+            memory_bytes=settings.appeal_render_memory_limit_bytes,
+            cpu_seconds=settings.appeal_render_cpu_seconds,
+        )
+        return packet, render_job.result_of(answer)
+    except CappedWorkFailed as exc:
+        raise _render_failed(packet.id, exc.reason, settings) from None
     except render.RenderError as exc:
         raise PreconditionFailed(str(exc)) from None

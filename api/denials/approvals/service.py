@@ -230,6 +230,14 @@ def request_for_draft(db: Session, draft_id: int, *, note: str | None, user_id: 
     return approval
 
 
+def _amount_now(db: Session, approval: ApprovalRequest) -> Decimal:
+    """The larger of the amount the request was made for and its case's amount at stake now: the case
+    is the subject's own (a draft's case; an action's, which is its payload's case), so a case whose
+    amount grew after the request needs the approvers its amount needs now (issue 23)."""
+    now_at_stake = db.scalar(select(DenialCase.amount_at_stake).where(DenialCase.id == approval.case_id))
+    return approval.amount if now_at_stake is None else max(approval.amount, now_at_stake)
+
+
 def decide(
     db: Session, approval_id: int, *, decision: str, reason: str, user_id: int, invited_window_days: int
 ) -> ApprovalRequest:
@@ -237,7 +245,8 @@ def decide(
     authors, to someone one of them (or an earlier approver) invited within `invited_window_days`, and to
     an approver who already approved; PRECONDITION_FAILED unless the approval is still
     pending (expired or voided ones are written back as such first). A rejection rejects; approvals
-    approve once the policy's number of distinct approvers is reached."""
+    approve once the policy's number of distinct approvers is reached (for the larger of the
+    request's amount and its case's amount now, under the stricter of the two policies)."""
     now = utcnow()
     reason = rules.check_reason(reason)
     approval = get(db, approval_id, for_update=True)
@@ -256,7 +265,8 @@ def decide(
             db, user_id, prior, window_days=invited_window_days, requester="this approval's earlier approver"
         )
     threshold, _ = _threshold_and_ttl(db)
-    required = max(approval.required_approvals, rules.required_approvals(approval.amount, threshold))
+    amount = _amount_now(db, approval)
+    required = max(approval.required_approvals, rules.required_approvals(amount, threshold))
     db.add(ApprovalDecision(approval_id=approval.id, approver_user_id=user_id, decision=decision, reason=reason))
     target, count = rules.after_decision(decision, approval.approvals_count, required)
     approval.required_approvals, approval.approvals_count = required, count

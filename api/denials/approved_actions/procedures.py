@@ -28,10 +28,12 @@ def _out(ctx: Context, action: ApprovedAction) -> ActionOut:
 @rpc.mutation("approvedActions.request")
 def request(ctx: Context, input: RequestActionIn) -> ActionOut:
     """Request an action (submit_appeal_packet, send_corrected_claim, portal_message) on a case that is
-    not closed, carrying a payload by reference ('draft:<id>' for a draft). The payload's SHA-256 and
-    the case's amount at stake are recorded and its approval is opened (one approver, two distinct
-    ones above the client's policy threshold; never the requester). A kind whose payloads nobody can
-    check yet is PRECONDITION_FAILED naming the kind; a payload missing here is NOT_FOUND."""
+    not closed, carrying a payload of that case by reference ('draft:<id>' for a draft, the packet id
+    for an appeal packet). The payload's SHA-256 and its case's amount at stake are recorded and its
+    approval is opened (one approver, two distinct ones above the client's policy threshold; never
+    the requester, nor whoever wrote or assembled the payload). A payload of another case is
+    BAD_REQUEST naming both; a kind whose payloads nobody can check yet is PRECONDITION_FAILED naming
+    the kind; a payload missing here is NOT_FOUND; an id in payloadRef outside 1..2^63-1 is BAD_REQUEST."""
     action = service.request(
         ctx.db,
         case_id=input.case_id,
@@ -47,9 +49,9 @@ def request(ctx: Context, input: RequestActionIn) -> ActionOut:
 @rpc.mutation("approvedActions.decide", permission="approve")
 def decide(ctx: Context, input: DecideActionIn) -> ActionOut:
     """Approve or reject an action's approval with a reason (required), under the rules of
-    approvals.decide: never by its requester nor someone the requester invited within
-    SOD_INVITED_WINDOW_DAYS (FORBIDDEN), two distinct approvers above the policy
-    threshold, PRECONDITION_FAILED unless pending."""
+    approvals.decide: never by its requester nor by whoever wrote or assembled its payload (FORBIDDEN,
+    saying which), nor by someone either invited within SOD_INVITED_WINDOW_DAYS (FORBIDDEN, saying so),
+    two distinct approvers above the policy threshold, PRECONDITION_FAILED unless pending."""
     action = service.decide(
         ctx.db,
         input.id,
@@ -68,9 +70,10 @@ def execute_sandbox(ctx: Context, input: ExecuteIn) -> ActionOut:
     portal inside the platform): it gets the payload's SHA-256, never its content, and answers with a
     tracking number derived from it ('sandbox-reject' refuses). The action becomes executed or failed;
     a second run is PRECONDITION_FAILED. Its approval must be valid now; if the payload's digest is no
-    longer the approved one the action is made void (recorded) and the call is PRECONDITION_FAILED
-    "changed after approval". PRECONDITION_FAILED while operationalControl pauses the client or
-    `execute_action`: nothing runs and the action stays approved, to run after resume."""
+    longer the approved one, or the payload is not of the action's case, the action is made void
+    (recorded) and the call is PRECONDITION_FAILED "changed after approval" (or naming both cases).
+    PRECONDITION_FAILED while operationalControl pauses the client or `execute_action`: nothing runs
+    and the action stays approved, to run after resume."""
     try:
         action, execution = service.execute_sandbox(ctx.db, input.id, target=input.target, user_id=ctx.user_id)
     except service.PayloadChanged:

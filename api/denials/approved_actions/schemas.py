@@ -2,27 +2,47 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints
 
 from api.denials.approvals.schemas import ApprovalOut, Decision, Reason
 from api.infra.marts.serving import Money
-from api.rpc.schema import DbId, Output, PageInput, Schema
+from api.rpc.schema import DB_INT_MAX, DbId, Output, PageInput, Schema
 from api.rpc.text import MULTI_LINE
 
 Kind = Literal["submit_appeal_packet", "send_corrected_claim", "portal_message"]
 State = Literal["pending_approval", "approved", "rejected", "expired", "void", "executed", "failed"]
 Target = Literal["sandbox-clearinghouse", "sandbox-payer-portal", "sandbox-reject"]
-PayloadRef = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$")]
+_NUMBER = re.compile(r"-?[0-9]+")
+
+
+def _ids_in_range(value: str) -> str:
+    """Every number standing as a part of the reference (between ':' and '/') is a database id and is
+    bounded like every other id (DbId: 1..2^63-1): "draft:18446744073709551616" or a packet id of
+    2^63 would overflow in the database (a 500, issue 23), "draft:-1" or "0" names nothing. At most
+    200 characters (the pattern), so this is cheap."""
+    for part in re.split(r"[:/]", value):
+        if _NUMBER.fullmatch(part) and not 1 <= int(part) <= DB_INT_MAX:
+            raise ValueError(f"an id in a payload reference must be between 1 and {DB_INT_MAX}")
+    return value
+
+
+PayloadRef = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$"),
+    AfterValidator(_ids_in_range),
+]
 
 
 class RequestActionIn(Schema):
     case_id: DbId
     kind: Kind
     payload_ref: PayloadRef = Field(
-        description="What the action carries, e.g. 'draft:12' (a draft) or an appeal packet's reference"
+        description="What the action carries, e.g. 'draft:12' (a draft) or an appeal packet's id ('34'); it must "
+        "belong to the case named by caseId, and each id in it is 1..2^63-1"
     )
     note: Annotated[str, Field(min_length=1, max_length=1000), MULTI_LINE] | None = Field(
         default=None, description="What the approvers should look at"

@@ -6,6 +6,12 @@ Running an action hands its payload to an external target, so it is automation a
 (operationalControl task `execute_action`): while paused, `execute_sandbox` is refused before anything
 is read or written and the action stays approved (its approval keeps its own expiry).
 
+An action carries only its own case's payload (issue 23: a $1 case carried a $50,000 case's packet,
+needed one approver instead of two, and the big packet was submitted): the payload checker answers the
+case the payload belongs to, a request naming another case is refused, the amount that sets the
+number of approvers is the payload's case's, whoever wrote or assembled the payload never approves it,
+and a run re-checks the case along with the digest.
+
 Never puts payload content anywhere: the target, the executions table and the audit log get the
 payload's digest.
 """
@@ -20,7 +26,7 @@ from pydantic import BaseModel
 from sqlalchemy import CursorResult, Select, select, update
 from sqlalchemy.orm import Session
 
-from api.core.errors import NotFound, PreconditionFailed, not_found
+from api.core.errors import Forbidden, InvalidInput, NotFound, PreconditionFailed, not_found
 from api.core.identity import Principal, Tenant
 from api.core.lifecycle import transition
 from api.core.services import AuditRecord, Services
@@ -29,6 +35,7 @@ from api.denials.approvals.models import ApprovalRequest
 from api.denials.approved_actions import payloads, sandbox
 from api.denials.approved_actions.lifecycle import ACTION, OPEN_STATES, RAN_STATES, state_for_approval
 from api.denials.approved_actions.models import ActionExecution, ApprovedAction
+from api.denials.approved_actions.payloads import other_case_message
 from api.denials.cases.models import DenialCase
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
@@ -41,15 +48,33 @@ PAUSE_TASK = "execute_action"
 
 
 class PayloadChanged(PreconditionFailed):
-    """The payload's digest is not the approved one (or the payload is gone): the action is void."""
+    """The payload is not the approved one (gone, another digest, or another case's): the action is void."""
 
-    def __init__(self, action_id: int, gone: bool) -> None:
-        what = "no longer exists" if gone else "has a different SHA-256"
-        super().__init__(
-            f"The payload {CHANGED}: it {what}, so the action is void; request a new action for the current payload",
-            details={"actionId": action_id, "currentState": "void"},
-        )
-        self.action_id = action_id
+    def __init__(self, action: ApprovedAction, found: payloads.PayloadFacts | None) -> None:
+        if found is not None and found.case_id != action.case_id:
+            message = (
+                other_case_message(action.payload_ref, found.description, found.case_id, action.case_id)
+                + "; the action is void"
+            )
+        else:
+            what = "no longer exists" if found is None else "has a different SHA-256"
+            message = (
+                f"The payload {CHANGED}: it {what}, so the action is void; request a new action for the current payload"
+            )
+        super().__init__(message, details={"actionId": action.id, "currentState": "void"})
+        self.action_id = action.id
+
+
+def payload_problem(action: ApprovedAction, found: payloads.PayloadFacts | None) -> str | None:
+    """Why the action may not carry its payload as it is now (the void reason), or None when the
+    payload is the approved one: same case, same SHA-256."""
+    if found is None:
+        return "the payload is gone"
+    if found.case_id != action.case_id:
+        return f"the payload belongs to case {found.case_id}"
+    if found.digest != action.payload_digest:
+        return f"the payload {CHANGED}"
+    return None
 
 
 def get(db: Session, action_id: int, *, for_update: bool = False) -> ApprovedAction:
@@ -87,26 +112,39 @@ def _checker(kind: str) -> payloads.PayloadChecker:
     return checker
 
 
+def _payload_case(db: Session, case_id: int, payload_ref: str, found: payloads.PayloadFacts) -> DenialCase:
+    """The case the payload belongs to, which must be the one the caller named: the action acts on it
+    and its amount sets the approvers (never a case the caller picked for a smaller amount)."""
+    if found.case_id != case_id:
+        raise InvalidInput(other_case_message(payload_ref, found.description, found.case_id, case_id))
+    case = db.scalar(select(DenialCase).where(DenialCase.id == found.case_id))
+    if case is None:  # the payload's rows point at their case with a foreign key: not expected
+        raise not_found("Case", found.case_id)
+    return case
+
+
 def request(
     db: Session, *, case_id: int, kind: str, payload_ref: str, note: str | None, user_id: int
 ) -> ApprovedAction:
-    """An action on a case (not closed) with its payload's SHA-256 now and the case's amount at stake,
-    and its pending approval (policy: one or two approvers by amount; the requester never decides)."""
+    """An action on a case (not closed) carrying a payload of that same case, with the payload's
+    SHA-256 now and the case's amount at stake, and its pending approval (policy: one or two
+    approvers by that amount; neither the requester nor whoever wrote or assembled the payload
+    decides). A payload of another case is INVALID_INPUT naming both."""
     checker = _checker(kind)
-    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
-    if case is None:
+    if db.scalar(select(DenialCase.id).where(DenialCase.id == case_id)) is None:
         raise not_found("Case", case_id)
+    found = checker(db, payload_ref)
+    if found is None:
+        raise NotFound(f"The payload of this {kind} action was not found in this client")
+    case = _payload_case(db, case_id, payload_ref, found)
     if case.state == "closed":
         raise PreconditionFailed("The case is 'closed'; reopen it before requesting an action on it")
-    digest = checker(db, payload_ref)
-    if digest is None:
-        raise NotFound(f"The payload of this {kind} action was not found in this client")
     now = utcnow()
     action = ApprovedAction(
         case_id=case.id,
         kind=kind,
         payload_ref=payload_ref,
-        payload_digest=digest,
+        payload_digest=found.digest,
         amount=case.amount_at_stake,
         state="pending_approval",
         state_changed_at=now,
@@ -119,11 +157,11 @@ def request(
         subject_type=SUBJECT,
         subject_id=action.id,
         subject_version=None,
-        subject_digest=digest,
+        subject_digest=found.digest,
         case_id=case.id,
         amount=action.amount,
         requested_by=user_id,
-        conflicted=(),
+        conflicted=found.authors.keys(),
         note=note,
     )
     action.approval_id = approval.id
@@ -131,11 +169,28 @@ def request(
     return action
 
 
+def _refuse_payload_authors(db: Session, action: ApprovedAction, user_id: int) -> None:
+    """FORBIDDEN, saying why, to whoever wrote or assembled the payload (they are also among the
+    approval's conflicted users, so approvals.decide refuses them too; this names what they did)."""
+    if user_id == action.requested_by_user_id:
+        return  # approvals.decide refuses the requester with its own message
+    found = _checker(action.kind)(db, action.payload_ref)
+    did = found.authors.get(user_id) if found is not None else None
+    if did is not None:
+        raise Forbidden(
+            f"Separation of duties: you {did}, which this action carries, so someone else must decide it",
+            details={"actionId": action.id},
+        )
+
+
 def decide(
     db: Session, action_id: int, *, decision: str, reason: str, user_id: int, invited_window_days: int
 ) -> ApprovedAction:
-    """Decide the action's approval (the rules of approvals.decide), then move the action with it."""
+    """Decide the action's approval (the rules of approvals.decide), then move the action with it.
+    Whoever wrote or assembled the payload is refused (FORBIDDEN) like the requester, and so is someone
+    any of them invited within `invited_window_days` (approvals.decide)."""
     action = get(db, action_id, for_update=True)
+    _refuse_payload_authors(db, action, user_id)
     approvals.decide(
         db,
         _approval_id(action),
@@ -180,8 +235,8 @@ def execute_sandbox(
     db: Session, action_id: int, *, target: str | None, user_id: int
 ) -> tuple[ApprovedAction, ActionExecution]:
     """Run an approved action once against the sandbox target. Its approval must be valid now (not
-    expired, withdrawn or void) and the payload's SHA-256 must still be the approved one, else
-    `PayloadChanged` (the caller records the void: see `void_after_change`). The target gets the
+    expired, withdrawn or void) and the payload must still be the approved one (its SHA-256) of the
+    action's case, else `PayloadChanged` (the caller records the void: see `void_after_change`). The target gets the
     digest, never the content; the action becomes executed (acknowledged) or failed (refused) and
     its approval used. Refused while the client or `execute_action` is paused (operationalControl)."""
     control.require_not_paused(db, PAUSE_TASK)
@@ -189,9 +244,9 @@ def execute_sandbox(
     action = get(db, action_id, for_update=True)
     approval = _sync(db, action, now)
     _refuse_unless_approved(action)
-    current = _checker(action.kind)(db, action.payload_ref)
-    if current != action.payload_digest:
-        raise PayloadChanged(action.id, gone=current is None)
+    found = _checker(action.kind)(db, action.payload_ref)
+    if payload_problem(action, found) is not None:
+        raise PayloadChanged(action, found)
     chosen = target or sandbox.DEFAULT_TARGET[action.kind]
     answer = sandbox.submit(action.kind, action.payload_digest, chosen)
     _claim(db, action, "executed" if answer.accepted else "failed", user_id, now)
@@ -221,23 +276,29 @@ def void_after_change(
     services: Services, tenant: Tenant, principal: Principal, procedure: str, input_value: BaseModel, action_id: int
 ) -> None:
     """Record, in its own committed transaction with its audit event, that an action is void because its
-    payload changed after approval (the calling transaction answers PRECONDITION_FAILED and is rolled
-    back; the caller must have released its own locks first). Re-checked under lock: nothing is
-    written if the action has moved on or the payload is back to the approved digest."""
+    payload changed after approval, is gone or is another case's (the calling transaction answers
+    PRECONDITION_FAILED and is rolled back; the caller must have released its own locks first).
+    Re-checked under lock: nothing is written if the action has moved on or the payload is back to
+    the approved one."""
     with services.database.transaction() as tx:
         set_scope(tx, TenantScope(tenant.organization_id, tenant.client_id))
         action = tx.scalar(select(ApprovedAction).where(ApprovedAction.id == action_id).with_for_update())
         if action is None or action.state not in OPEN_STATES:
             return
         checker = payloads.checker_for(action.kind)
-        current = checker(tx, action.payload_ref) if checker is not None else None
-        if current == action.payload_digest:
+        found = checker(tx, action.payload_ref) if checker is not None else None
+        reason = payload_problem(action, found)
+        if reason is None:
             return
-        before, reason = action.state, f"the payload {CHANGED}" if current else "the payload is gone"
+        before = action.state
         _move(action, "void", reason, utcnow())
         approvals.void(tx, approvals.get(tx, _approval_id(action), for_update=True), reason)
         tx.flush()
-        after = {**audit_view(action), "current_payload_digest": current}
+        after = {
+            **audit_view(action),
+            "current_payload_digest": found.digest if found else None,
+            "current_payload_case_id": found.case_id if found else None,
+        }
         set_scope(tx, None)
         services.audit(
             tx,

@@ -27,6 +27,7 @@ from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import DenialCase
 from api.denials.deadlines import rules
 from api.denials.deadlines.models import CaseDeadline
+from api.infra.db.lookup import parse_id
 
 #: case states in which the appeal has gone to the payer: the appeal deadline was met
 APPEAL_SUBMITTED_STATES = frozenset({"awaiting_payer", "won", "partially_won", "lost"})
@@ -190,9 +191,10 @@ def decode_due_cursor(cursor: str | None) -> tuple[date, int] | None:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         kind, day, row_id = raw.split(":")
-        if kind != "due":
+        ident = parse_id(row_id)  # bounded: 2^64 would overflow in the database (a 500)
+        if kind != "due" or ident is None:
             raise ValueError
-        return date.fromisoformat(day), int(row_id)
+        return date.fromisoformat(day), ident
     except (ValueError, UnicodeDecodeError):
         raise InvalidInput("Invalid input: 'cursor' is not a cursor returned by this list") from None
 

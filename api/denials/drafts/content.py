@@ -6,8 +6,12 @@ is what approvals are bound to and what the audit log gets; the text itself may 
 
 from __future__ import annotations
 
-import difflib
 import hashlib
+
+from api.denials.drafts import line_diff
+
+#: The default of DRAFT_DIFF_MAX_CHANGED_LINES (api.core.settings).
+MAX_CHANGED_LINES = 1_000
 
 
 def normalise(text: str) -> str:
@@ -23,16 +27,15 @@ def size(text: str) -> int:
     return len(normalise(text).encode("utf-8"))
 
 
-def unified_diff(old: str, new: str, from_label: str, to_label: str, *, context: int = 3) -> str:
-    """A unified diff (difflib) of two texts, line by line; empty when they are equal."""
-    lines = difflib.unified_diff(
-        normalise(old).splitlines(keepends=True),
-        normalise(new).splitlines(keepends=True),
-        fromfile=from_label,
-        tofile=to_label,
-        n=context,
-    )
+def unified_diff(
+    old: str, new: str, from_label: str, to_label: str, *, context: int = 3, max_changes: int = MAX_CHANGED_LINES
+) -> str:
+    """A unified diff of two texts, line by line; empty when they are equal. Bounded work: beyond
+    `max_changes` changed lines the differing stretch is shown removed and re-added whole
+    (`line_diff`), still a diff that turns the old text into the new one."""
+    a = normalise(old).splitlines(keepends=True)
+    b = normalise(new).splitlines(keepends=True)
     out = []
-    for line in lines:
+    for line in line_diff.unified(a, b, from_label, to_label, line_diff.opcodes(a, b, max_changes), context):
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)

@@ -31,9 +31,9 @@ def _out(draft: Draft, version: DraftVersion) -> DraftOut:
 @rpc.mutation("drafts.create")
 def create(ctx: Context, input: CreateDraftIn) -> DraftOut:
     """Start a draft (appeal_letter, corrected_claim or note) on a case that is not closed, optionally
-    about one of the client's claims; its first version is recorded with its SHA-256 and author. The
-    content is never logged; the audit gets ids and the digest, and the input digest leaves the
-    content out."""
+    about the case's claim (another claim is BAD_REQUEST naming claimId); its first version is
+    recorded with its SHA-256 and author. The content is never logged; the audit gets ids and the
+    digest, and the input digest leaves the content out."""
     draft, version = service.create(
         ctx.db,
         case_id=input.case_id,
@@ -98,5 +98,20 @@ def versions(ctx: Context, input: DraftVersionsIn) -> Page[VersionOut]:
 
 @rpc.query("drafts.diff")
 def diff(ctx: Context, input: DiffIn) -> DiffOut:
-    """The unified diff between two versions of a draft, with both versions' digests and authors."""
-    return DiffOut.model_validate(service.diff(ctx.db, input.id, input.from_version, input.to_version, input.context))
+    """The unified diff between two versions of a draft, with both versions' digests and authors. The
+    work is bounded: a version over DRAFT_DIFF_MAX_CHARS characters (default 200,000, the most a
+    version holds) is BAD_REQUEST naming the cap, and beyond DRAFT_DIFF_MAX_CHANGED_LINES changed
+    lines (default 1,000) the differing stretch is shown removed and re-added whole: still a diff
+    that turns the old version into the new one, only coarser."""
+    settings = ctx.services.settings
+    return DiffOut.model_validate(
+        service.diff(
+            ctx.db,
+            input.id,
+            input.from_version,
+            input.to_version,
+            input.context,
+            max_chars=settings.draft_diff_max_chars,
+            max_changes=settings.draft_diff_max_changed_lines,
+        )
+    )

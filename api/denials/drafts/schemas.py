@@ -35,7 +35,7 @@ class CreateDraftIn(Schema):
     model_config = ConfigDict(str_strip_whitespace=False)  # the content is kept byte for byte
 
     case_id: DbId
-    claim_id: DbId | None = Field(default=None, description="The claim the draft is about, if any")
+    claim_id: DbId | None = Field(default=None, description="The case's claim, when the draft is about it")
     kind: Kind
     content: Content = Field(
         description="The text (may hold PHI: returned to members, never logged; the audit gets neither it nor a digest of it)"

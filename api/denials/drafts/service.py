@@ -7,22 +7,24 @@ namespace through `follow_approval`; this package does not import approvals (app
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import Conflict, NotFound, PreconditionFailed, not_found
+from api.core.errors import Conflict, InvalidInput, NotFound, PreconditionFailed, not_found
 from api.core.lifecycle import transition
 from api.denials.cases.models import DenialCase
 from api.denials.claims.models import Claim
 from api.denials.drafts import content
 from api.denials.drafts.lifecycle import DRAFT, LOCKED_STATES, effective_state, lock_message
 from api.denials.drafts.models import Draft, DraftVersion
+from api.denials.drafts.schemas import MAX_CONTENT
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id, where_given
+from api.infra.db.lookup import get_by_id, parse_id, where_given
 
 #: Approval states after which the draft is editable again.
 RELEASING = frozenset({"rejected", "withdrawn", "expired", "void"})
@@ -66,8 +68,8 @@ def create(
     case = _case(db, case_id)
     if case.state == "closed":
         raise PreconditionFailed("The case is 'closed'; reopen it before drafting on it")
-    if claim_id is not None and db.scalar(select(Claim.id).where(Claim.id == claim_id)) is None:
-        raise not_found("Claim", claim_id)
+    if claim_id is not None:
+        _check_claim_of_case(db, claim_id, case)
     now = utcnow()
     draft = Draft(
         case_id=case.id,
@@ -82,6 +84,20 @@ def create(
     db.add(draft)
     db.flush()
     return draft, _save(db, draft, text, user_id, now)
+
+
+def _check_claim_of_case(db: Session, claim_id: int, case: DenialCase) -> None:
+    """The claim a draft is about must be its case's claim (the same claim key): a corrected claim
+    drafted on a small case for a large case's claim would carry that claim under the small case's
+    approval (issue 23). Refusals name ids only, never the claim key."""
+    claim_key = db.scalar(select(Claim.claim_key).where(Claim.id == claim_id))
+    if claim_key is None:
+        raise not_found("Claim", claim_id)
+    if claim_key != case.claim_key:
+        raise InvalidInput(
+            f"Invalid input: 'claimId' {claim_id} is not the claim of case {case.id}; "
+            "a draft is about its own case's claim (draft on that claim's case instead)"
+        )
 
 
 def release_expired_lock(draft: Draft, now: datetime) -> None:
@@ -155,18 +171,42 @@ def current_digest(db: Session, draft_id: int) -> str | None:
 PAYLOAD_PREFIX = "draft:"
 
 
-def payload_checker(kinds: Collection[str]) -> Callable[[Session, str], str | None]:
-    """A payload checker for approved actions whose payload is a draft (`payload_ref` "draft:<id>") of
-    one of `kinds`: the current version's digest, None when the draft is gone or of another kind."""
+@dataclass(frozen=True)
+class DraftPayload:
+    """A draft as an approved action's payload (the shape of approvedActions' `PayloadFacts`)."""
 
-    def check(db: Session, payload_ref: str) -> str | None:
-        ident = payload_ref.removeprefix(PAYLOAD_PREFIX)
-        if not payload_ref.startswith(PAYLOAD_PREFIX) or not ident.isdigit() or len(ident) > 18:
+    digest: str
+    case_id: int
+    description: str
+    authors: Mapping[int, str]
+
+
+def draft_ref_id(payload_ref: str) -> int | None:
+    """The draft id of a "draft:<id>" reference (a bounded, canonical id), else None."""
+    if not payload_ref.startswith(PAYLOAD_PREFIX):
+        return None
+    return parse_id(payload_ref.removeprefix(PAYLOAD_PREFIX))
+
+
+def payload_checker(kinds: Collection[str]) -> Callable[[Session, str], DraftPayload | None]:
+    """A payload checker for approved actions whose payload is a draft (`payload_ref` "draft:<id>") of
+    one of `kinds`: the current version's digest, the draft's case and everyone who wrote a version
+    of it; None when the reference is malformed or out of range, the draft is gone or of another kind."""
+
+    def check(db: Session, payload_ref: str) -> DraftPayload | None:
+        ident = draft_ref_id(payload_ref)
+        if ident is None:
             return None
-        draft = db.scalar(select(Draft).where(Draft.id == int(ident)))
+        draft = db.scalar(select(Draft).where(Draft.id == ident))
         if draft is None or draft.state == "discarded" or draft.kind not in kinds:
             return None
-        return draft.current_digest
+        wrote = f"wrote a version of draft {draft.id}"
+        return DraftPayload(
+            digest=draft.current_digest,
+            case_id=draft.case_id,
+            description=f"{draft.kind} draft {draft.id}",
+            authors=dict.fromkeys(authors(db, draft.id) | {draft.created_by_user_id}, wrote),
+        )
 
     return check
 
@@ -200,8 +240,28 @@ def versions_statement(draft_id: int) -> Select[Any]:
     return select(DraftVersion).where(DraftVersion.draft_id == draft_id)
 
 
-def diff(db: Session, draft_id: int, from_version: int, to_version: int, context: int) -> dict[str, Any]:
+def diff(
+    db: Session,
+    draft_id: int,
+    from_version: int,
+    to_version: int,
+    context: int,
+    *,
+    max_chars: int = MAX_CONTENT,
+    max_changes: int = content.MAX_CHANGED_LINES,
+) -> dict[str, Any]:
+    """The unified diff of two versions. A version longer than `max_chars` (DRAFT_DIFF_MAX_CHARS) is
+    INVALID_INPUT; beyond `max_changes` changed lines (DRAFT_DIFF_MAX_CHANGED_LINES) the differing
+    stretch is shown removed and re-added whole. Bounded work either way (`line_diff`)."""
     get(db, draft_id)
     old, new = version(db, draft_id, from_version), version(db, draft_id, to_version)
-    text = content.unified_diff(old.content, new.content, f"v{from_version}", f"v{to_version}", context=context)
+    for number, row in ((from_version, old), (to_version, new)):
+        if len(row.content) > max_chars:
+            raise InvalidInput(
+                f"Version {number} has {len(row.content)} characters, more than a diff compares "
+                f"({max_chars}, DRAFT_DIFF_MAX_CHARS); read the versions with drafts.get"
+            )
+    text = content.unified_diff(
+        old.content, new.content, f"v{from_version}", f"v{to_version}", context=context, max_changes=max_changes
+    )
     return {"id": draft_id, "from_version": old, "to_version": new, "diff": text}

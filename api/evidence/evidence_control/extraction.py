@@ -1,14 +1,20 @@
 """Text, page count and image size of an accepted document (pure, no I/O beyond the bytes given).
 
-- PDF: the text layer of every page (pypdf); a scanned PDF without one has no text.
-- DOCX: the paragraphs of ``word/document.xml`` (read through the capped zip stream, parsed with
-  defusedxml: no DTDs, no entities); the page count from ``docProps/app.xml`` when the editor wrote it.
-- Plain text: decoded as detected (UTF-8, else Latin-1).
+- PDF: the text layer of every page (pypdf), read from the reader `detection.detect` opened and
+  checked (a PDF is parsed once); a scanned PDF without one has no text.
+- DOCX: the paragraphs of ``word/document.xml``, streamed through the capped zip stream by the
+  entity-free expat parser (`detection.xml_events`: no tree is built, elements are counted against
+  ``Limits.max_docx_elements`` and the parse stops at the cap); the page count from
+  ``docProps/app.xml`` when the editor wrote it.
+- Plain text: decoded as detected (UTF-8, else Windows-1252).
 - Images: page count (TIFF pages, else 1) and width x height; their text is what the OCR engine
   returns, and the only engine today is `no_ocr`, which returns None. A real engine is a callable
-  matching `OcrEngine`, passed to `extract` (the extension point; nothing else changes).
+  matching `OcrEngine`, passed to `extract` (the extension point; `reading.read_document`, which
+  runs in the capped child, would pass it).
 
-Text is capped at `MAX_TEXT_CHARS` and normalised to ``\\n`` line endings.
+Text is normalised to ``\\n`` line endings. More than ``Limits.max_text_chars`` characters is refused
+(``EVIDENCE_MAX_TEXT_CHARS``), found out while reading: PDF pages and DOCX runs stop being read as soon
+as the cap is passed.
 """
 
 from __future__ import annotations
@@ -17,17 +23,17 @@ import io
 import struct
 import zipfile
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from defusedxml import ElementTree
 
 from api.evidence.evidence_control import detection
-from api.evidence.evidence_control.detection import ArchiveLimits, Detected
+from api.evidence.evidence_control.detection import Detected, Limits
 
-MAX_TEXT_CHARS = 2_000_000
-_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _APP = "{http://schemas.openxmlformats.org/officeDocument/2006/extended-properties}"
 _MAX_TIFF_PAGES = 10_000
+_MAX_APP_XML_BYTES = 1_048_576  # docProps/app.xml only gives the page count: a big one is skipped
 
 
 class OcrEngine(Protocol):
@@ -49,27 +55,46 @@ class Extracted:
     height: int | None = None
 
 
-def extract(data: bytes, detected: Detected, limits: ArchiveLimits, ocr: OcrEngine = no_ocr) -> Extracted:
+def too_much_text(limit: int) -> detection.InvalidInput:
+    return detection.over_cap("holds", f"more than {limit:,} characters of text", limit, "max_text_chars")
+
+
+def extract(data: bytes, detected: Detected, limits: Limits, ocr: OcrEngine = no_ocr) -> Extracted:
     media = detected.media_type
     if media == detection.PDF:
-        return _pdf(data)
+        reader = detected.pdf if detected.pdf is not None else detection.check_pdf(data, limits.max_pdf_pages)
+        return _pdf(reader, limits.max_text_chars)
     if media == detection.DOCX:
-        return _docx(data, limits)
+        archive = detected.archive if detected.archive is not None else detection.check_docx(data, limits)
+        return _docx(archive, limits)
     if media == detection.TEXT:
-        return Extracted(_clean(data.decode(detected.encoding or "utf-8").lstrip("\ufeff")), None)
+        return Extracted(_text(data, detected.encoding or "utf-8", limits.max_text_chars), None)
     width, height, pages = image_geometry(data, media)
-    return Extracted(_clean(ocr(data, media)), pages, width, height)
+    return Extracted(_capped(_clean(ocr(data, media)), limits.max_text_chars), pages, width, height)
 
 
 def _clean(text: str | None) -> str | None:
     if text is None:
         return None
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")[:MAX_TEXT_CHARS]
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
     return text if text.strip() else None
 
 
-def _pdf(data: bytes) -> Extracted:
-    reader = detection.check_pdf(data)
+def _capped(text: str | None, limit: int) -> str | None:
+    if text is not None and len(text) > limit:
+        raise too_much_text(limit)
+    return text
+
+
+def _text(data: bytes, encoding: str, limit: int) -> str | None:
+    if len(data) // 4 > limit:  # even 4-byte characters would be too many: no need to decode
+        raise too_much_text(limit)
+    return _capped(_clean(data.decode(encoding).lstrip("\ufeff")), limit)
+
+
+def _pdf(reader: Any, limit: int) -> Extracted:
+    """The text of every page, stopping as soon as the cap is passed (the page count was checked, on
+    the page tree, before the reader was handed over)."""
     parts: list[str] = []
     size = 0
     for page in reader.pages:
@@ -78,39 +103,76 @@ def _pdf(data: bytes) -> Extracted:
         except Exception:  # noqa: BLE001 - a page whose text cannot be read contributes none
             text = ""
         parts.append(text)
-        size += len(text)
-        if size > MAX_TEXT_CHARS:
-            break
-    return Extracted(_clean("\n\n".join(parts)), len(reader.pages))
+        size += len(text) + 2
+        if size > limit + 2:
+            raise too_much_text(limit)
+    return Extracted(_capped(_clean("\n\n".join(parts)), limit), len(reader.pages))
 
 
-def _docx(data: bytes, limits: ArchiveLimits) -> Extracted:
-    archive = detection.open_zip(data, limits)
+_P, _T, _TAB, _BR, _CR = (f"{_W} {local}" for local in ("p", "t", "tab", "br", "cr"))
+
+
+class _Paragraphs:
+    """Collects the text of ``w:p`` paragraphs from the XML stream: ``w:t`` text, ``w:tab`` as a tab,
+    ``w:br``/``w:cr`` as a line break. A paragraph nested in another (a text box) is a paragraph of its
+    own, after the one holding it; its text is not repeated in the outer one. A finished paragraph is
+    kept as one string: memory follows the text, not the XML."""
+
+    def __init__(self, limit: int) -> None:
+        self.paragraphs: list[str] = []
+        self._open: list[tuple[int, list[str]]] = []  # (index, pieces) of paragraphs being read
+        self._in_text = 0
+        self._chars = 0
+        self._limit = limit
+
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        if name == _P:
+            self._open.append((len(self.paragraphs), []))
+            self.paragraphs.append("")
+        elif name == _T:
+            self._in_text += 1
+        elif name in (_TAB, _BR, _CR):
+            self._add("\t" if name == _TAB else "\n")
+
+    def end(self, name: str) -> None:
+        if name == _P and self._open:
+            index, pieces = self._open.pop()
+            self.paragraphs[index] = "".join(pieces)
+        elif name == _T:
+            self._in_text -= 1
+
+    def text(self, data: str) -> None:
+        if self._in_text > 0:
+            self._add(data)
+
+    def _add(self, piece: str) -> None:
+        if not self._open:
+            return
+        self._chars += len(piece)
+        if self._chars > self._limit:
+            raise too_much_text(self._limit)
+        self._open[-1][1].append(piece)
+
+
+def _docx(archive: zipfile.ZipFile, limits: Limits) -> Extracted:
+    paragraphs = _Paragraphs(limits.max_text_chars)
+    budget = detection.ElementBudget(limits.max_docx_elements)
+    detection.xml_events(archive, "word/document.xml", limits.archive, budget, paragraphs)
+    text = "\n".join(paragraphs.paragraphs)
+    return Extracted(_capped(_clean(text), limits.max_text_chars), _docx_pages(archive, limits))
+
+
+def _docx_pages(archive: zipfile.ZipFile, limits: Limits) -> int | None:
     try:
-        root = ElementTree.fromstring(detection.read_entry(archive, "word/document.xml", limits))
-    except detection.InvalidInput:
-        raise
-    except Exception:  # noqa: BLE001 - malformed or entity-laden XML is the file's fault
-        raise detection.refuse("is a damaged DOCX whose text could not be read") from None
-    paragraphs = []
-    for paragraph in root.iter(f"{_W}p"):
-        pieces = []
-        for node in paragraph.iter():
-            if node.tag == f"{_W}t" and node.text:
-                pieces.append(node.text)
-            elif node.tag == f"{_W}tab":
-                pieces.append("\t")
-            elif node.tag in (f"{_W}br", f"{_W}cr"):
-                pieces.append("\n")
-        paragraphs.append("".join(pieces))
-    return Extracted(_clean("\n".join(paragraphs)), _docx_pages(archive, limits))
-
-
-def _docx_pages(archive: zipfile.ZipFile, limits: ArchiveLimits) -> int | None:
-    if "docProps/app.xml" not in archive.namelist():
+        info = archive.getinfo("docProps/app.xml")
+    except KeyError:
+        return None
+    if info.file_size > _MAX_APP_XML_BYTES:
         return None
     try:
-        pages = ElementTree.fromstring(detection.read_entry(archive, "docProps/app.xml", limits)).find(f"{_APP}Pages")
+        pages = ElementTree.fromstring(detection.read_entry(archive, "docProps/app.xml", limits.archive)).find(
+            f"{_APP}Pages"
+        )
         return int(pages.text) if pages is not None and pages.text else None
     except detection.InvalidInput:
         raise

@@ -25,23 +25,8 @@ from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
 
-@rpc.mutation("evidenceControl.attach", accepts_files=True, max_body_setting="evidence_max_bytes")
-def attach(ctx: Context, input: AttachIn) -> AttachOut:
-    """Attach a document (PDF, PNG, JPEG, TIFF, DOCX or plain text, at most EVIDENCE_MAX_BYTES per request)
-    to a case and/or a claim of the selected client, as multipart/octet-stream or JSON (`contentBase64`).
-    The type is detected from the content, never the name. Encrypted or active-content PDFs, archives,
-    DOCX with macros and zip-bomb shapes are BAD_REQUEST, and nothing is stored. The text (PDF text
-    layer, DOCX, plain text) is kept only redacted: PHI patterns, `redactTerms` and the linked claim's
-    identifiers become typed markers. The same content on the same case/claim answers the existing
-    document (`duplicate`). The audit log gets the document's id, SHA-256, size and types only."""
-    settings = ctx.services.settings
-    content = service.resolve_content(
-        input.file,
-        input.content_base64.get_secret_value() if input.content_base64 else None,
-        input.filename.get_secret_value() if input.filename else None,
-        settings.evidence_max_bytes,
-    )
-    request = service.AttachRequest(
+def _request(ctx: Context, input: AttachIn) -> service.AttachRequest:
+    return service.AttachRequest(
         case_id=input.case_id,
         claim_id=input.claim_id,
         title=input.title,
@@ -50,7 +35,35 @@ def attach(ctx: Context, input: AttachIn) -> AttachOut:
         terms=[t.get_secret_value() for t in input.redact_terms],
         user_id=ctx.user_id,
     )
-    doc, duplicate = service.attach(ctx.db, settings, content, request)
+
+
+def _read_file(ctx: Context, input: AttachIn) -> service.PreparedAttach:
+    """The prepare step of attach: the file checked, read and redacted without the write lock."""
+    settings = ctx.services.settings
+    content = service.resolve_content(
+        input.file,
+        input.content_base64.get_secret_value() if input.content_base64 else None,
+        input.filename.get_secret_value() if input.filename else None,
+        settings.evidence_max_bytes,
+    )
+    return service.prepare_attach(ctx.db, settings, content, _request(ctx, input))
+
+
+@rpc.mutation("evidenceControl.attach", accepts_files=True, max_body_setting="evidence_max_bytes", prepare=_read_file)
+def attach(ctx: Context, input: AttachIn, prepared: service.PreparedAttach) -> AttachOut:
+    """Attach a document (PDF, PNG, JPEG, TIFF, DOCX or plain text, at most EVIDENCE_MAX_BYTES per request)
+    to a case and/or a claim of the selected client, as multipart/octet-stream or JSON (`contentBase64`).
+    The type is detected from the content, never the name. Programs, archives, encrypted or
+    active-content PDFs, DOCX with macros or external links, text holding a PDF or a script, zip-bomb
+    shapes, and documents over a reading cap (EVIDENCE_MAX_PDF_PAGES, EVIDENCE_MAX_TEXT_CHARS,
+    EVIDENCE_MAX_DOCX_ELEMENTS, or the reader's EVIDENCE_MEMORY_LIMIT_BYTES / EVIDENCE_CPU_SECONDS) are
+    BAD_REQUEST naming the cap, and nothing is stored. The file is read before the write transaction,
+    in a capped child process. The text (PDF text layer, DOCX, plain text) is kept only redacted: PHI
+    patterns, `redactTerms` and the linked claim's identifiers become typed markers. The same content
+    on the same case/claim answers the existing document (`duplicate`); a case or claim whose
+    identifiers changed while the file was read is CONFLICT. The audit log gets the document's id,
+    SHA-256, size and types only."""
+    doc, duplicate = service.attach(ctx.db, ctx.services.settings, prepared, _request(ctx, input))
     ctx.note("evidence_document", doc.id, after=service.audit_view(doc))
     return AttachOut(document=_detail(ctx, doc), duplicate=duplicate)
 
@@ -82,11 +95,19 @@ def get(ctx: Context, input: DocumentRef) -> DocumentOut:
     return _detail(ctx, service.get(ctx.db, input.id))
 
 
-@rpc.mutation("evidenceControl.redact")
-def redact(ctx: Context, input: RedactIn) -> DocumentOut:
+def _redact_text(ctx: Context, input: RedactIn) -> service.PreparedRedaction:
+    """The prepare step of redact: the text redacted again without the write lock."""
+    terms = [t.get_secret_value() for t in input.terms]
+    return service.prepare_redaction(ctx.db, ctx.services.settings, input.id, terms)
+
+
+@rpc.mutation("evidenceControl.redact", prepare=_redact_text)
+def redact(ctx: Context, input: RedactIn, prepared: service.PreparedRedaction) -> DocumentOut:
     """Redact a document's text again with more terms: a new redaction version (the terms are never
-    stored, logged or audited). A purged document or one without text is PRECONDITION_FAILED."""
-    doc = service.redact(ctx.db, input.id, [t.get_secret_value() for t in input.terms], ctx.user_id)
+    stored, logged or audited). The text is redacted before the write transaction, in a capped child
+    process. A purged document or one without text is PRECONDITION_FAILED; one redacted again (or
+    whose case or claim identifiers changed) meanwhile is CONFLICT."""
+    doc = service.apply_redaction(ctx.db, prepared, ctx.user_id)
     ctx.note("evidence_document", doc.id, after=service.audit_view(doc))
     return _detail(ctx, doc)
 

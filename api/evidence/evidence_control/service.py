@@ -1,6 +1,12 @@
 """Attaching, reading, redacting and purging evidence documents. Never commits; never logs, and never
 puts a document's text, file name or redaction terms in a message.
 
+Attaching and redacting again are two steps (issue 23): `prepare_attach` / `prepare_redaction` run in
+the procedure's prepare phase (a read session, no write lock) and do the heavy work - detection,
+extraction, redaction - in a child process capped in memory and CPU time (`reading.py` through
+`api.infra.capped.run_capped`); `attach` / `apply_redaction` then run in the write transaction, re-read
+what the prepared work depended on and answer CONFLICT when it changed meanwhile.
+
 Functions other namespaces call (the appeal packet assembler):
 
 - `documents_for_case(db, case_id)`: the case's active documents, in attach order;
@@ -23,13 +29,11 @@ from sqlalchemy import Select, event, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from api.core.errors import InvalidInput, PreconditionFailed
+from api.core.errors import Conflict, InvalidInput, PreconditionFailed
 from api.core.settings import Settings
 from api.denials.cases.models import DenialCase
 from api.denials.claims.models import Claim
-from api.evidence.evidence_control import doc_types, redaction, retention
-from api.evidence.evidence_control.detection import ArchiveLimits, detect
-from api.evidence.evidence_control.extraction import Extracted, OcrEngine, extract, no_ocr
+from api.evidence.evidence_control import retention
 from api.evidence.evidence_control.models import (
     LINK_TARGETS,
     EvidenceDocument,
@@ -38,6 +42,7 @@ from api.evidence.evidence_control.models import (
     EvidenceRetention,
 )
 from api.evidence.evidence_control.store import store_for
+from api.infra.capped import CappedWorkFailed, run_capped
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
 from api.infra.jobs.models import Job
@@ -47,8 +52,50 @@ from api.rpc.uploads import UploadedFile
 PREVIEW_CHARS = 280
 
 
-def archive_limits(settings: Settings) -> ArchiveLimits:
-    return ArchiveLimits(settings.evidence_max_uncompressed_bytes, settings.evidence_max_archive_entries)
+READ_DOCUMENT = "api.evidence.evidence_control.reading:read_document"
+REDACT_TEXT = "api.evidence.evidence_control.reading:redact_text"
+
+
+def reading_limits(settings: Settings) -> dict[str, int]:
+    """The caps on reading one document, as the child takes them (`reading.limits_from`)."""
+    return {
+        "max_uncompressed_bytes": settings.evidence_max_uncompressed_bytes,
+        "max_archive_entries": settings.evidence_max_archive_entries,
+        "max_pdf_pages": settings.evidence_max_pdf_pages,
+        "max_text_chars": settings.evidence_max_text_chars,
+        "max_docx_elements": settings.evidence_max_docx_elements,
+    }
+
+
+def _capped(settings: Settings, target: str, payload: bytes, params: dict[str, Any], what: str) -> dict[str, Any]:
+    """`target` run in the capped child; a child that ran out of memory or time, or failed, is a
+    refusal of `what` naming the cap to change or what to do."""
+    try:
+        result: dict[str, Any] = run_capped(
+            target,
+            payload,
+            params,
+            memory_bytes=settings.evidence_memory_limit_bytes,
+            cpu_seconds=settings.evidence_cpu_seconds,
+        )
+    except CappedWorkFailed as failed:
+        raise InvalidInput(_failure_message(settings, failed.reason, what)) from None
+    return result
+
+
+def _failure_message(settings: Settings, reason: str, what: str) -> str:
+    if reason == "memory":
+        mib = settings.evidence_memory_limit_bytes // 1_048_576
+        return (
+            f"Invalid input: {what} needs more than {mib:,} MiB of memory to read "
+            "(EVIDENCE_MEMORY_LIMIT_BYTES); save or print it again as PDF, or split it and attach the parts"
+        )
+    if reason == "time":
+        return (
+            f"Invalid input: {what} takes more than {settings.evidence_cpu_seconds:,} s of processing to read "
+            "(EVIDENCE_CPU_SECONDS); save or print it again as PDF, or split it and attach the parts"
+        )
+    return f"Invalid input: {what} could not be read; save or print it again as PDF and attach that"
 
 
 @dataclass(frozen=True)
@@ -134,21 +181,46 @@ class AttachRequest:
     user_id: int
 
 
-def attach(
-    db: Session, settings: Settings, content: Content, request: AttachRequest, ocr: OcrEngine = no_ocr
-) -> tuple[EvidenceDocument, bool]:
-    """Check, read, redact and store a document for a case and/or claim; (document, duplicate).
+@dataclass(frozen=True)
+class PreparedAttach:
+    """A file read in the prepare phase: its content, what the child made of it, and the linked
+    records' identifiers its text and title were redacted with (re-checked in the write step)."""
 
-    Every check runs before anything is stored: a refused file leaves no bytes and no row. The same
-    content attached again to the same case and claim answers the existing document."""
+    content: Content
+    sha256: str
+    identifiers: tuple[str, ...]
+    read: dict[str, Any]
+
+
+def prepare_attach(db: Session, settings: Settings, content: Content, request: AttachRequest) -> PreparedAttach:
+    """Check, read and redact a file outside the write transaction (a read session; the heavy work in
+    the capped child). A refused file is refused here, before anything is stored or locked."""
     case, claim = _targets(db, request.case_id, request.claim_id)
-    limits = archive_limits(settings)
-    detected = detect(content.data, limits)
-    extracted = extract(content.data, detected, limits, ocr)
+    identifiers = tuple(known_identifiers(case, claim))
+    params = {
+        "limits": reading_limits(settings),
+        "terms": [*request.terms, *identifiers],
+        "title": request.title,
+    }
+    read = _capped(settings, READ_DOCUMENT, content.data, params, "'file'")
     sha256 = content.spooled.sha256 if content.spooled else hashlib.sha256(content.data).hexdigest()
+    return PreparedAttach(content, sha256, identifiers, read)
+
+
+def attach(
+    db: Session, settings: Settings, prepared: PreparedAttach, request: AttachRequest
+) -> tuple[EvidenceDocument, bool]:
+    """Store a document read by `prepare_attach` for a case and/or claim; (document, duplicate).
+
+    The targets are resolved again in the write transaction: when their identifiers changed since the
+    file was read (its redaction used the old ones) the answer is CONFLICT. The same content attached
+    again to the same case and claim answers the existing document."""
+    case, claim = _targets(db, request.case_id, request.claim_id)
+    if tuple(known_identifiers(case, claim)) != prepared.identifiers:
+        raise Conflict("The case or claim changed while the file was read; attach it again")
     existing = db.scalar(
         select(EvidenceDocument).where(
-            EvidenceDocument.sha256 == sha256,
+            EvidenceDocument.sha256 == prepared.sha256,
             EvidenceDocument.purged_at.is_(None),
             _same(EvidenceDocument.case_id, case.id if case else None),
             _same(EvidenceDocument.claim_id, claim.id if claim else None),
@@ -156,14 +228,14 @@ def attach(
     )
     if existing is not None:
         return existing, True
-    terms = [*request.terms, *known_identifiers(case, claim)]
-    doc = _new_document(extracted, terms, request, detected.media_type, sha256, len(content.data))
+    content = prepared.content
+    doc = _new_document(prepared, request, len(content.data))
     doc.case_id = case.id if case else None
     doc.claim_id = claim.id if claim else None
     doc.original_name = content.original_name[:255] if content.original_name else None
     store = store_for(settings, db_client_id(db, case, claim))
     if content.spooled is not None:
-        store.store_file(content.spooled.path, sha256, content.spooled.size)
+        store.store_file(content.spooled.path, prepared.sha256, content.spooled.size)
     else:
         store.store(content.data)
     db.add(doc)
@@ -186,26 +258,24 @@ def db_client_id(db: Session, case: DenialCase | None, claim: Claim | None) -> i
     return owner.client_id
 
 
-def _new_document(
-    extracted: Extracted, terms: Sequence[str], request: AttachRequest, media_type: str, sha256: str, size: int
-) -> EvidenceDocument:
-    redacted = redaction.redact(extracted.text, terms) if extracted.text else None
+def _new_document(prepared: PreparedAttach, request: AttachRequest, size: int) -> EvidenceDocument:
+    read = prepared.read
     given = request.doc_type is not None
     return EvidenceDocument(
-        title=redaction.redact(request.title, terms).text[:200],
-        doc_type=request.doc_type if given else doc_types.infer(extracted.text, request.title),
+        title=read["title"],
+        doc_type=request.doc_type if given else read["doc_type_guess"],
         doc_type_source="given" if given else "inferred",
         source=request.source,
-        media_type=media_type,
-        sha256=sha256,
+        media_type=read["media_type"],
+        sha256=prepared.sha256,
         size_bytes=size,
-        page_count=extracted.page_count,
-        image_width=extracted.width,
-        image_height=extracted.height,
-        text_chars=len(extracted.text or ""),
-        redacted_text=redacted.text if redacted else None,
+        page_count=read["page_count"],
+        image_width=read["width"],
+        image_height=read["height"],
+        text_chars=read["text_chars"],
+        redacted_text=read["redacted_text"],
         redaction_version=1,
-        redaction_counts=redacted.counts if redacted else {},
+        redaction_counts=read["redaction_counts"],
         uploaded_by_user_id=request.user_id,
     )
 
@@ -383,23 +453,52 @@ def link_document(db: Session, document_id: int, target_kind: str, target_id: in
 # --- redaction -------------------------------------------------------------------------------------------
 
 
-def redact(db: Session, document_id: int, terms: Sequence[str], user_id: int) -> EvidenceDocument:
-    """Redact the document's text again with more terms (and the linked records' identifiers): a new
-    redaction version. Markers already placed stay; the original is untouched."""
+@dataclass(frozen=True)
+class PreparedRedaction:
+    """A document's text redacted again in the prepare phase, and the version and identifiers it was
+    redacted from (re-checked in the write step)."""
+
+    document_id: int
+    version: int
+    identifiers: tuple[str, ...]
+    term_count: int
+    result: dict[str, Any]
+
+
+def _redactable(db: Session, document_id: int) -> EvidenceDocument:
     doc = get(db, document_id)
     if doc.purged_at is not None:
         raise PreconditionFailed(f"Document {doc.id} was purged; there is nothing to redact")
     if doc.redacted_text is None:
         raise PreconditionFailed(f"Document {doc.id} has no text to redact (an image or a PDF without a text layer)")
-    result = redaction.redact(doc.redacted_text, [*terms, *_identifiers_of(db, doc)])
+    return doc
+
+
+def prepare_redaction(db: Session, settings: Settings, document_id: int, terms: Sequence[str]) -> PreparedRedaction:
+    """Redact the document's text again with more terms (and the linked records' identifiers), in the
+    capped child, outside the write transaction."""
+    doc = _redactable(db, document_id)
+    identifiers = tuple(_identifiers_of(db, doc))
+    params = {"terms": [*terms, *identifiers], "title_terms": list(terms), "title": doc.title}
+    assert doc.redacted_text is not None  # _redactable
+    result = _capped(settings, REDACT_TEXT, doc.redacted_text.encode(), params, "the document's text")
+    return PreparedRedaction(doc.id, doc.redaction_version, identifiers, len(terms), result)
+
+
+def apply_redaction(db: Session, prepared: PreparedRedaction, user_id: int) -> EvidenceDocument:
+    """Store a redaction made by `prepare_redaction` as a new version. Markers already placed stay; the
+    original is untouched. Redacted again (or its records' identifiers changed) meanwhile: CONFLICT."""
+    doc = _redactable(db, prepared.document_id)
+    if doc.redaction_version != prepared.version or tuple(_identifiers_of(db, doc)) != prepared.identifiers:
+        raise Conflict(f"Document {doc.id} changed while its text was redacted; redact it again")
     counts = dict(doc.redaction_counts)
-    for kind, placed in result.counts.items():
+    for kind, placed in prepared.result["counts"].items():
         counts[kind] = int(counts.get(kind, 0)) + placed
-    doc.redacted_text = result.text
-    doc.title = redaction.redact(doc.title, terms).text[:200]
+    doc.redacted_text = prepared.result["text"]
+    doc.title = prepared.result["title"]
     doc.redaction_counts = counts
     doc.redaction_version += 1
-    _record_redaction(db, doc, len(terms), user_id)
+    _record_redaction(db, doc, prepared.term_count, user_id)
     return doc
 
 

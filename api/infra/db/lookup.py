@@ -1,4 +1,5 @@
-"""One row by id within the caller's client, or NOT_FOUND; the optional equality filters of lists.
+"""One row by id within the caller's client, or NOT_FOUND; the optional equality filters of lists;
+an id written as text (inside a reference such as an approved action's "draft:12").
 
 The session's tenant filter (`tenant_filter.py`) makes another client's row simply missing, so a
 caller guessing ids learns nothing (never FORBIDDEN). `for_update` locks the row for a move.
@@ -15,6 +16,21 @@ from api.core.errors import not_found
 from api.infra.db.base import IdMixin
 
 RowT = TypeVar("RowT", bound=IdMixin)
+
+#: The largest id a BIGINT primary key holds (SQLite INTEGER and PostgreSQL bigint alike); a larger
+#: number bound into a statement overflows in the driver (a 500), so text ids are checked first.
+ID_MAX = 2**63 - 1
+_ID_DIGITS = len(str(ID_MAX))
+
+
+def parse_id(text: str) -> int | None:
+    """The id a text names, or None: canonical decimal digits only (no sign, spaces, underscores or
+    leading zeros, so one id has one spelling) within 1..ID_MAX. Linear in the text, and the digit
+    count is checked before converting, so a long run of digits costs nothing."""
+    if not text.isascii() or not text.isdigit() or len(text) > _ID_DIGITS or text.startswith("0"):
+        return None
+    ident = int(text)
+    return ident if ident <= ID_MAX else None
 
 
 def get_by_id(db: Session, model: type[RowT], ident: int, what: str, *, for_update: bool = False) -> RowT:

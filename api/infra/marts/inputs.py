@@ -157,6 +157,9 @@ def encode_offset(offset: int) -> str:
     return base64.urlsafe_b64encode(f"off:{offset}".encode()).decode().rstrip("=")
 
 
+OFFSET_MAX = 2**62
+
+
 def decode_offset(cursor: str | None) -> int:
     """The row offset a cursor stands for (0 without a cursor); BAD_REQUEST for anything else."""
     if cursor is None:
@@ -165,7 +168,8 @@ def decode_offset(cursor: str | None) -> int:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         kind, _, value = raw.partition(":")
         offset = int(value)
-        if kind != "off" or offset < 0:
+        # Bounded like every integer input: DuckDB refuses an OFFSET past 64 bits with an error, not a page.
+        if kind != "off" or not 0 <= offset <= OFFSET_MAX:
             raise ValueError
         return offset
     except (ValueError, UnicodeDecodeError):

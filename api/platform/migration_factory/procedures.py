@@ -8,11 +8,13 @@ audit log names the migration and its counts, never a claim key or a line's valu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from api.platform.migration_factory import service
 from api.platform.migration_factory.lifecycle import MIGRATION
 from api.platform.migration_factory.models import Migration
+from api.platform.migration_factory.rows import ParsedExport
 from api.platform.migration_factory.schemas import (
     GetMigrationIn,
     ListMigrationsIn,
@@ -25,8 +27,6 @@ from api.platform.migration_factory.schemas import (
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
-
-MAX_EXPORT_BYTES = 16 * 1_048_576
 
 
 def _fields(row: Migration) -> dict[str, Any]:
@@ -44,16 +44,42 @@ def _audit_view(row: Migration) -> dict[str, Any]:
     return {"state": row.state, "kind": row.kind, "counts": row.counts, "planDigest": row.plan_digest}
 
 
+@dataclass(frozen=True)
+class _ReadExport:
+    export: service.Export
+    parsed: ParsedExport
+
+
+def _read_export(ctx: Context, input: PlanIn) -> _ReadExport:
+    """The plan's heavy step, before the write transaction: the export read and every line checked."""
+    export = service.read_upload(input.file, input.filename, input.content, input.content_base64)
+    return _ReadExport(export, service.read_export(input.kind, export, service.export_limits(ctx.services.settings)))
+
+
 @rpc.mutation(
-    "migrationFactory.planMigration", permission="manage", accepts_files=True, max_body_bytes=MAX_EXPORT_BYTES
+    "migrationFactory.planMigration",
+    permission="manage",
+    accepts_files=True,
+    max_body_setting="migration_max_export_bytes",
+    prepare=_read_export,
 )
-def plan_migration(ctx: Context, input: PlanIn) -> MigrationOut:
+def plan_migration(ctx: Context, input: PlanIn, prepared: _ReadExport) -> MigrationOut:
     """Read an old system's export (CSV with a header line; `denials` or `open_ar`) into a `planned`
     migration: each line's values (unknown columns are dropped, never stored) and, per line, why it is
     refused (row number, field, reason). A file that cannot be read as a whole (not UTF-8, a missing
-    required column, no data line) is BAD_REQUEST naming the problem, and nothing is stored."""
-    export = service.read_upload(input.file, input.filename, input.content, input.content_base64)
-    row = service.plan(ctx.db, kind=input.kind, source_system=input.source_system, export=export, user_id=ctx.user_id)
+    required column, no data line) is BAD_REQUEST naming the problem, and nothing is stored. So is a
+    file over a cap, named in the message: MIGRATION_MAX_HEADER_CHARS (the header line, default 8,192
+    characters), MIGRATION_MAX_LINE_CHARS (any other line, 16,384), MIGRATION_MAX_ROWS (10,000 data
+    lines); a body over MIGRATION_MAX_EXPORT_BYTES (16 MiB) is PAYLOAD_TOO_LARGE. The file is read
+    before the write transaction, so reading it never holds up another tenant's writes."""
+    row = service.plan(
+        ctx.db,
+        kind=input.kind,
+        source_system=input.source_system,
+        export=prepared.export,
+        parsed=prepared.parsed,
+        user_id=ctx.user_id,
+    )
     ctx.note("migration", row.id, after={**_audit_view(row), "sha256": row.content_sha256})
     return _out(row)
 

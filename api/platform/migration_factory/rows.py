@@ -12,6 +12,13 @@ kind does not know is ignored and never stored (patient names, member ids and bi
 may carry never enter the platform); its header is listed. A missing required column is
 INVALID_INPUT naming the column and its accepted headers. Each line is validated on its own: a
 refused line says its row number (the header is row 1), the field and why, never the value.
+
+Reading is linear in the file and bounded (``ExportLimits``, from the MIGRATION_* settings): the
+header line and every record have a length cap, checked as the physical lines are handed to the csv
+reader (so one line of a million delimiters never becomes a million cells), and the data lines a
+count cap. The delimiter is the one that splits the first lines consistently
+(``pipelines.ingest.detect.delimiter_of``, one csv pass per candidate), never csv.Sniffer, whose
+regexes are quadratic on a long header line.
 """
 
 from __future__ import annotations
@@ -19,15 +26,25 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
 
 from api.core.errors import InvalidInput
+from pipelines.ingest.detect import delimiter_of
+
+if TYPE_CHECKING:
+    from _csv import _reader as _csv_reader
 
 KINDS = ("denials", "open_ar")
+# The defaults of the MIGRATION_* settings (api.core.settings), for callers without settings.
 MAX_ROWS = 10_000
+MAX_HEADER_CHARS = 8_192
+MAX_LINE_CHARS = 16_384
+#: How much of the file the delimiter is chosen from.
+_DETECT_CHARS = 64 * 1024
 MAX_AMOUNT = Decimal("999999999.99")
 CENT = Decimal("0.01")
 GROUP_CODES = frozenset({"CO", "PR", "OA", "PI", "CR"})
@@ -134,12 +151,60 @@ def _decode(content: bytes) -> str:
         raise InvalidInput("Invalid input: 'file' is not UTF-8 text (export the file as UTF-8 CSV)") from None
 
 
-def _dialect(text: str) -> type[csv.Dialect] | csv.Dialect:
-    first = text.split("\n", 1)[0]
-    try:
-        return csv.Sniffer().sniff(first, delimiters=",\t;|")
-    except csv.Error:
-        return csv.excel
+@dataclass(frozen=True)
+class ExportLimits:
+    """How big an export may be: the header line and any one record in characters (a record's physical
+    lines together), and the data lines. Each cap names its setting in the refusal."""
+
+    header_chars: int = MAX_HEADER_CHARS
+    line_chars: int = MAX_LINE_CHARS
+    rows: int = MAX_ROWS
+
+
+class _CappedLines:
+    """The text's physical lines, as the csv reader asks for them, refusing a record (the lines read
+    since the last `next_record()`) longer than the current cap: linear, and no cell list can grow
+    beyond the cap whatever the file holds."""
+
+    def __init__(self, text: str, limits: ExportLimits) -> None:
+        self._lines: Iterator[str] = iter(io.StringIO(text, newline=""))
+        self._limits = limits
+        self._cap, self._setting, self._what = limits.header_chars, "MIGRATION_MAX_HEADER_CHARS", "the header line"
+        self._used = 0
+        self._read = 0  # physical lines handed out
+
+    def __iter__(self) -> _CappedLines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self._read += 1
+        self._used += len(line) - _ending(line)  # the line break is not a character of the line
+        if self._used > self._cap:
+            raise InvalidInput(
+                f"Invalid input: {self._what} of 'file' is longer than {self._cap} characters "
+                f"({self._setting}); export only the columns the migration reads"
+            )
+        return line
+
+    def next_record(self) -> None:
+        """The record read so far is complete: the next one starts from zero, under the line cap."""
+        self._used = 0
+        self._cap, self._setting = self._limits.line_chars, "MIGRATION_MAX_LINE_CHARS"
+        self._what = f"line {self._read + 1}"
+
+
+def _ending(line: str) -> int:
+    return 2 if line.endswith("\r\n") else 1 if line.endswith(("\n", "\r")) else 0
+
+
+def _delimiter(text: str) -> str:
+    """The delimiter that splits the first lines consistently (comma when none does)."""
+    head = text[:_DETECT_CHARS]
+    lines = head.splitlines()
+    if len(text) > len(head) and len(lines) > 1:
+        lines = lines[:-1]  # the last line of a prefix may be cut
+    return delimiter_of(lines) or ","
 
 
 def _columns(kind: str, header: list[str]) -> tuple[dict[str, int], tuple[str, ...]]:
@@ -169,36 +234,58 @@ def _columns(kind: str, header: list[str]) -> tuple[dict[str, int], tuple[str, .
     return found, tuple(ignored)
 
 
-def parse_export(kind: str, content: bytes, *, known_carcs: Iterable[str] | None = None) -> ParsedExport:
+def parse_export(
+    kind: str, content: bytes, *, known_carcs: Iterable[str] | None = None, limits: ExportLimits | None = None
+) -> ParsedExport:
     """Every data line of the export with its values and refusals (duplicates included).
 
     INVALID_INPUT for a file that cannot be read as a whole: unknown kind, not UTF-8, not CSV, no
-    header, a missing required column, no data line, more than MAX_ROWS lines."""
+    header, a missing required column, no data line, a header line or a line over its length cap,
+    more data lines than the cap."""
     if kind not in KINDS:
         raise InvalidInput(f"Invalid input: 'kind' must be one of {', '.join(KINDS)}")
+    limits = limits or ExportLimits()
     text = _decode(content)
     if "\x00" in text:
         raise InvalidInput("Invalid input: 'file' is not a text CSV (it contains NUL bytes)")
-    reader = csv.reader(io.StringIO(text, newline=""), _dialect(text))
+    lines = _CappedLines(text, limits)
+    reader = csv.reader(lines, delimiter=_delimiter(text))
     try:
         header = next(reader, None)
+        lines.next_record()
         if header is None or not any(cell.strip() for cell in header):
             raise InvalidInput("Invalid input: 'file' is empty; the first line must be the header")
         columns, ignored = _columns(kind, header)
         carcs = frozenset(c.upper() for c in known_carcs) if known_carcs is not None else None
-        rows: list[ParsedRow] = []
-        for cells in reader:
-            if not any(cell.strip() for cell in cells):
-                continue
-            if len(rows) >= MAX_ROWS:
-                raise InvalidInput(f"Invalid input: 'file' has more than {MAX_ROWS} data lines; split the export")
-            rows.append(read_row(kind, reader.line_num, cells, columns, len(header), carcs))
+        rows = _read_rows(kind, reader, lines, columns, len(header), carcs, limits.rows)
     except csv.Error:
         raise InvalidInput(f"Invalid input: 'file' is not readable CSV at line {reader.line_num}") from None
     if not rows:
         raise InvalidInput("Invalid input: 'file' has a header but no data line")
     named = {name: header[index].strip() for name, index in columns.items()}
     return ParsedExport(kind, mark_duplicates(rows), named, ignored)
+
+
+def _read_rows(
+    kind: str,
+    reader: _csv_reader,
+    lines: _CappedLines,
+    columns: Mapping[str, int],
+    width: int,
+    carcs: frozenset[str] | None,
+    max_rows: int,
+) -> list[ParsedRow]:
+    rows: list[ParsedRow] = []
+    for cells in reader:
+        lines.next_record()
+        if not any(cell.strip() for cell in cells):
+            continue
+        if len(rows) >= max_rows:
+            raise InvalidInput(
+                f"Invalid input: 'file' has more than {max_rows} data lines (MIGRATION_MAX_ROWS); split the export"
+            )
+        rows.append(read_row(kind, reader.line_num, cells, columns, width, carcs))
+    return rows
 
 
 def read_row(

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import Conflict, InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition
 from api.core.services import CaseOpenedListener
+from api.core.settings import Settings
 from api.denials.cases import service as cases
 from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import DenialCase
@@ -35,7 +36,7 @@ from api.infra.db.lookup import get_by_id, where_given
 from api.platform.migration_factory import plan as planning
 from api.platform.migration_factory.lifecycle import INITIAL_STATE, MIGRATION
 from api.platform.migration_factory.models import Migration, MigrationRow
-from api.platform.migration_factory.rows import ParsedRow, Refusal, parse_export
+from api.platform.migration_factory.rows import ExportLimits, ParsedExport, ParsedRow, Refusal, parse_export
 from api.rpc.uploads import UploadedFile
 from pipelines.ingest.reference import load_reference
 
@@ -76,10 +77,26 @@ def get_migration(db: Session, migration_id: int, *, for_update: bool = False) -
 # --- plan ---------------------------------------------------------------------------------------
 
 
-def plan(db: Session, *, kind: str, source_system: str, export: Export, user_id: int) -> Migration:
-    """Read the export and store a `planned` migration with every line's values and refusals.
-    A file that cannot be read as a whole is INVALID_INPUT and nothing is stored."""
-    parsed = parse_export(kind, export.content, known_carcs=load_reference().carcs)
+def export_limits(settings: Settings) -> ExportLimits:
+    """The MIGRATION_* caps an export is read under."""
+    return ExportLimits(
+        header_chars=settings.migration_max_header_chars,
+        line_chars=settings.migration_max_line_chars,
+        rows=settings.migration_max_rows,
+    )
+
+
+def read_export(kind: str, export: Export, limits: ExportLimits) -> ParsedExport:
+    """The export's lines with their values and refusals: linear, capped, no database (the plan's
+    prepare step, run before the write transaction). INVALID_INPUT for a file unreadable as a whole."""
+    return parse_export(kind, export.content, known_carcs=load_reference().carcs, limits=limits)
+
+
+def plan(
+    db: Session, *, kind: str, source_system: str, export: Export, parsed: ParsedExport, user_id: int
+) -> Migration:
+    """Store a `planned` migration with every line of the export already read (`read_export`): its
+    values and refusals."""
     now = utcnow()
     refused = sum(1 for row in parsed.rows if not row.valid)
     migration = Migration(

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import api
-from api.rpc.context import PublicContext
-from api.rpc.contract import ContractOut, build_contract
+from api.rpc.context import PublicContext, UserContext
+from api.rpc.contract import ContractOut, contract_answer
 from api.rpc.procedure import rpc
-from api.rpc.schema import Output
+from api.rpc.schema import Output, Prevalidated
 
 
 class PingOut(Output):
@@ -33,8 +33,11 @@ async def version(ctx: PublicContext) -> VersionOut:
     return VersionOut(version=api.__version__, api="trpc-v11")
 
 
-@rpc.query("system.contract", auth="public")
-async def contract(ctx: PublicContext) -> ContractOut:
-    """The whole router as a machine-readable contract: every procedure with its kind,
-    auth requirement, permission, description and input/output JSON Schema."""
-    return build_contract(rpc, ctx.services.settings)
+# API keys may read it: an integration builds its client from the contract, which holds no
+# organization's data (the same bytes for every caller).
+@rpc.query("system.contract", auth="user", api_keys=True)
+def contract(ctx: UserContext) -> Prevalidated[ContractOut]:
+    """The whole router as a machine-readable contract, for signed-in callers (a person's session or an
+    API key): every procedure with its kind, auth requirement, permission, description and input/output
+    JSON Schema. Built once per server; every call answers the same bytes."""
+    return contract_answer(rpc, ctx.services.settings)

@@ -21,10 +21,14 @@ const unauthorized = () => {
 };
 
 const router = t.router({
-  system: t.router({ ping: t.procedure.query(() => ({ pong: true })) }),
+  system: t.router({
+    ping: t.procedure.query(() => ({ pong: true })),
+    version: t.procedure.query(() => ({ version: "reference", api: "trpc-v11" })),
+  }),
   auth: t.router({
     login: t.procedure.input(loginInput).mutation(unauthorized),
     session: t.procedure.query(unauthorized),
+    listApiKeys: t.procedure.query(unauthorized),
   }),
 });
 

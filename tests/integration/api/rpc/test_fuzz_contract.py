@@ -47,6 +47,10 @@ EXTREME_STRINGS = (
     "../../../etc/passwd",
     "\uffff\u202e",
     "1970-13-45",
+    # ids written as text (a payload reference, a cursor): beyond 64 bits, at the edge, negative (issue 23)
+    str(2**64),
+    str(2**63),
+    "-1",
 )
 WRONG_TYPES: tuple[Any, ...] = (None, True, 12345, "text", [], {}, [{"a": 1}], {"nested": {"deeper": [1, 2]}})
 DEEP_NESTING_LEVELS = 5_000

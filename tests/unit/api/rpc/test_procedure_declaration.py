@@ -96,3 +96,31 @@ def test_the_context_annotation_must_match_the_auth_level(auth, wrong, right):
     handler.__annotations__ = {"ctx": right, "return": Out}
     reg.query("a.right", auth=auth)(handler)
     assert reg.procedures["a.right"].auth == auth
+
+
+def test_prepare_and_the_prepared_parameter_come_together():
+    reg = Registry()
+
+    def heavy(ctx: Context, input: In) -> int:
+        return input.x
+
+    with pytest.raises(TypeError, match="'prepared' parameter"):
+
+        @reg.mutation("things.unprepared", prepare=heavy)
+        def unprepared(ctx: Context, input: In) -> Out:
+            """Forgets the prepared value."""
+            return Out(y=input.x)
+
+    with pytest.raises(TypeError, match="'prepared' parameter"):
+
+        @reg.mutation("things.unasked")
+        def unasked(ctx: Context, input: In, prepared: int) -> Out:
+            """Expects a value nobody prepares."""
+            return Out(y=prepared)
+
+    @reg.mutation("things.prepared", prepare=heavy)
+    def prepared_ok(ctx: Context, input: In, prepared: int) -> Out:
+        """Uses the prepared value."""
+        return Out(y=prepared)
+
+    assert reg.procedures["things.prepared"].prepare is heavy

@@ -33,6 +33,12 @@ def test_offset_cursors_round_trip(offset):
     assert decode_offset(encode_offset(offset)) == offset
 
 
+@pytest.mark.parametrize("offset", [2**62 + 1, 2**63, 2**64, 10**40])
+def test_an_offset_beyond_64_bits_is_a_bad_request_not_a_database_error(offset):
+    with pytest.raises(InvalidInput, match="'cursor'"):
+        decode_offset(encode_offset(offset))
+
+
 @given(st.text(max_size=30))
 def test_any_other_cursor_is_a_bad_request(text):
     try:

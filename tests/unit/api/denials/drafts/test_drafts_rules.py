@@ -62,9 +62,11 @@ def test_the_digest_is_sha256_of_the_normalised_utf8_text():
     assert content.size("é\r\n") == 3
 
 
-@given(st.text())
+# Without a lone CR in the text: "\r" + "\n" -> "\r\r\n" is two line breaks, another text, not another ending.
+@given(st.text().map(lambda text: text.replace("\r", "")))
 def test_line_endings_never_change_the_digest(text):
     assert content.digest(text.replace("\n", "\r\n")) == content.digest(text)
+    assert content.digest(text.replace("\n", "\r")) == content.digest(text)
 
 
 def test_diff_is_a_unified_diff_of_lines():

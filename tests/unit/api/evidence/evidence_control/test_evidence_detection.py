@@ -14,14 +14,21 @@ from pypdf.generic import DictionaryObject, NameObject
 
 from api.core.errors import InvalidInput
 from api.evidence.evidence_control import detection
-from api.evidence.evidence_control.detection import ArchiveLimits, detect
+from api.evidence.evidence_control.detection import ArchiveLimits, Limits, detect
 from api.evidence.evidence_control.extraction import extract, image_geometry, no_ocr
 from tests.support import evidence_files as files
 
-LIMITS = ArchiveLimits(max_uncompressed_bytes=50 * 1_048_576, max_entries=100)
+ARCHIVE = ArchiveLimits(max_uncompressed_bytes=50 * 1_048_576, max_entries=100)
+LIMITS = Limits(ARCHIVE, max_pdf_pages=2_000, max_text_chars=5_000_000, max_docx_elements=2_000_000)
 
 
-def refusal(data: bytes, limits: ArchiveLimits = LIMITS) -> str:
+def limits(archive: ArchiveLimits = ARCHIVE, **caps: int) -> Limits:
+    return Limits(
+        archive, **{"max_pdf_pages": 2_000, "max_text_chars": 5_000_000, "max_docx_elements": 2_000_000, **caps}
+    )
+
+
+def refusal(data: bytes, limits: Limits = LIMITS) -> str:
     with pytest.raises(InvalidInput) as caught:
         detect(data, limits)
     return caught.value.message
@@ -43,13 +50,17 @@ def test_the_type_comes_from_the_content(make, media_type):
     assert detect(make(), LIMITS).media_type == media_type
 
 
-def test_text_encodings_utf8_then_latin1():
+def test_text_encodings_utf8_then_windows_1252():
     assert detect("Ünïcödé ✓".encode(), LIMITS).encoding == "utf-8"
-    assert detect("Ünïcödé".encode("latin-1"), LIMITS).encoding == "latin-1"
+    assert detect("Ünïcödé".encode("latin-1"), LIMITS).encoding == "cp1252"
+    smart = detect("\u201cQuoted\u201d \u2013 dash".encode("cp1252"), LIMITS)
+    assert smart.encoding == "cp1252"
+    assert extract("\u201cQuoted\u201d".encode("cp1252"), smart, LIMITS).text == "\u201cQuoted\u201d"
 
 
-def test_a_pdf_with_leading_junk_is_still_a_pdf():
-    assert detect(b"\r\n" + files.text_pdf("x"), LIMITS).media_type == detection.PDF
+def test_a_pdf_starts_at_its_first_byte():
+    # Anything before '%PDF-' (even a line break) is not a PDF, and text holding a PDF is refused.
+    assert "holds a PDF" in refusal(b"\r\n" + files.text_pdf("x"))
 
 
 def test_a_benign_opening_action_is_accepted():
@@ -119,11 +130,12 @@ def test_a_zip_bomb_is_refused_from_its_directory_before_anything_is_extracted()
 def test_the_total_declared_size_is_capped():
     noise = random.Random(7).randbytes(2 * 1_048_576)  # incompressible: the ratio is fine, the total is not
     big = files.docx("x", extra={"word/media/a.bin": noise})
-    assert "expands to more than" in refusal(big, ArchiveLimits(max_uncompressed_bytes=1_048_576, max_entries=100))
+    tight = limits(ArchiveLimits(max_uncompressed_bytes=1_048_576, max_entries=100))
+    assert "expands to more than" in refusal(big, tight)
 
 
 def test_the_entry_count_is_capped():
-    assert "more than 5 entries" in refusal(files.many_entries_docx(10), ArchiveLimits(50 * 1_048_576, 5))
+    assert "more than 5 entries" in refusal(files.many_entries_docx(10), limits(ArchiveLimits(50 * 1_048_576, 5)))
 
 
 def test_an_entry_that_lies_about_its_size_is_not_expanded_past_it():
@@ -134,7 +146,7 @@ def test_an_entry_that_lies_about_its_size_is_not_expanded_past_it():
 
 
 def test_an_entry_read_stops_at_the_cap():
-    archive = detection.open_zip(files.docx("y" * 10_000), LIMITS)
+    archive = detection.open_zip(files.docx("y" * 10_000), ARCHIVE)
     tight = ArchiveLimits(max_uncompressed_bytes=100, max_entries=100)
     with pytest.raises(InvalidInput, match="beyond their declared size"):
         detection.read_entry(archive, "word/document.xml", tight)
@@ -181,7 +193,8 @@ def test_truncated_or_garbled_images_never_crash_the_geometry_reader(tail):
 
 
 def test_extraction_of_each_type():
-    pdf = extract(files.text_pdf("Discharge summary", pages=2), detect(files.text_pdf("a"), LIMITS), LIMITS)
+    two_pages = files.text_pdf("Discharge summary", pages=2)
+    pdf = extract(two_pages, detect(two_pages, LIMITS), LIMITS)
     assert pdf.page_count == 2 and "Discharge summary" in (pdf.text or "")
     word = files.docx("First paragraph", "Second paragraph")
     extracted = extract(word, detect(word, LIMITS), LIMITS)
@@ -207,5 +220,5 @@ def test_docx_with_entities_is_refused_not_expanded():
     )
     word = files.zip_of({"[Content_Types].xml": files.CONTENT_TYPES.encode(), "word/document.xml": billion.encode()})
     found = detect(word, LIMITS)
-    with pytest.raises(InvalidInput, match="damaged DOCX"):
+    with pytest.raises(InvalidInput, match="declares entities or a document type"):
         extract(word, found, LIMITS)

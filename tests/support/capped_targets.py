@@ -1,0 +1,35 @@
+"""Pure functions the capped-child tests run in a child process (they must be importable by name)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from api.core.errors import InvalidInput
+
+
+def echo(payload: bytes, **params: Any) -> dict[str, Any]:
+    return {"size": len(payload), "head": payload[:5].decode(), "params": params}
+
+
+def refuse(payload: bytes, *, limit: int) -> None:
+    raise InvalidInput(f"this file has {len(payload)} parts; the limit is {limit}")
+
+
+def hog_memory(payload: bytes) -> int:
+    hoard = [bytearray(64 * 1_048_576) for _ in range(64)]  # 4 GiB, far over the cap
+    return len(hoard)
+
+
+def spin(payload: bytes) -> int:
+    n = 0
+    while True:
+        n += 1
+
+
+def boom(payload: bytes) -> None:
+    raise KeyError("a private value the parent must never see")
+
+
+def die(payload: bytes) -> None:
+    os._exit(9)
