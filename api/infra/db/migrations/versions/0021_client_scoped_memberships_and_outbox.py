@@ -1,10 +1,21 @@
 """Client-scoped memberships (issue 23): memberships reach all clients (every existing one) or the listed
 ones; invitations carry their client scope and their inviter; the mail outbox
 
+Data (upgrade only, not undone by the downgrade), so what the flaws of issue 23 left behind is fixed too:
+- the inviter of every invitation made through organizations.inviteMember, from the audit trail (its
+  event names the invitation and its actor), so the invited-by rule of separation of duties covers them;
+- invitations made by hospitalOnboarding.provision (the request's users, invited between its decision and
+  its provisioning) reach the provisioned client only, their inviter the provisioner, and a membership
+  made by accepting one is scoped to that client: the hospital's staff no longer reach the other clients;
+- every invitation still pending is expired: its token was answered to the inviter; invite again (mailed).
+
 Revision ID: 0021
 Revises: 0020
 Create Date: 2026-11-28 02:31:19.879347
 """
+
+from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -92,6 +103,143 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column("all_clients", sa.Boolean(), server_default=sa.true(), nullable=False))
 
     # ### end Alembic commands ###
+    bind = op.get_bind()
+    _inviters_from_audit(bind)
+    _scope_onboarding_invitations(bind)
+    _expire_pending(bind)
+
+
+_UTC_DT = sa.DateTime(timezone=True)
+_invitations = sa.table(
+    "invitations",
+    sa.column("id", sa.BigInteger()),
+    sa.column("organization_id", sa.BigInteger()),
+    sa.column("user_id", sa.BigInteger()),
+    sa.column("email", sa.String()),
+    sa.column("created_at", _UTC_DT),
+    sa.column("accepted_at", _UTC_DT),
+    sa.column("expires_at", _UTC_DT),
+    sa.column("client_ids", sa.JSON()),
+    sa.column("invited_by_user_id", sa.BigInteger()),
+)
+_users = sa.table("users", sa.column("id", sa.BigInteger()))
+_memberships = sa.table(
+    "memberships",
+    sa.column("id", sa.BigInteger()),
+    sa.column("organization_id", sa.BigInteger()),
+    sa.column("user_id", sa.BigInteger()),
+    sa.column("created_at", _UTC_DT),
+    sa.column("all_clients", sa.Boolean()),
+)
+_membership_clients = sa.table(
+    "membership_clients",
+    sa.column("membership_id", sa.BigInteger()),
+    sa.column("client_id", sa.BigInteger()),
+    sa.column("organization_id", sa.BigInteger()),
+)
+
+
+def _naive_utc(value: datetime | None) -> datetime | None:
+    """SQLite hands back naive UTC values, PostgreSQL aware ones: compare them as naive UTC."""
+    if value is None or value.tzinfo is None:
+        return value
+    return value.astimezone(UTC).replace(tzinfo=None)
+
+
+def _inviters_from_audit(bind: Any) -> None:
+    events = sa.table(
+        "audit_events",
+        sa.column("procedure", sa.String()),
+        sa.column("target_type", sa.String()),
+        sa.column("target_id", sa.String()),
+        sa.column("actor_user_id", sa.BigInteger()),
+    )
+    rows = bind.execute(
+        sa.select(events.c.target_id, events.c.actor_user_id).where(
+            events.c.procedure == "organizations.inviteMember",
+            events.c.target_type == "invitation",
+            events.c.actor_user_id.is_not(None),
+        )
+    ).all()
+    for target_id, actor in rows:
+        if not (target_id or "").isdigit():
+            continue
+        bind.execute(
+            sa.update(_invitations)
+            .where(
+                _invitations.c.id == int(target_id),
+                _invitations.c.invited_by_user_id.is_(None),
+                sa.exists().where(_users.c.id == actor),
+            )
+            .values(invited_by_user_id=actor)
+        )
+
+
+def _scope_onboarding_invitations(bind: Any) -> None:
+    requests = sa.table(
+        "onboarding_requests",
+        sa.column("organization_id", sa.BigInteger()),
+        sa.column("requested_users", sa.JSON()),
+        sa.column("provisioned_client_id", sa.BigInteger()),
+        sa.column("provisioned_by_user_id", sa.BigInteger()),
+        sa.column("decided_at", _UTC_DT),
+        sa.column("provisioned_at", _UTC_DT),
+    )
+    provisioned = bind.execute(
+        sa.select(requests).where(
+            requests.c.provisioned_client_id.is_not(None),
+            requests.c.decided_at.is_not(None),
+            requests.c.provisioned_at.is_not(None),
+        )
+    ).all()
+    for request in provisioned:
+        emails = {str(u.get("email", "")).strip().lower() for u in (request.requested_users or [])}
+        invitations = bind.execute(
+            sa.select(_invitations).where(
+                _invitations.c.organization_id == request.organization_id, _invitations.c.email.in_(emails)
+            )
+        ).all()
+        since, until = _naive_utc(request.decided_at), _naive_utc(request.provisioned_at)
+        for invitation in invitations:
+            made = _naive_utc(invitation.created_at)
+            if made is not None and since is not None and until is not None and since <= made <= until:
+                _scope_one(bind, invitation, request.provisioned_client_id, request.provisioned_by_user_id)
+
+
+def _scope_one(bind: Any, invitation: Any, client_id: int, provisioner: int | None) -> None:
+    """An invitation made by provisioning reaches the new client; so does the membership accepting it made."""
+    values: dict[str, Any] = {"client_ids": [client_id]}
+    if invitation.invited_by_user_id is None and provisioner is not None:
+        values["invited_by_user_id"] = provisioner
+    bind.execute(sa.update(_invitations).where(_invitations.c.id == invitation.id).values(**values))
+    if invitation.accepted_at is None:
+        return
+    membership = bind.execute(
+        sa.select(_memberships).where(
+            _memberships.c.organization_id == invitation.organization_id,
+            _memberships.c.user_id == invitation.user_id,
+        )
+    ).one_or_none()
+    joined = None if membership is None else _naive_utc(membership.created_at)
+    # Only a membership made by accepting this invitation (a member from before keeps their reach).
+    made = _naive_utc(invitation.created_at)
+    if membership is None or not membership.all_clients or joined is None or made is None or joined < made:
+        return
+    bind.execute(sa.update(_memberships).where(_memberships.c.id == membership.id).values(all_clients=False))
+    bind.execute(
+        sa.insert(_membership_clients).values(
+            membership_id=membership.id, client_id=client_id, organization_id=invitation.organization_id
+        )
+    )
+
+
+def _expire_pending(bind: Any) -> None:
+    now = datetime.now(UTC)
+    bind.execute(
+        sa.update(_invitations)
+        .where(_invitations.c.accepted_at.is_(None), _invitations.c.expires_at > now)
+        .values(expires_at=now)
+    )
 
 
 def downgrade() -> None:
