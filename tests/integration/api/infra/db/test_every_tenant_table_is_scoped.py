@@ -20,8 +20,10 @@ from api.infra.db.tenant_filter import TenantScope, set_scope
 
 # Written outside any tenant scope by the platform itself and read only through their own procedures:
 # the audit log (tenant ids are facts of each event; audit reads filter explicitly and are tested in
-# tests/integration/api/platform/audit) and the job queue (workers serve every tenant).
-REVIEWED_UNSCOPED = {"audit_events", "jobs"}
+# tests/integration/api/platform/audit) and the job queue (workers serve every tenant); the mail outbox
+# (organization_id only says which organization a mail is about: the platform delivers it, no procedure
+# reads the table; tests/integration/api/infra/outbox).
+REVIEWED_UNSCOPED = {"audit_events", "jobs", "outbox_messages"}
 
 MODELS = load_all_models().registry.mappers
 TENANT_MODELS = sorted((m.class_ for m in MODELS if issubclass(m.class_, TenantScoped)), key=lambda c: c.__tablename__)
