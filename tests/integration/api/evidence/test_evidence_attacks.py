@@ -6,7 +6,6 @@ a case changed or a document redacted meanwhile is CONFLICT; legitimate files st
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from tests.integration.api.evidence.conftest import attach_json, attach_multipar
 from tests.support import evidence_files as files
 from tests.support.denial_case_rows import add_colleague
 from tests.support.rpc_client import RpcResult
+from tests.support.sqlite_lock import write_lock_free
 
 
 @pytest.fixture
@@ -115,28 +115,13 @@ def _while_reading(call: Callable[[], RpcResult], meanwhile: Callable[[], Any]) 
     return answer[0], seen
 
 
-def _write_lock_free(url: str) -> bool | None:
-    """Whether another connection can take SQLite's write lock at once (None on PostgreSQL)."""
-    if not url.startswith("sqlite"):
-        return None
-    other = sqlite3.connect(url.split("///", 1)[1], timeout=0, isolation_level=None)
-    try:
-        other.execute("BEGIN IMMEDIATE")
-        other.execute("ROLLBACK")
-        return True
-    except sqlite3.OperationalError:
-        return False
-    finally:
-        other.close()
-
-
 def test_reading_the_bomb_holds_no_write_lock_and_another_tenant_writes_meanwhile(services, world, make_member):
     _, specialist, case_id, _ = world
     other = make_member(role="admin")
     bomb = files.docx_bomb()
 
     def meanwhile() -> tuple[bool | None, RpcResult]:
-        lock_free = _write_lock_free(services.settings.database_url)
+        lock_free = write_lock_free(services.settings.database_url)
         written = other.rpc.mutation("evidenceControl.setRetention", {"years": 3})
         return lock_free, written
 

@@ -7,8 +7,6 @@ during a mutation's handler, and must not be during its prepare step.
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 from pydantic import BaseModel
 from sqlalchemy import func, select
@@ -18,6 +16,7 @@ from api.platform.audit.models import AuditEvent
 from api.rpc.context import Context
 from api.rpc.executor import CallMeta, execute
 from api.rpc.procedure import Registry
+from tests.support.sqlite_lock import write_lock_free
 
 
 class In(BaseModel):
@@ -30,29 +29,13 @@ class Out(BaseModel):
     lockFreeDuringHandler: bool | None
 
 
-def _write_lock_free(url: str) -> bool | None:
-    """Whether another connection can take SQLite's write lock right now (None on PostgreSQL)."""
-    if not url.startswith("sqlite"):
-        return None
-    other = sqlite3.connect(url.split("///", 1)[1], timeout=0, isolation_level=None)
-    try:
-        other.execute("BEGIN IMMEDIATE")
-        other.execute("ROLLBACK")
-        return True
-    except sqlite3.OperationalError as exc:
-        assert "locked" in str(exc)
-        return False
-    finally:
-        other.close()
-
-
 def _procedures(url: str) -> Registry:
     reg = Registry()
 
     def count_words(ctx: Context, input: In) -> dict:
         if not input.text:
             raise InvalidInput("'text' is empty; send the text to count")
-        return {"words": len(input.text.split()), "lock_free": _write_lock_free(url)}
+        return {"words": len(input.text.split()), "lock_free": write_lock_free(url)}
 
     @reg.mutation("kit.countWords", prepare=count_words)
     def count(ctx: Context, input: In, prepared: dict) -> Out:
@@ -61,7 +44,7 @@ def _procedures(url: str) -> Registry:
         return Out(
             words=prepared["words"],
             lockFreeDuringPrepare=prepared["lock_free"],
-            lockFreeDuringHandler=_write_lock_free(url),
+            lockFreeDuringHandler=write_lock_free(url),
         )
 
     return reg
