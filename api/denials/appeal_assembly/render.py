@@ -35,11 +35,11 @@ from datetime import UTC, datetime
 from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter, Transformation
 from pypdf.errors import PyPdfError
-from pypdf.generic import DictionaryObject
 
 from api.denials.appeal_assembly import limits as caps
 from api.denials.appeal_assembly.contents import EvidenceItem, sha256_hex
 from api.denials.appeal_assembly.limits import PacketLimits
+from api.evidence.evidence_control.detection import PageTreeTooLarge, page_tree_leaves
 
 PRODUCER = "denial-platform appealAssembly"
 PAGE_FORMAT = "Letter"
@@ -297,39 +297,16 @@ def _index_lines(
     return lines
 
 
-def _page_tree_count(reader: PdfReader, cap: int) -> int | None:
-    """The leaves of the PDF's page tree, walked without building a page; None as soon as there are
-    more than `cap`, or the walk meets more than 4 * cap + 64 nodes (a tree much bigger than its pages,
-    or a cycle). Bounded by the cap whatever the file declares (its /Count is not trusted)."""
-    budget = 4 * cap + 64
-    stack: list[object] = [reader.root_object["/Pages"]]
-    pages = 0
-    while stack:
-        budget -= 1
-        if budget < 0:
-            return None
-        node = stack.pop().get_object()  # type: ignore[attr-defined]
-        if not isinstance(node, DictionaryObject):
-            raise ValueError("a page tree node is not a dictionary")
-        kids = node.get("/Kids")
-        if node.get("/Type") == "/Pages" or ("/Type" not in node and kids is not None):
-            listed = kids.get_object() if kids is not None else []
-            if len(listed) > budget:
-                return None
-            stack.extend(listed)
-            continue
-        pages += 1
-        if pages > cap:
-            return None
-    return pages
-
-
 def _read_pdf(n: int, item: EvidenceItem, limits: PacketLimits) -> tuple[PdfReader, int]:
     """The document parsed once, and its pages: refused over APPEAL_PACKET_MAX_PDF_PAGES before pypdf
     builds a single page object."""
     try:
         reader = PdfReader(io.BytesIO(item.content))
-        bounded = _page_tree_count(reader, limits.pdf_pages)
+        try:
+            # A tree much bigger than its pages (or a cycle) is answered as too many pages.
+            bounded = page_tree_leaves(reader, limits.pdf_pages, 4 * limits.pdf_pages + 64)
+        except PageTreeTooLarge:
+            bounded = None
         if bounded is None:
             raise caps.pdf_pages_over(limits, n, item.document_id, f"more than {limits.pdf_pages}")
         count = len(reader.pages)

@@ -244,22 +244,47 @@ def check_page_count(reader: PdfReader, max_pages: int) -> int:
     declared = pages.get("/Count")
     if isinstance(declared, int) and declared > max_pages:
         raise over_cap("is a PDF of", f"{declared:,} pages", max_pages, "max_pdf_pages")
-    count, visits = 0, 0
-    stack: list[Any] = [pages]
-    while stack:
-        node = stack.pop()
-        visits += 1
-        if visits > MAX_PDF_OBJECTS:  # a tree of empty nodes, or a cycle
-            raise refuse("is a damaged PDF whose page tree could not be read; save or print it again as PDF")
-        node = node.get_object()
-        kids = node.get("/Kids") if isinstance(node, DictionaryObject) else None
-        if isinstance(kids, ArrayObject) and node.get("/Type") != "/Page":
-            stack.extend(reversed(kids))
-            continue
-        count += 1
-        if count > max_pages:
-            raise over_cap("is a PDF of", f"more than {max_pages:,} pages", max_pages, "max_pdf_pages")
+    try:
+        count = page_tree_leaves(reader, max_pages, MAX_PDF_OBJECTS)
+    except PageTreeTooLarge:  # a tree of empty nodes, or a cycle
+        raise refuse("is a damaged PDF whose page tree could not be read; save or print it again as PDF") from None
+    if count is None:
+        raise over_cap("is a PDF of", f"more than {max_pages:,} pages", max_pages, "max_pdf_pages")
     return count
+
+
+class PageTreeTooLarge(ValueError):
+    """The page tree has more nodes than the walk may visit (a tree much bigger than its pages, or a cycle)."""
+
+
+def page_tree_leaves(reader: PdfReader, cap: int, max_nodes: int) -> int | None:
+    """The pages of a PDF, counted as the leaves of its page tree without building a page object:
+    None as soon as there are more than `cap`. A node is an inner node as pypdf reads it (typed
+    /Pages, or untyped with /Kids). Linear in the nodes visited, at most `max_nodes`
+    (`PageTreeTooLarge` past them); ValueError for a node that is not a dictionary. The one page
+    counter of evidence attach and appeal packet rendering."""
+    stack: list[Any] = [reader.root_object["/Pages"]]
+    pages, visits = 0, 0
+    while stack:
+        visits += 1
+        if visits > max_nodes:
+            raise PageTreeTooLarge
+        node = stack.pop().get_object()
+        if not isinstance(node, DictionaryObject):
+            raise ValueError("a page tree node is not a dictionary")
+        kids = node.get("/Kids")
+        if node.get("/Type") == "/Pages" or ("/Type" not in node and kids is not None):
+            listed = kids.get_object() if kids is not None else ArrayObject()
+            if not isinstance(listed, ArrayObject):
+                raise ValueError("a page tree node's /Kids is not an array")
+            if len(listed) > max_nodes - visits:
+                raise PageTreeTooLarge
+            stack.extend(reversed(listed))
+            continue
+        pages += 1
+        if pages > cap:
+            return None
+    return pages
 
 
 def _active() -> InvalidInput:
