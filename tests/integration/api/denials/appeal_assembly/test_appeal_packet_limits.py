@@ -11,7 +11,7 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
-from pypdf import PdfReader, PdfWriter
+from pypdf import PdfReader
 
 from api.evidence.evidence_control.models import EvidenceDocument
 from api.evidence.evidence_control.store import store_for
@@ -29,16 +29,6 @@ CASE_FACTS = {
     "denial_category": "medical_necessity",
 }
 WORD = ("Hydroxychloroquinesulfatetherapy" * 130)[:4_000]
-
-
-def blank_pdf(pages: int) -> bytes:
-    """Minimal blank pages: the page count is the attack, not the content."""
-    writer = PdfWriter()
-    for _ in range(pages):
-        writer.add_blank_page(612, 792)
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
 
 
 def stored_document(services, member, case_id: int, data: bytes, media_type: str, page_count: int | None) -> int:
@@ -92,7 +82,7 @@ def test_a_letter_with_a_4000_character_word_renders_every_character(world):
 
 def test_a_pdf_over_the_page_cap_is_refused_at_assembly_naming_the_cap(services, world):
     member, case_id = world
-    doc_id = stored_document(services, member, case_id, blank_pdf(1_001), "application/pdf", 1_001)
+    doc_id = stored_document(services, member, case_id, files.blank_pages_pdf(1_001), "application/pdf", 1_001)
     refused = _create(member, case_id)
     assert refused.code == "BAD_REQUEST"
     message = refused.error["message"]
@@ -103,7 +93,7 @@ def test_a_pdf_over_the_page_cap_is_refused_at_assembly_naming_the_cap(services,
 
 def test_a_pdf_over_the_page_cap_is_refused_at_render_when_its_pages_were_never_counted(services, world):
     member, case_id = world
-    doc_id = stored_document(services, member, case_id, blank_pdf(1_001), "application/pdf", None)
+    doc_id = stored_document(services, member, case_id, files.blank_pages_pdf(1_001), "application/pdf", None)
     packet = _create(member, case_id).data  # the store does not know its pages: assembly lets it through
     refused = member.rpc.query("appealAssembly.render", {"id": packet["id"]})
     assert refused.code == "BAD_REQUEST"
@@ -113,7 +103,7 @@ def test_a_pdf_over_the_page_cap_is_refused_at_render_when_its_pages_were_never_
 
 def test_pdfs_over_the_packets_page_cap_together_are_refused_naming_it(services, world):
     member, case_id = world
-    data = blank_pdf(800)
+    data = files.blank_pages_pdf(800)
     first = stored_document(services, member, case_id, data, "application/pdf", None)
     second = stored_document(services, member, case_id, data + b"\n", "application/pdf", None)
     packet = _create(member, case_id, documentIds=[first, second]).data

@@ -12,7 +12,7 @@ import pytest
 from fpdf import FPDF
 from hypothesis import given
 from hypothesis import strategies as st
-from pypdf import PdfReader, PdfWriter
+from pypdf import PdfReader
 
 from api.core.errors import InvalidInput
 from api.denials.appeal_assembly import render_job
@@ -27,17 +27,9 @@ from api.denials.appeal_assembly.render import (
     latin1,
     render,
 )
+from tests.support.evidence_files import blank_pages_pdf
 
 CREATED = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
-
-
-def blank_pdf(pages: int) -> bytes:
-    writer = PdfWriter()
-    for _ in range(pages):
-        writer.add_blank_page(612, 792)
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
 
 
 def pdf_item(document_id: int, content: bytes, page_count: int | None = None) -> EvidenceItem:
@@ -117,7 +109,7 @@ def test_truncating_a_long_title_keeps_the_longest_prefix_that_fits():
 
 
 def test_a_pdf_over_the_page_cap_is_refused_naming_the_cap():
-    over = pdf_item(31, blank_pdf(1_001))
+    over = pdf_item(31, blank_pages_pdf(1_001))
     with pytest.raises(InvalidInput) as raised:
         render(packet(evidence=(over,)))
     message = str(raised.value)
@@ -125,15 +117,15 @@ def test_a_pdf_over_the_page_cap_is_refused_naming_the_cap():
 
 
 def test_a_page_tree_whose_count_lies_is_counted_not_believed():
-    data = blank_pdf(1_001).replace(b"/Count 1001", b"/Count 1   ")  # same length: the offsets hold
-    assert b"/Count 1 " in data
+    data = blank_pages_pdf(1_001, declared=1)
+    assert b"/Count 1>>" in data
     with pytest.raises(InvalidInput, match="APPEAL_PACKET_MAX_PDF_PAGES"):
         render(packet(evidence=(pdf_item(31, data),)))
 
 
 def test_the_packets_total_pages_are_capped_before_drawing():
     limits = PacketLimits(pdf_pages=5, pages=12)
-    five = pdf_item(1, blank_pdf(5))
+    five = pdf_item(1, blank_pages_pdf(5))
     assert render(packet(evidence=(five,)), limits).page_count == 4 + 5
     with pytest.raises(InvalidInput, match=r"would have at least 15 pages; APPEAL_PACKET_MAX_PAGES allows 12"):
         render(packet(evidence=(five, replace(five, document_id=2), replace(five, document_id=3))), limits)
@@ -165,7 +157,7 @@ def test_assembly_checks_the_stored_page_counts_bytes_and_text():
 
 
 def test_the_capped_job_round_trips_the_packet_and_answers_the_renderers_bytes():
-    original = packet("Letter\nwith two lines", (pdf_item(7, blank_pdf(2), 2), text_item(8, "Note é")))
+    original = packet("Letter\nwith two lines", (pdf_item(7, blank_pages_pdf(2), 2), text_item(8, "Note é")))
     payload, params = render_job.encode(original, PacketLimits())
     assert render_job.decode(payload, params["packet"]) == original
     answer = render_job.render_encoded(payload, **params)
