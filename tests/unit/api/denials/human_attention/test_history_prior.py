@@ -71,7 +71,13 @@ def test_recorded_outcomes_update_the_seed_by_the_conjugate_rule():
     # Beta(50/14 + 2, 118/14 + 1), mean (50/14 + 2) / 15 = 78/210.
     model = fit({(B, X, "50"): Counts(3, 2)}, HistoryPrior(HAND))
     est = model.estimate(B, X, "50")
-    assert [f.level for f in est.levels] == ["global", "category", HISTORY_LEVEL, "payer_category", "payer_category_carc"]
+    assert [f.level for f in est.levels] == [
+        "global",
+        "category",
+        HISTORY_LEVEL,
+        "payer_category",
+        "payer_category_carc",
+    ]
     cell = est.levels[3]
     assert (cell.n, cell.k) == (3, 2)
     assert math.isclose(cell.mean, 78 / 210, rel_tol=1e-12)
