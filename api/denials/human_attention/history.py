@@ -10,7 +10,7 @@ cases match it. One query per scoring batch (``fit_model``), never one per case.
 
 from __future__ import annotations
 
-from sqlalchemy import and_, case, exists, func, literal, or_, select
+from sqlalchemy import and_, case, func, literal, or_, select
 from sqlalchemy.orm import Session
 
 from api.denials.human_attention.history_prior import HistoryKey, HistoryPrior
@@ -43,12 +43,14 @@ def overturn_history(db: Session) -> dict[HistoryKey, tuple[int, int]]:
             fe.entry_type.in_(DECISION_TYPES),
         )
         .cte("decisions")
+        .prefix_with("MATERIALIZED")
     )
     d = decisions.c
     first = (
         select(d.claim_key, d.payer_key, func.min(d.paid_on).label("first_on"))
         .group_by(d.claim_key, d.payer_key)
         .cte("first_decision")
+        .prefix_with("MATERIALIZED")
     )
     denied = (
         select(
@@ -74,16 +76,25 @@ def overturn_history(db: Session) -> dict[HistoryKey, tuple[int, int]]:
         .label("rank"),
     ).cte("first_denied_ranked")
     r = ranked.c
-    later = decisions.alias("later")
-    paid_later = exists().where(
-        later.c.claim_key == r.claim_key,
-        later.c.payer_key == r.payer_key,
-        later.c.entry_type == "payment",
-        later.c.amount > 0,
-        or_(later.c.paid_on > r.first_on, and_(later.c.paid_on == r.first_on, later.c.batch_id > r.batch_id)),
+    # The payer's positive payments per claim: the latest date, and the latest batch on the first
+    # decision's date (joins and one aggregate, not a correlated subquery per denial).
+    paid = (
+        select(
+            d.claim_key,
+            d.payer_key,
+            func.max(d.paid_on).label("last_paid_on"),
+            func.max(case((d.paid_on == first.c.first_on, d.batch_id))).label("first_day_batch"),
+        )
+        .join(first, and_(first.c.claim_key == d.claim_key, first.c.payer_key == d.payer_key))
+        .where(d.entry_type == "payment", d.amount > 0)
+        .group_by(d.claim_key, d.payer_key)
+        .cte("paid")
     )
+    overturned = or_(paid.c.last_paid_on > r.first_on, paid.c.first_day_batch > r.batch_id)
     stmt = (
-        select(func.min(r.payer_name), r.category, func.count(), func.sum(case((paid_later, 1), else_=0)))
+        select(func.min(r.payer_name), r.category, func.count(), func.sum(case((overturned, 1), else_=0)))
+        .select_from(ranked)
+        .outerjoin(paid, and_(paid.c.claim_key == r.claim_key, paid.c.payer_key == r.payer_key))
         .where(r.rank == 1)
         .group_by(r.payer_key, r.category)
     )
