@@ -27,6 +27,12 @@ with mean m and strength s has variance m(1 - m)/(s + 1), so s = m(1 - m)/tau^2 
 
 The interval is the equal-tailed credible interval of the cell's Beta posterior (parents' uncertainty
 is not propagated: the usual empirical-Bayes plug-in).
+
+Seeded by the remittance history (``history_prior.py``): when the client's ledger holds any denial, a
+payer x category cell's prior is its history seed instead of its category's posterior (the payer's own
+reprocessing record is more specific evidence than other payers' appeals), shown as a `payer_history`
+level just above it; its recorded outcomes update it by the same conjugate rule, and the CARC level below
+is unchanged. Without any denial in the ledger the hierarchy above is exactly what it was.
 """
 
 from __future__ import annotations
