@@ -76,3 +76,17 @@ def test_the_remittance_history_seeds_each_payer_and_category(services, member):
         " (2 of 3 for the payer, 2 of 5 for the client); 0 recorded outcomes" in w
         for w in why["explanation"]
     ), why["explanation"]
+
+
+C = "HAND PRIOR PAYER C"
+
+
+def test_a_reversal_to_the_patients_share_overturns_and_a_denied_claim_is_a_denial_whatever_its_group(services, member):
+    """prior_history_payer_c_march.835 (2026-03-03): PC-1 CLP02=4 with PR-96 100 (denied: a denial of
+    the payer's, though the group makes it the patient's share), PC-2 CLP02=4 CO-50 100.
+    prior_history_payer_c_april.835 (2026-04-07): PC-2 reversed (CLP02=22) and corrected to CLP02=1 paid
+    0 with PR-2 100: the payer no longer denies it, so it is overturned (the marts' rule), with no money.
+    """
+    post(member.rpc, "prior_history_payer_c_march.835")
+    post(member.rpc, "prior_history_payer_c_april.835")
+    assert _history(services, member) == {(C, "patient_responsibility"): (1, 0), (C, X): (1, 1)}
