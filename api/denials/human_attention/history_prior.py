@@ -1,8 +1,9 @@
 """P(overturn)'s prior from the payer's own remittance history (pure, no I/O).
 
 Before any appeal outcome is recorded, the ledger already says how often each payer reverses its own
-denials: among the claim x payer pairs whose first decision denied money, those the same payer later
-paid (``history.overturn_history`` counts them per payer x denial category). That record seeds the
+denials: among the claim x payer pairs whose first decision denied money, those a later decision of the
+same payer no longer denies (``history.overturn_history`` counts them per payer x denial category, as
+the marts count `is_overturned`). That record seeds the
 Beta prior of each payer x category cell; recorded appeal outcomes then update it (``estimate.fit``).
 
 The model is the Beta-binomial conjugate pair (Gelman et al., *Bayesian Data Analysis*, 3rd ed.,
@@ -70,7 +71,7 @@ class Seed:
     payer: str
     category: str
     n: int  # the cell's denials in the history
-    k: int  # of which the payer later paid
+    k: int  # of which a later decision of the payer no longer denied
     payer_n: int
     payer_k: int
     client_n: int

@@ -74,7 +74,7 @@ class LevelOut(Output):
         " the payer x category's denials in the remittance history"
     )
     k: int = Field(
-        description="Of which overturned (won or partially won); at the payer_history level, those the payer later paid"
+        description="Of which overturned (won or partially won); at the payer_history level, those a later decision of the payer no longer denied"
     )
     prior_strength: float | None = Field(description="Pseudo-count of the prior centred on the parent's mean")
     mean: float
