@@ -88,6 +88,8 @@ def build_services(settings: Settings | None = None) -> Services:
     services.resolve_principal = principal_resolver(services)
     services.batch_posted.append(claims_intake.listener(digest_key))  # 837 -> claims, 835 -> adjudications
     services.batch_posted.append(_case_intake(services))  # a confirmed denial or recoupment opens a case
+    # ... and its payers' remittance history moved: their cases' P(overturn) priors (humanAttention)
+    services.batch_posted.append(human_attention.rescore_after_posting)
     services.case_opened.append(schedule_cases)  # a new case gets its appeal and timely-filing deadlines
     services.case_opened.append(human_attention.score_opened)  # ... then its place in the worklist
     services.case_assigned.append(notify_assigned)  # the new owner of a case is told in the app

@@ -27,6 +27,12 @@ with mean m and strength s has variance m(1 - m)/(s + 1), so s = m(1 - m)/tau^2 
 
 The interval is the equal-tailed credible interval of the cell's Beta posterior (parents' uncertainty
 is not propagated: the usual empirical-Bayes plug-in).
+
+Seeded by the remittance history (``history_prior.py``): when the client's ledger holds any denial, a
+payer x category cell's prior is its history seed instead of its category's posterior (the payer's own
+reprocessing record is more specific evidence than other payers' appeals), shown as a `payer_history`
+level just above it; its recorded outcomes update it by the same conjugate rule, and the CARC level below
+is unchanged. Without any denial in the ledger the hierarchy above is exactly what it was.
 """
 
 from __future__ import annotations
@@ -37,8 +43,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from api.denials.human_attention.beta import beta_ppf
+from api.denials.human_attention.history_prior import CATEGORY_STRENGTH, HistoryPrior, Seed
 
 LEVELS: tuple[str, ...] = ("global", "category", "payer_category", "payer_category_carc")
+#: The level a remittance-history seed is shown as, just above payer_category (``history_prior``).
+HISTORY_LEVEL = "payer_history"
 GLOBAL_PRIOR: tuple[float, float] = (1.0, 1.0)
 DEFAULT_STRENGTH = 20.0
 MIN_CELLS_FOR_MOMENTS = 3
@@ -86,6 +95,12 @@ class Estimate:
     ever recorded); `n` and `k` are that level's counts."""
 
     levels: tuple[LevelFit, ...]
+    seed: Seed | None = None  # the payer's remittance history that seeded the payer x category prior
+
+    @property
+    def outcomes(self) -> int:
+        """Recorded decisions in the case's payer x category cell."""
+        return next((fit.n for fit in self.levels if fit.level == "payer_category"), 0)
 
     @property
     def posterior(self) -> LevelFit:
@@ -118,6 +133,18 @@ def _child(level: str, level_strength: float, parent: LevelFit, counts: Counts |
     return LevelFit(level, n, k, s, s * m + k, s * (1.0 - m) + n - k)
 
 
+def _history_level(seed: Seed) -> LevelFit:
+    """The seed itself, shown as a level: the history's counts and the capped Beta they give."""
+    return LevelFit(HISTORY_LEVEL, seed.n, seed.k, CATEGORY_STRENGTH, seed.alpha, seed.beta)
+
+
+def _seeded(seed: Seed, counts: Counts | None) -> LevelFit:
+    """A payer x category cell whose prior is the history seed, updated by its recorded outcomes
+    (the conjugate Beta-binomial update: Beta(a + k, b + n - k))."""
+    n, k = (counts.n, counts.k) if counts is not None else (0, 0)
+    return LevelFit(LEVELS[2], n, k, seed.strength, seed.alpha + k, seed.beta + n - k)
+
+
 def moment_strength(cells: list[tuple[int, int, float]]) -> float:
     """A level's pseudo-count strength from its cells' (n, k, parent mean), by the method of moments.
     `math.inf` when the cells spread no more than binomial noise (then each cell's ceiling applies)."""
@@ -139,17 +166,27 @@ class OverturnModel:
 
     strengths: dict[str, float] = field(default_factory=dict)
     fits: dict[tuple[str, ...], LevelFit] = field(default_factory=dict)
+    history: HistoryPrior | None = None
+
+    def seed(self, payer: str, category: str) -> Seed | None:
+        return self.history.seed(payer, category) if self.history is not None else None
 
     def estimate(self, payer: str, category: str, carc: str) -> Estimate:
-        """The estimate of one cell; a cell (or any ancestor) without data gets its prior."""
+        """The estimate of one cell; a cell (or any ancestor) without data gets its prior. With a
+        history seed the payer x category level's prior is the seed (shown as a `payer_history` level
+        before it) instead of its category's posterior."""
         keys: tuple[tuple[str, ...], ...] = ((), (category,), (category, payer), (category, payer, carc))
+        seed = self.seed(payer, category)
         chain = [self.fits[()]]
         for depth in range(1, len(LEVELS)):
             found = self.fits.get(keys[depth])
+            if seed is not None and LEVELS[depth] == LEVELS[2]:
+                chain.append(_history_level(seed))
+                found = found or _seeded(seed, None)
             if found is None:
                 found = _child(LEVELS[depth], self.strengths[LEVELS[depth]], chain[-1], None)
             chain.append(found)
-        return Estimate(tuple(chain))
+        return Estimate(tuple(chain), seed)
 
 
 def _level_counts(counts: Mapping[CellKey, Counts]) -> list[dict[tuple[str, ...], Counts]]:
@@ -166,10 +203,12 @@ def _loo_mean(parent: LevelFit, c: Counts) -> float:
     return a / (a + b)
 
 
-def fit(counts: Mapping[CellKey, Counts]) -> OverturnModel:
-    """Fit the hierarchy to the outcome counts of the most specific cells."""
+def fit(counts: Mapping[CellKey, Counts], history: HistoryPrior | None = None) -> OverturnModel:
+    """Fit the hierarchy to the outcome counts of the most specific cells; with a remittance
+    `history`, each payer x category prior is its seed (``history_prior``) instead of its category's
+    posterior."""
     per_level = _level_counts(counts)
-    model = OverturnModel()
+    model = OverturnModel(history=history if history is not None and not history.empty else None)
     top = per_level[0].get((), Counts(0, 0))
     a0, b0 = GLOBAL_PRIOR
     model.fits[()] = LevelFit(LEVELS[0], top.n, top.k, None, a0 + top.k, b0 + top.n - top.k)
@@ -179,5 +218,6 @@ def fit(counts: Mapping[CellKey, Counts]) -> OverturnModel:
         strength = moment_strength([(c.n, c.k, _loo_mean(model.fits[key[:-1]], c)) for key, c in cells])
         model.strengths[level] = strength
         for key, c in cells:
-            model.fits[key] = _child(level, strength, model.fits[key[:-1]], c)
+            seed = model.seed(key[1], key[0]) if level == LEVELS[2] else None
+            model.fits[key] = _seeded(seed, c) if seed is not None else _child(level, strength, model.fits[key[:-1]], c)
     return model

@@ -69,8 +69,13 @@ class CaseRef(Schema):
 
 class LevelOut(Output):
     level: str
-    n: int = Field(description="Decided appeals (won, partially won, lost) in this cell")
-    k: int = Field(description="Of which overturned (won or partially won)")
+    n: int = Field(
+        description="Decided appeals (won, partially won, lost) in this cell; at the payer_history level,"
+        " the payer x category's denials in the remittance history"
+    )
+    k: int = Field(
+        description="Of which overturned (won or partially won); at the payer_history level, those a later decision of the payer no longer denied"
+    )
     prior_strength: float | None = Field(description="Pseudo-count of the prior centred on the parent's mean")
     mean: float
     low: float

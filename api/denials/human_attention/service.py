@@ -27,10 +27,12 @@ from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import CaseEvent, DenialCase
 from api.denials.human_attention import priority
 from api.denials.human_attention.estimate import Counts, Estimate, OverturnModel, fit
+from api.denials.human_attention.history import history_prior
 from api.denials.outcomes import service as outcomes
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
 from api.infra.db.tenant_filter import get_scope
+from api.money.ingestion.models import FinancialEntry
 from pipelines.ingest.money import quantize
 
 WORKING = tuple(sorted(WORKING_STATES))
@@ -82,8 +84,11 @@ class QueueFilters:
 
 
 def fit_model(db: Session) -> OverturnModel:
-    """The overturn model of the selected client, fitted to every decision recorded so far."""
-    return fit({cell: Counts(n, k) for cell, (n, k) in outcomes.overturn_counts(db).items()})
+    """The overturn model of the selected client: each payer x category prior seeded by the payer's
+    remittance history (one aggregate query, ``history.py``), updated by every decision recorded so far
+    (one more). Called once per scoring batch, never per case."""
+    counts = {cell: Counts(n, k) for cell, (n, k) in outcomes.overturn_counts(db).items()}
+    return fit(counts, history_prior(db))
 
 
 def estimate_for(model: OverturnModel, payer: str, category: str | None, carc: str | None) -> Estimate:
@@ -186,6 +191,21 @@ def rescore_after_outcome(db: Session, case_id: int) -> None:
         rescore(db, DenialCase.denial_category.is_(None))
     else:
         rescore(db, DenialCase.denial_category == case.denial_category)
+
+
+def rescore_after_posting(db: Session, batch_id: int) -> None:
+    """A confirmed batch changed its payers' remittance history (new denials, later payments): rescore
+    the working cases of those payers (a ``Services.batch_posted`` listener, after the case intake).
+    Other payers move only through the client's overall rate; a full `rescore` brings them along."""
+    stmt = (
+        select(func.upper(func.trim(FinancialEntry.payer)))
+        .where(FinancialEntry.batch_id == batch_id, FinancialEntry.payer.is_not(None))
+        .distinct()
+    )
+    found: Sequence[Any] = db.scalars(stmt).all()
+    payers = [str(name) for name in found]
+    if payers:
+        rescore(db, func.upper(func.trim(DenialCase.payer)).in_(payers))
 
 
 # -- the queue ------------------------------------------------------------------------------------
@@ -441,15 +461,26 @@ def _level(fit_: Any) -> dict[str, Any]:
     }
 
 
+def evidence(estimate: Estimate) -> str:
+    """Which evidence the probability used, in words: the payer's remittance history (when the ledger
+    holds any denial) and the recorded outcomes of the case's payer x category."""
+    seed = estimate.seed
+    if seed is None:
+        basis = estimate.basis
+        return f"learnt at the {basis.level} level from {basis.k} overturns in {basis.n} decided appeals"
+    recorded = estimate.outcomes
+    return f"from {seed.describe()}; {recorded} recorded outcome{'' if recorded == 1 else 's'}"
+
+
 def _words(e: Explanation, numbers: dict[str, Any], low: float, high: float) -> list[str]:
-    r, basis = e.ranked, e.estimate.basis
+    r = e.ranked
     deadline = "assumed (no appeal deadline on the case)" if r.due_assumed else "the case's appeal deadline"
     words = [
         f"{numbers['amount_at_stake']:.2f} is at stake"
         + (f" ({r.case.recovered_amount:.2f} already recovered)" if r.case.recovered_amount else "")
         + ".",
         f"The payer overturns such denials with probability {r.probability:.3f} (95 % interval {low:.3f}-{high:.3f}),"
-        f" learnt at the {basis.level} level from {basis.k} overturns in {basis.n} decided appeals.",
+        f" {evidence(e.estimate)}.",
         f"Expected recovery {r.expected_recovery:.2f}; about {numbers['effort_hours']:g} hours of work for a"
         f" {r.case.denial_category or 'unclassified'} denial.",
         f"Due {r.due.isoformat()} ({deadline}): {numbers['days_left']} days left, deadline discount"

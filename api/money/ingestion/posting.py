@@ -21,7 +21,8 @@ the parsed totals to the cent:
   post as for any adjudication.
 - PLB: `provider_adjustment` with the PLB amount (positive reduces the payment).
 - 837 claim / CSV claim: `charge`; CSV payment: `payment` (+ `adjustment`);
-  CSV denial: `denial`.
+  CSV denial (the hospital's worklist): `denial` when its group and CARC classify as one,
+  `patient_responsibility` for group PR, else `adjustment`.
 """
 
 from __future__ import annotations
@@ -343,19 +344,25 @@ def _csv_deposit_plan(row: RowView) -> EntryPlan:
 
 
 def _csv_denial_plan(row: RowView, classifier: Classifier) -> EntryPlan:
+    """A row of the hospital's denial worklist, classified like a CAS amount by its group code and
+    CARC (a combined ``CO-27`` was split when the file was read, ``pipelines/ingest/reason_codes.py``):
+    group PR is the patient's share, never a provider denial (X12 835 TR3 CAS01: PR patient
+    responsibility); a code the classifier does not call a denial (CO-45, an unknown CARC) posts as an
+    adjustment. An export without a group code reports contractual (CO) codes."""
     d = row.data
     group = d.get("group_code") or "CO"
     result = _classify(classifier, group, d.get("carc"), d.get("rarc") or [])
+    amount = _amount(d.get("denied_amount"))
     return EntryPlan(
         row.row_id,
-        "denial",
+        _adjustment_entry_type(None, group, result, amount),
         "denied",
-        _amount(d.get("denied_amount")),
+        amount,
         group_code=group,
         carc=d.get("carc"),
         rarcs=list(d.get("rarc") or []),
         denial_category=result.category if result else None,
-        is_denial=True,
+        is_denial=counts_as_denial(bool(result and result.is_denial), amount, None),
         payment_date=_date(d.get("denial_date")),
         **_tabular_claim(d),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from pipelines.ingest.tabular.entities import EntitySpec, FieldSpec
+from pipelines.ingest.tabular.reason_split import split_reason_codes
 from pipelines.ingest.tabular.value_formats import (
     MoneyFormat,
     auto_date_format,
@@ -109,7 +110,8 @@ def canonicalise(
     )
     typed = _typed_frame(cleaned, spec, present, identifiers, date_format=date_format, money_format=money_format)
     typed = _with_row_errors(typed, _row_checks(spec, present, identifiers))
-    return _canonical_columns(typed, spec, {f.name for f in present})
+    # "CO-27" in a reason-code column: group code CO, CARC 27 (reason_split.py)
+    return split_reason_codes(_canonical_columns(typed, spec, {f.name for f in present}))
 
 
 def _typed_frame(
