@@ -334,37 +334,50 @@ def _money_of(facts: Sequence[EntryFact]) -> tuple[Decimal, Decimal, Decimal]:
 
 def _event(key: tuple[Any, ...], rows: list[EntryRow], places: _Places, aliases: _Aliases) -> PayerEvent:
     facts = tuple(_fact(e) for e in rows)
-    paid, denied, taken = _money_of(facts)
-    first = rows[0]
-    name = (first.payer or UNKNOWN_PAYER).strip().upper()
     if key[0] == TABULAR:
-        payer_key, payer_id, alias_class = aliases.resolve(None, name)
-        info = _EventInfo(first.payer or UNKNOWN_PAYER, payer_id, payer_id or payer_key, alias_class, facts)
-        identity = f"tabular|{key[2]}|{key[3]}|{key[4]}"
-        order = EventOrder(payment_date=first.payment_date, claim=int(first.row_id or 0), batch=int(first.batch_id))
-        return PayerEvent(order, paid, denied, taken, None, identity, TABULAR, info)
-    place = places.rows.get(first.row_id or 0)
-    remit = (
-        places.remittances.get((int(first.batch_id), place.transaction))
-        if place and place.transaction is not None
-        else None
-    )
-    remit = remit or {}
+        return _tabular_event(key, rows[0], facts, aliases)
+    return _remittance_event(rows[0], facts, places, aliases)
+
+
+def _tabular_event(
+    key: tuple[Any, ...], first: EntryRow, facts: tuple[EntryFact, ...], aliases: _Aliases
+) -> PayerEvent:
+    """A decision of the hospital's export: named by (payer, date, payer claim number), so the same
+    denial exported again is one event (its first batch counts)."""
+    paid, denied, taken = _money_of(facts)
+    name = (first.payer or UNKNOWN_PAYER).strip().upper()
+    payer_key, payer_id, alias_class = aliases.resolve(None, name)
+    info = _EventInfo(first.payer or UNKNOWN_PAYER, payer_id, payer_id or payer_key, alias_class, facts)
+    order = EventOrder(payment_date=first.payment_date, claim=int(first.row_id or 0), batch=int(first.batch_id))
+    return PayerEvent(order, paid, denied, taken, None, f"tabular|{key[2]}|{key[3]}|{key[4]}", TABULAR, info)
+
+
+def _remittance_event(first: EntryRow, facts: tuple[EntryFact, ...], places: _Places, aliases: _Aliases) -> PayerEvent:
+    """One CLP (or claim-linked PLB) of an 835, placed in the payer's order by its remittance."""
+    paid, denied, taken = _money_of(facts)
+    name = (first.payer or UNKNOWN_PAYER).strip().upper()
+    place = places.rows.get(first.row_id or 0) or _RowPlace("", -(first.row_id or 0), None, None)
+    remit = places.remittances.get((int(first.batch_id), place.transaction or 0)) or {}
     file_id = remit.get("payerId") or _id_from_key(remit.get("key"), name)
     payer_key, payer_id, alias_class = aliases.resolve(file_id, name)
-    payer_class = alias_class or payer_class_of(place.filing_indicator if place else None)
+    payer_class = alias_class or payer_class_of(place.filing_indicator)
     info = _EventInfo(first.payer or UNKNOWN_PAYER, payer_id, payer_id or payer_key, payer_class, facts)
+    order = _order(remit, place, first)
+    status = next((f.claim_status_code for f in facts if f.claim_status_code), None)
+    return PayerEvent(order, paid, denied, taken, status, remit.get("key"), REMITTANCE, info)
+
+
+def _order(remit: dict[str, Any], place: _RowPlace, first: EntryRow) -> EventOrder:
+    """Payment date (BPR16), interchange date and time (ISA09/ISA10), ISA13, transaction, claim, batch."""
     paid_on = date.fromisoformat(remit["paymentDate"]) if remit.get("paymentDate") else first.payment_date
-    order = EventOrder(
+    return EventOrder(
         payment_date=paid_on,
         interchange_stamp=f"{remit.get('interchangeDate') or ''}{remit.get('interchangeTime') or ''}",
         interchange_control_number=str(remit.get("interchangeControlNumber") or ""),
-        transaction=(place.transaction or 0) if place else 0,
-        claim=place.claim_row if place else 0,
+        transaction=place.transaction or 0,
+        claim=place.claim_row,
         batch=int(first.batch_id),
     )
-    status = next((f.claim_status_code for f in facts if f.claim_status_code), None)
-    return PayerEvent(order, paid, denied, taken, status, remit.get("key"), REMITTANCE, info)
 
 
 def _id_from_key(key: str | None, name: str) -> str | None:
