@@ -15,8 +15,10 @@ Payer HAND EPISODE PAYER, REF*2U HEP01, CLP06 12 (commercial); tests/fixtures/x1
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import select
 
 from api.denials.cases.lifecycle import WORKING_STATES
@@ -119,3 +121,27 @@ def test_the_hospitals_csv_before_its_835_is_adopted_by_the_835(member, services
     assert adopted["id"] == first["id"], "the CSV's case is the 835's case"
     assert _money(adopted) == ("250.00", "0.00", "0.00", "open")
     assert (adopted["payerId"], adopted["payerClass"]) == ("HEP01", "commercial")
+
+
+def test_the_csv_and_its_835_confirmed_at_once_open_one_case(member, services, database_url):
+    """The CSV names the payer "Hand Episode Payer", the 835 "HEP01": their keys differ until the 835's
+    history is read, so only the per-client intake lock keeps two racing confirms to one case."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite serialises writers; the race needs PostgreSQL")
+    era = upload(member.rpc, "episode_csv_claim.835")
+    data = (TESTS_DIR / "fixtures" / "csv" / "hand" / "episode_denials_worklist.csv").read_bytes()
+    csv = upload_json(member.rpc, data, "episode_denials_worklist.csv", "ingestion.uploadCsv").data["batch"]
+    start = threading.Barrier(2)
+
+    def run(batch_id: int) -> None:
+        start.wait()
+        confirm(member.rpc, batch_id).data
+
+    threads = [threading.Thread(target=run, args=(b["id"],)) for b in (era, csv)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    found = by_claim(member.rpc)
+    assert sorted(found) == ["EPC-1", "EPM-1"]
+    assert (found["EPC-1"]["payerId"], found["EPC-1"]["amountAtStake"]) == ("HEP01", "250.00")

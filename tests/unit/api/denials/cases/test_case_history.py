@@ -234,3 +234,14 @@ def test_recovered_stays_between_zero_and_the_stake_and_one_episode_at_most_is_o
     assert all(D(0) <= e.recovered <= e.amount_at_stake for e in episodes)
     assert sum(e.is_open for e in episodes) <= 1
     assert [e.ordinal for e in episodes] == list(range(1, len(episodes) + 1))
+
+
+def test_a_csv_payers_class_comes_from_its_name_only_for_the_government_programs():
+    from api.denials.cases.payer_classes import normalized_payer_name, payer_class_of_name
+
+    assert normalized_payer_name("  Hand Episode-Payer, Inc. ") == "HAND EPISODE PAYER INC"
+    assert payer_class_of_name("Federal Medicare Contractor") == "medicare"
+    assert payer_class_of_name("STATE MEDICAID FISCAL AGENT") == "medicaid"
+    assert payer_class_of_name("Tricare West") == "other_government"
+    assert payer_class_of_name("Northwind Health Plan") is None
+    assert payer_class_of_name("MEDICAREFUL PLAN") is None  # whole words only
