@@ -400,6 +400,26 @@ def _cases_of(db: Session, claim_keys: Sequence[str]) -> dict[str, list[DenialCa
 # --- one claim ------------------------------------------------------------------------------------
 
 
+#: What a case adopted by an 835 payer takes from the 835's opening decision.
+_FROM_THE_835 = (
+    "payer",
+    "payer_id",
+    "payer_class",
+    "event_kind",
+    "claim_status_code",
+    "payer_claim_number",
+    "remittance_date",
+    "billed_amount",
+    "service_date",
+    "denial_category",
+    "group_code",
+    "carc",
+    "rarcs",
+    "hard_or_soft",
+    "preventable",
+)
+
+
 class _ClaimIntake:
     """One claim: its events by payer identity -> histories -> one case per episode."""
 
@@ -492,7 +512,7 @@ class _ClaimIntake:
         if case is None:
             return new_id
         self.claimed.add(case.id)
-        self._adopt(case, payer, episode.ordinal)
+        self._adopt(case, payer, found, episode)
         when = found.events[episode.last_event].order.payment_date
         update = sync(_open_case(case), episode, found.paid_total, when)
         if update is not None:
@@ -516,14 +536,20 @@ class _ClaimIntake:
             entries=info.entries,
         )
 
-    def _adopt(self, case: DenialCase, payer: _Payer, ordinal: int) -> None:
-        """Name the case by its claim x payer x episode (a case adopted from before gets the key now)."""
-        if case.payer_identity == payer.identity and case.episode == ordinal:
+    def _adopt(self, case: DenialCase, payer: _Payer, found: History, episode: Episode) -> None:
+        """Name the case by its claim x payer x episode (a case adopted from before gets the key now);
+        a case the 835 adopts (the CSV's, a migrated one) takes the 835's payer and classification."""
+        if case.payer_identity == payer.identity and case.episode == episode.ordinal:
             return
-        case.payer_identity, case.episode = payer.identity, ordinal
-        case.denial_key = episode_key(self.claim_key, payer.identity, ordinal)
+        case.payer_identity, case.episode = payer.identity, episode.ordinal
+        case.denial_key = episode_key(self.claim_key, payer.identity, episode.ordinal)
         case.payer_id = case.payer_id or payer.payer_id
-        if payer.from_835 or case.payer_class is None:
+        if payer.from_835:
+            opening = opening_for(self._facts(payer, found, episode))
+            for name in _FROM_THE_835:
+                value = getattr(opening, name)
+                setattr(case, name, list(value) if name == "rarcs" else value)
+        elif case.payer_class is None:
             case.payer_class = payer.payer_class
         self.db.flush()
 

@@ -120,7 +120,12 @@ def test_the_hospitals_csv_before_its_835_is_adopted_by_the_835(member, services
     adopted = found["EPC-1"]
     assert adopted["id"] == first["id"], "the CSV's case is the 835's case"
     assert _money(adopted) == ("250.00", "0.00", "0.00", "open")
-    assert (adopted["payerId"], adopted["payerClass"]) == ("HEP01", "commercial")
+    assert (adopted["payer"], adopted["payerId"], adopted["payerClass"]) == (
+        "HAND EPISODE PAYER",
+        "HEP01",
+        "commercial",
+    )
+    assert (adopted["claimStatusCode"], adopted["payerClaimNumber"]) == ("4", "PCN-EPC-1"), "the 835's decision"
 
 
 def test_the_csv_and_its_835_confirmed_at_once_open_one_case(member, services, database_url):
