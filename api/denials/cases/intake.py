@@ -1,156 +1,187 @@
 """Cases open and update themselves when a batch is confirmed (a `Services.batch_posted` listener).
 
-Runs inside the confirm's transaction, after the batch's entries are posted: it reads them back,
-groups them into claim events (claim x payer x remittance), asks ``rules.decide`` what they open or
-update, and writes that. Opening is INSERT ... ON CONFLICT DO NOTHING on (client, denial_key), so a
-re-upload, a re-run or two concurrent confirms of the same remittance never open a second case.
+Runs inside the confirm's transaction, after the batch's entries are posted. For every claim the
+batch touches it reads the claim's whole posted history from the ledger (every payer, every batch:
+financial entries, their import rows and their batch's remittance metadata — payment date,
+interchange date/time/control number, transaction and claim position), keeps it per payer identity
+(the marts' ``payer_identity``: the payer id resolved through the payer aliases, else the name),
+applies it in the payer's order (``api.denials.cases.history``) and makes one case per claim x payer
+x episode show it (``rules.opening_for`` / ``rules.sync``).
+
+The hospital's own denial worklist (a CSV) joins the 835's payer: matched by payer id, else
+normalized name or payer alias, else payer class (when one payer of the claim has it); its case is
+the same case whichever file came first.
+
+Idempotency and concurrency: the denial_key of a case is the digest of (claim, payer identity,
+episode ordinal) and opening is INSERT ... ON CONFLICT DO NOTHING on (client, denial_key); on
+PostgreSQL the intake of one client also takes a transaction-scoped advisory lock, so two confirms
+racing read each other's committed history and never open a second case for one episode (a CSV
+case and its 835 case have different payer spellings: only the lock makes that race safe).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select, text, tuple_
 from sqlalchemy.orm import Session
 
 from api.core.lifecycle import transition as move
 from api.denials.cases import service
+from api.denials.cases.history import REMITTANCE, TABULAR, Episode, EventOrder, History, PayerEvent, history
 from api.denials.cases.lifecycle import CASE
 from api.denials.cases.models import DenialCase
-from api.denials.cases.payer_classes import payer_class_of
+from api.denials.cases.payer_classes import normalized_payer_name, payer_class_of, payer_class_of_name
 from api.denials.cases.rules import (
-    UPDATABLE_STATES,
+    ZERO,
     CaseOpening,
     CaseUpdate,
-    ClaimEvent,
     EntryFact,
+    EpisodeFacts,
     OpenCase,
-    decide,
+    episode_key,
     money,
+    opening_for,
+    sync,
 )
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow
+from api.money.reconciliation.models import PayerAlias
 
 CHUNK = 500
-#: Entry types that are about a claim (charges, deposits and PLBs are not).
+#: Entry types that are about a claim (charges, deposits and unlinked PLBs are not).
 CLAIM_ENTRY_TYPES = ("payment", "denial", "patient_responsibility", "adjustment", "reversal", "recoupment")
 UNKNOWN_PAYER = "UNKNOWN PAYER"
-
-
-@dataclass(frozen=True)
-class _Remittance:
-    identity: str
-    payment_date: date | None
-    payer_id: str | None
-    payer_class: str | None = None  # of the claim the row belongs to (CLP06)
+#: pg_advisory_xact_lock(namespace, client id): one case intake at a time per client.
+LOCK_NAMESPACE = 2024
 
 
 def open_cases_for_batch(db: Session, batch_id: int) -> list[int]:
-    """Open the cases the batch's denials and recoupments call for and update the working cases
-    its payments recover money for (see ``api.denials.cases.rules``); the ids of the cases opened."""
+    """Open and update the cases of every claim x payer the batch touches so they show the payer's
+    whole history (``api.denials.cases.history``); the ids of the cases opened."""
     batch = db.scalar(select(ImportBatch).where(ImportBatch.id == batch_id))
     if batch is None:
         return []
-    entries = _claim_entries(db, batch_id)
-    if not entries:
+    claim_keys = _batch_claim_keys(db, batch_id)
+    if not claim_keys:
         return []
-    events = _claim_events(db, batch, entries)
-    cases = _working_cases(db, sorted({e.claim_key for e in events}))
-    decisions = decide(events, {key: [_open_case(c) for c in found] for key, found in cases.items()})
-    opened = [new_id for opening in decisions.opens if (new_id := _open(db, batch, opening)) is not None]
-    by_id = {c.id: c for found in cases.values() for c in found}
-    for update in decisions.updates:
-        apply_ledger_update(db, by_id[update.case_id], update, batch_id=batch.id)
+    _serialize(db, batch.client_id)
+    aliases = _Aliases.read(db)
+    opened: list[int] = []
+    for chunk in _chunks(claim_keys):
+        events = _ledger_events(db, chunk, aliases)
+        cases = _cases_of(db, chunk)
+        for claim_key in chunk:
+            intake = _ClaimIntake(db, batch, claim_key, cases.get(claim_key, []))
+            opened += intake.run(events.get(claim_key, []))
     return opened
 
 
-def _claim_events(db: Session, batch: ImportBatch, entries: list[EntryRow]) -> list[ClaimEvent]:
-    """The batch's entries as claim events: one per claim x payer x remittance, with the payer's
-    paid total for the claim in the ledger (this batch included)."""
-    remittances = _remittances_by_row(db, batch)
-    grouped: dict[tuple[str, str, str], list[tuple[EntryRow, _Remittance]]] = defaultdict(list)
-    for entry in entries:
-        remittance = remittances.get(entry.row_id or 0) or _tabular_remittance(batch, entry)
-        payer = (entry.payer or UNKNOWN_PAYER).strip()
-        grouped[(entry.claim_key or "", payer, remittance.identity)].append((entry, remittance))
-    totals = _paid_totals(db, sorted({k[0] for k in grouped}))
-    return [
-        ClaimEvent(
-            claim_key=claim_key,
-            payer=payer,
-            remittance_identity=identity,
-            remittance_date=rows[0][1].payment_date,
-            entries=tuple(_fact(e) for e, _ in rows),
-            paid_total=totals.get((claim_key, payer.upper()), Decimal("0.00")),
-            payer_id=rows[0][1].payer_id,
-            payer_class=rows[0][1].payer_class,
+def _serialize(db: Session, client_id: int) -> None:
+    if db.get_bind().dialect.name == "postgresql":
+        db.execute(text("select pg_advisory_xact_lock(:ns, :client)"), {"ns": LOCK_NAMESPACE, "client": client_id})
+
+
+def _batch_claim_keys(db: Session, batch_id: int) -> list[str]:
+    rows = db.scalars(
+        select(FinancialEntry.claim_key)
+        .where(
+            FinancialEntry.batch_id == batch_id,
+            FinancialEntry.claim_key.is_not(None),
+            FinancialEntry.entry_type.in_(CLAIM_ENTRY_TYPES),
         )
-        for (claim_key, payer, identity), rows in grouped.items()
-    ]
-
-
-def _open(db: Session, batch: ImportBatch, opening: CaseOpening) -> int | None:
-    """Insert the case (nothing when its denial was opened before) and its `opened` event; the new id."""
-    new_id = service.insert_opening(
-        db,
-        opening,
-        organization_id=batch.organization_id,
-        client_id=batch.client_id,
-        origin="remittance",
-        source_batch_id=batch.id,
+        .distinct()
     )
-    if new_id is not None:
-        details = {"origin": "remittance", "batchId": batch.id, "amountAtStake": f"{opening.amount_at_stake:.2f}"}
-        service.opened_event(
-            db,
-            new_id,
-            organization_id=batch.organization_id,
-            client_id=batch.client_id,
-            actor_user_id=None,
-            details=details,
-        )
-    return new_id
+    return sorted({str(k) for k in rows if k})
 
 
-def apply_ledger_update(db: Session, case: DenialCase, update: CaseUpdate, *, batch_id: int | None) -> None:
-    """Record what the ledger says was recovered, and move a fully recovered working case to won."""
-    delta = money(update.recovered_amount - update.recovered_before)
-    case.recovered_amount = update.recovered_amount
-    case.last_update_reason = update.reason[:500]
-    details: dict[str, Any] = {
-        "batchId": batch_id,
-        "recoveredBefore": f"{update.recovered_before:.2f}",
-        "recovered": f"{update.recovered_amount:.2f}",
-        "delta": f"{delta:.2f}",
-        "paidIncrement": f"{update.paid_increment:.2f}",
-    }
-    if update.move_to is not None and CASE.can(case.state, update.move_to):
-        move(CASE, case.state, update.move_to)
-        service.apply_move(
-            db, case, update.move_to, reason=update.reason, user_id=None, kind="ledger_update", details=details
-        )
-        return
-    service.add_event(
-        db,
-        case,
-        "ledger_update",
-        actor_user_id=None,
-        reason=update.reason,
-        from_state=case.state,
-        to_state=case.state,
-        details=details,
-    )
-    db.flush()
+def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(values), CHUNK):
+        yield values[start : start + CHUNK]
 
 
-#: A row of _ENTRY_COLUMNS (SQLAlchemy types a 16-column Row more narrowly than is useful here).
+# --- payers ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Alias:
+    payer_key: str
+    payer_id: str | None
+    payer_class: str | None
+
+
+@dataclass
+class _Aliases:
+    """The client's payer aliases (``payer_aliases``), compared upper-cased and trimmed as the marts do."""
+
+    by_kind: dict[tuple[str, str], _Alias] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, db: Session) -> _Aliases:
+        out = cls()
+        for a in db.scalars(select(PayerAlias)):
+            key = (a.alias_kind, a.alias.strip().upper())
+            canonical_id = a.canonical_payer_id.strip().upper() if a.canonical_payer_id else None
+            out.by_kind[key] = _Alias(a.canonical_payer_key.strip().upper(), canonical_id, a.payer_class)
+        return out
+
+    def resolve(self, payer_id: str | None, name: str) -> tuple[str, str | None, str | None]:
+        """(payer key, payer id, alias class) as int_remittances_identified resolves them."""
+        by_id = self.by_kind.get(("payer_id", payer_id)) if payer_id else None
+        by_name = self.by_kind.get(("payer_name", name))
+        key = (by_id and by_id.payer_key) or (by_name and by_name.payer_key) or name
+        pid = (by_id and by_id.payer_id) or (by_name and by_name.payer_id) or payer_id
+        payer_class = (by_id.payer_class if by_id else None) or (by_name.payer_class if by_name else None)
+        return key, pid, payer_class
+
+
+@dataclass(frozen=True)
+class _EventInfo:
+    """What the intake keeps about one event besides its money (PayerEvent.ref)."""
+
+    payer: str  # the name as the file spells it
+    payer_id: str | None
+    identity: str
+    payer_class: str | None
+    entries: tuple[EntryFact, ...]
+
+
+@dataclass
+class _Payer:
+    """One payer identity of a claim: its spellings and class, to match cases and CSV rows to it."""
+
+    identity: str
+    name: str
+    payer_id: str | None
+    payer_class: str | None
+    names: set[str] = field(default_factory=set)
+    ids: set[str] = field(default_factory=set)
+    from_835: bool = False
+
+    def add(self, info: _EventInfo, source: str) -> None:
+        if source == REMITTANCE and not self.from_835:
+            self.name, self.payer_id, self.payer_class, self.from_835 = (
+                info.payer,
+                info.payer_id,
+                info.payer_class,
+                True,
+            )
+        self.payer_class = self.payer_class or info.payer_class
+        self.names.add(normalized_payer_name(info.payer))
+        if info.payer_id:
+            self.ids.add(info.payer_id.upper())
+
+
+# --- the ledger -----------------------------------------------------------------------------------
+
+#: A row of _ENTRY_COLUMNS (SQLAlchemy types a many-column Row more narrowly than is useful here).
 EntryRow = Any
-#: The entry columns the rules read (plain rows: a big batch has hundreds of thousands of entries).
 _ENTRY_COLUMNS = (
+    FinancialEntry.batch_id,
     FinancialEntry.row_id,
     FinancialEntry.claim_key,
     FinancialEntry.payer,
@@ -170,105 +201,108 @@ _ENTRY_COLUMNS = (
 )
 
 
-def _claim_entries(db: Session, batch_id: int) -> list[EntryRow]:
-    return list(
+@dataclass(frozen=True)
+class _RowPlace:
+    entity: str
+    claim_row: int  # the CLP row it hangs from (its own row number otherwise)
+    transaction: int | None
+    filing_indicator: str | None
+
+
+@dataclass
+class _Places:
+    """Where the entries' import rows sit: their claim row, transaction and CLP06; their batch's kind
+    and 835 remittances by transaction index."""
+
+    rows: dict[int, _RowPlace] = field(default_factory=dict)
+    batch_kind: dict[int, str] = field(default_factory=dict)
+    remittances: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
+
+
+def _ledger_events(db: Session, claim_keys: Sequence[str], aliases: _Aliases) -> dict[str, list[PayerEvent]]:
+    """Claim key -> every posted event of the claim (all payers, all batches) as PayerEvents."""
+    entries = list(
         db.execute(
             select(*_ENTRY_COLUMNS)
-            .where(
-                FinancialEntry.batch_id == batch_id,
-                FinancialEntry.claim_key.is_not(None),
-                FinancialEntry.entry_type.in_(CLAIM_ENTRY_TYPES),
-            )
-            .order_by(FinancialEntry.row_id, FinancialEntry.id)
+            .where(FinancialEntry.claim_key.in_(claim_keys), FinancialEntry.entry_type.in_(CLAIM_ENTRY_TYPES))
+            .order_by(FinancialEntry.batch_id, FinancialEntry.row_id, FinancialEntry.id)
         ).all()
     )
+    places = _places(db, entries)
+    grouped: dict[str, dict[tuple[Any, ...], list[EntryRow]]] = defaultdict(lambda: defaultdict(list))
+    for e in entries:
+        grouped[str(e.claim_key)][_event_key(e, places)].append(e)
+    return {
+        claim_key: [_event(key, rows, places, aliases) for key, rows in events.items()]
+        for claim_key, events in grouped.items()
+    }
 
 
-def _remittances_by_row(db: Session, batch: ImportBatch) -> dict[int, _Remittance]:
-    """Import row id -> the 835 remittance (transaction) its claim belongs to, for the batch's posted
-    remittances. An adjustment row belongs to the claim row it hangs from."""
-    if not batch.remittances:
-        return {}
-    by_index: dict[int, _Remittance] = {}
-    for r in batch.remittances:
-        if r.get("postedByBatchId") not in (None, batch.id):
-            continue  # another batch posted it: none of this batch's entries come from it
-        paid_on = date.fromisoformat(r["paymentDate"]) if r.get("paymentDate") else None
-        payer_id = str(r["key"]).split("|", 1)[0] or None
-        by_index[int(r["transactionIndex"])] = _Remittance(str(r["key"]), paid_on, payer_id)
-    claims = db.execute(
-        select(
-            ImportRow.row_number,
-            ImportRow.data["transaction_index"].as_integer(),
-            ImportRow.data["filing_indicator"].as_string(),
-        ).where(ImportRow.batch_id == batch.id, ImportRow.entity == "remittance_claim")
-    ).all()
-    txn_of_claim: dict[int, int] = {int(r[0]): int(r[1]) for r in claims if r[1] is not None}
-    class_of_claim: dict[int, str | None] = {int(r[0]): payer_class_of(r[2]) for r in claims}
-    rows = db.execute(
-        select(ImportRow.id, ImportRow.entity, ImportRow.row_number, ImportRow.parent_row_number).where(
-            ImportRow.batch_id == batch.id, ImportRow.entity.in_(("remittance_claim", "adjustment"))
+_TXN = ImportRow.data["transaction_index"].as_integer()
+_FILING = ImportRow.data["filing_indicator"].as_string()
+
+
+def _places(db: Session, entries: Sequence[EntryRow]) -> _Places:
+    out = _Places()
+    _read_batches(db, sorted({int(e.batch_id) for e in entries}), out)
+    own = _own_rows(db, sorted({int(e.row_id) for e in entries if e.row_id is not None}))
+    parents = sorted({(r[0], r[3]) for r in own.values() if r[1] == "adjustment" and r[3] is not None})
+    claim_rows = _claim_rows(db, parents)
+    for row_id, (batch_id, entity, number, parent, txn, filing) in own.items():
+        if entity == "adjustment" and parent is not None:
+            out.rows[row_id] = _RowPlace(entity, parent, *claim_rows.get((batch_id, parent), (None, None)))
+        else:
+            out.rows[row_id] = _RowPlace(entity, number, txn, filing)
+    return out
+
+
+def _read_batches(db: Session, batch_ids: Sequence[int], out: _Places) -> None:
+    """Each batch's kind and the 835 remittances it posted, by transaction index."""
+    for chunk in _chunks(batch_ids):
+        query = select(ImportBatch.id, ImportBatch.kind, ImportBatch.remittances).where(ImportBatch.id.in_(chunk))
+        for b in db.execute(query):
+            out.batch_kind[b.id] = b.kind
+            for r in b.remittances or []:
+                if r.get("postedByBatchId") in (None, b.id):
+                    out.remittances[(b.id, int(r["transactionIndex"]))] = r
+
+
+_OwnRow = tuple[int, str, int, int | None, int | None, str | None]
+
+
+def _own_rows(db: Session, row_ids: Sequence[int]) -> dict[int, _OwnRow]:
+    """Row id -> (batch, entity, row number, parent row number, transaction index, CLP06)."""
+    out: dict[int, _OwnRow] = {}
+    columns = (ImportRow.id, ImportRow.batch_id, ImportRow.entity, ImportRow.row_number, ImportRow.parent_row_number)
+    for chunk in _chunks(row_ids):
+        for r in db.execute(select(*columns, _TXN, _FILING).where(ImportRow.id.in_(chunk))):
+            out[r[0]] = (r[1], r[2], r[3], r[4], r[5], r[6])
+    return out
+
+
+def _claim_rows(db: Session, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], tuple[int | None, str | None]]:
+    """(batch, CLP row number) -> (transaction index, CLP06) for the claim rows adjustments hang from."""
+    out: dict[tuple[int, int], tuple[int | None, str | None]] = {}
+    for chunk in _chunks(keys):
+        query = select(ImportRow.batch_id, ImportRow.row_number, _TXN, _FILING).where(
+            tuple_(ImportRow.batch_id, ImportRow.row_number).in_(list(chunk)), ImportRow.entity == "remittance_claim"
         )
-    ).all()
-    out: dict[int, _Remittance] = {}
-    for row in rows:
-        claim_row = row.row_number if row.entity == "remittance_claim" else row.parent_row_number
-        txn = txn_of_claim.get(claim_row) if claim_row is not None else None
-        if txn is not None and txn in by_index and claim_row is not None:
-            out[row.id] = replace(by_index[txn], payer_class=class_of_claim.get(claim_row))
+        for r in db.execute(query):
+            out[(r[0], r[1])] = (r[2], r[3])
     return out
 
 
-def _tabular_remittance(batch: ImportBatch, entry: EntryRow) -> _Remittance:
-    """A tabular export has no remittance identity: the payer's decision is named by its date and
-    the payer's claim number, so the same denial exported twice is one event."""
-    when = entry.payment_date.isoformat() if entry.payment_date else ""
-    return _Remittance(f"tabular|{when}|{entry.payer_claim_number or ''}", entry.payment_date, None)
+def _is_tabular(kind: str | None) -> bool:
+    return bool(kind) and not str(kind).startswith(("era_", "claims_"))
 
 
-def _chunks(values: Sequence[str]) -> Iterable[Sequence[str]]:
-    for start in range(0, len(values), CHUNK):
-        yield values[start : start + CHUNK]
-
-
-def _paid_totals(db: Session, claim_keys: Sequence[str]) -> dict[tuple[str, str], Decimal]:
-    """(claim key, upper-cased payer) -> the payer's paid total for the claim in the whole ledger."""
-    out: dict[tuple[str, str], Decimal] = {}
-    for chunk in _chunks(claim_keys):
-        rows = db.execute(
-            select(FinancialEntry.claim_key, func.upper(FinancialEntry.payer), func.sum(FinancialEntry.amount))
-            .where(FinancialEntry.claim_key.in_(chunk), FinancialEntry.component == "paid")
-            .group_by(FinancialEntry.claim_key, func.upper(FinancialEntry.payer))
-        ).all()
-        for claim_key, payer, total in rows:
-            out[(str(claim_key), str(payer or UNKNOWN_PAYER).strip())] = money(Decimal(str(total or 0)))
-    return out
-
-
-def _working_cases(db: Session, claim_keys: Sequence[str]) -> dict[tuple[str, str], list[DenialCase]]:
-    """Working cases of these claims by (claim key, upper-cased payer), locked for the update."""
-    out: dict[tuple[str, str], list[DenialCase]] = defaultdict(list)
-    for chunk in _chunks(claim_keys):
-        found = db.scalars(
-            select(DenialCase)
-            .where(DenialCase.claim_key.in_(chunk), DenialCase.state.in_(sorted(UPDATABLE_STATES)))
-            .order_by(DenialCase.id)
-            .with_for_update()
-        )
-        for case in found:
-            out[(case.claim_key, case.payer.strip().upper())].append(case)
-    return out
-
-
-def _open_case(case: DenialCase) -> OpenCase:
-    return OpenCase(
-        id=case.id,
-        state=case.state,
-        amount_at_stake=Decimal(case.amount_at_stake),
-        paid_before=Decimal(case.paid_before),
-        recovered_amount=Decimal(case.recovered_amount),
-        recorded_by_hand=Decimal(case.recovered_by_hand),
-    )
+def _event_key(e: EntryRow, places: _Places) -> tuple[Any, ...]:
+    """One event per CLP (its claim row), per PLB row, per tabular decision (batch, payer, date, payer claim number)."""
+    if _is_tabular(places.batch_kind.get(e.batch_id)):
+        when = e.payment_date.isoformat() if e.payment_date else ""
+        return (TABULAR, e.batch_id, normalized_payer_name(e.payer), when, e.payer_claim_number or "")
+    place = places.rows.get(e.row_id or 0)
+    return (REMITTANCE, e.batch_id, place.claim_row if place else -(e.row_id or 0))
 
 
 def _fact(e: EntryRow) -> EntryFact:
@@ -286,3 +320,313 @@ def _fact(e: EntryRow) -> EntryFact:
         payer_claim_number=e.payer_claim_number,
         service_date=e.service_date,
     )
+
+
+def _money_of(facts: Sequence[EntryFact]) -> tuple[Decimal, Decimal, Decimal]:
+    """(paid, denied, taken back) of one event: the `paid` component; positive `denial` entries; a
+    `recoupment`'s money (a negative CLP04 is taken back as -amount, a claim-linked PLB WO/FB as its
+    amount: a positive PLB amount reduces the payment, X12 835 TR3 PLB04)."""
+    paid = sum((f.amount for f in facts if f.component == "paid"), ZERO)
+    denied = sum((f.amount for f in facts if f.entry_type == "denial" and f.amount > 0), ZERO)
+    taken = sum((-f.amount if f.component == "paid" else f.amount for f in facts if f.entry_type == "recoupment"), ZERO)
+    return money(paid), money(denied), money(max(taken, ZERO))
+
+
+def _event(key: tuple[Any, ...], rows: list[EntryRow], places: _Places, aliases: _Aliases) -> PayerEvent:
+    facts = tuple(_fact(e) for e in rows)
+    if key[0] == TABULAR:
+        return _tabular_event(key, rows[0], facts, aliases)
+    return _remittance_event(rows[0], facts, places, aliases)
+
+
+def _tabular_event(
+    key: tuple[Any, ...], first: EntryRow, facts: tuple[EntryFact, ...], aliases: _Aliases
+) -> PayerEvent:
+    """A decision of the hospital's export: named by (payer, date, payer claim number), so the same
+    denial exported again is one event (its first batch counts)."""
+    paid, denied, taken = _money_of(facts)
+    name = (first.payer or UNKNOWN_PAYER).strip().upper()
+    payer_key, payer_id, alias_class = aliases.resolve(None, name)
+    info = _EventInfo(first.payer or UNKNOWN_PAYER, payer_id, payer_id or payer_key, alias_class, facts)
+    order = EventOrder(payment_date=first.payment_date, claim=int(first.row_id or 0), batch=int(first.batch_id))
+    return PayerEvent(order, paid, denied, taken, None, f"tabular|{key[2]}|{key[3]}|{key[4]}", TABULAR, info)
+
+
+def _remittance_event(first: EntryRow, facts: tuple[EntryFact, ...], places: _Places, aliases: _Aliases) -> PayerEvent:
+    """One CLP (or claim-linked PLB) of an 835, placed in the payer's order by its remittance."""
+    paid, denied, taken = _money_of(facts)
+    name = (first.payer or UNKNOWN_PAYER).strip().upper()
+    place = places.rows.get(first.row_id or 0) or _RowPlace("", -(first.row_id or 0), None, None)
+    remit = places.remittances.get((int(first.batch_id), place.transaction or 0)) or {}
+    file_id = remit.get("payerId") or _id_from_key(remit.get("key"), name)
+    payer_key, payer_id, alias_class = aliases.resolve(file_id, name)
+    payer_class = alias_class or payer_class_of(place.filing_indicator)
+    info = _EventInfo(first.payer or UNKNOWN_PAYER, payer_id, payer_id or payer_key, payer_class, facts)
+    order = _order(remit, place, first)
+    status = next((f.claim_status_code for f in facts if f.claim_status_code), None)
+    return PayerEvent(order, paid, denied, taken, status, remit.get("key"), REMITTANCE, info)
+
+
+def _order(remit: dict[str, Any], place: _RowPlace, first: EntryRow) -> EventOrder:
+    """Payment date (BPR16), interchange date and time (ISA09/ISA10), ISA13, transaction, claim, batch."""
+    paid_on = date.fromisoformat(remit["paymentDate"]) if remit.get("paymentDate") else first.payment_date
+    return EventOrder(
+        payment_date=paid_on,
+        interchange_stamp=f"{remit.get('interchangeDate') or ''}{remit.get('interchangeTime') or ''}",
+        interchange_control_number=str(remit.get("interchangeControlNumber") or ""),
+        transaction=place.transaction or 0,
+        claim=place.claim_row,
+        batch=int(first.batch_id),
+    )
+
+
+def _id_from_key(key: str | None, name: str) -> str | None:
+    """The payer id in a remittance identity key written before the key carried it (payer|trace|...)."""
+    prefix = str(key or "").split("|", 1)[0].strip().upper()
+    return prefix if prefix and prefix != name else None
+
+
+def _cases_of(db: Session, claim_keys: Sequence[str]) -> dict[str, list[DenialCase]]:
+    """Every case of these claims (any state, any origin), locked for the update, oldest first."""
+    out: dict[str, list[DenialCase]] = defaultdict(list)
+    found = db.scalars(
+        select(DenialCase).where(DenialCase.claim_key.in_(claim_keys)).order_by(DenialCase.id).with_for_update()
+    )
+    for case in found:
+        out[case.claim_key].append(case)
+    return out
+
+
+# --- one claim ------------------------------------------------------------------------------------
+
+
+#: What a case adopted by an 835 payer takes from the 835's opening decision.
+_FROM_THE_835 = (
+    "payer",
+    "payer_id",
+    "payer_class",
+    "event_kind",
+    "claim_status_code",
+    "payer_claim_number",
+    "remittance_date",
+    "billed_amount",
+    "service_date",
+    "denial_category",
+    "group_code",
+    "carc",
+    "rarcs",
+    "hard_or_soft",
+    "preventable",
+)
+
+
+class _ClaimIntake:
+    """One claim: its events by payer identity -> histories -> one case per episode."""
+
+    def __init__(self, db: Session, batch: ImportBatch, claim_key: str, cases: list[DenialCase]) -> None:
+        self.db, self.batch, self.claim_key, self.cases = db, batch, claim_key, cases
+        self.claimed: set[int] = set()
+        self.payers: dict[str, _Payer] = {}
+
+    def run(self, events: list[PayerEvent]) -> list[int]:
+        by_identity = self._by_identity(events)
+        opened: list[int] = []
+        for identity in sorted(by_identity):
+            found = history(by_identity[identity])
+            for episode in found.episodes:
+                new_id = self._show(self.payers[identity], found, episode)
+                if new_id is not None:
+                    opened.append(new_id)
+        return opened
+
+    def _by_identity(self, events: list[PayerEvent]) -> dict[str, list[PayerEvent]]:
+        """The 835 events by their payer identity, then each tabular event on the payer it matches."""
+        out: dict[str, list[PayerEvent]] = defaultdict(list)
+        for e in events:
+            if e.source == REMITTANCE:
+                self._payer(e.ref.identity, e.ref).add(e.ref, REMITTANCE)
+                out[e.ref.identity].append(e)
+        for e in events:
+            if e.source == TABULAR:
+                identity = self._match_tabular(e.ref)
+                self._payer(identity, e.ref).add(e.ref, TABULAR)
+                out[identity].append(e)
+        for payer in self.payers.values():
+            if payer.payer_class is None:
+                payer.payer_class = payer_class_of_name(payer.name)
+        return out
+
+    def _payer(self, identity: str, info: _EventInfo) -> _Payer:
+        if identity not in self.payers:
+            self.payers[identity] = _Payer(identity, info.payer, info.payer_id, info.payer_class)
+        return self.payers[identity]
+
+    def _match_tabular(self, info: _EventInfo) -> str:
+        """The 835 payer of the claim a CSV row is about: by id (alias), name, else payer class."""
+        known = [p for p in self.payers.values() if p.from_835]
+        name = normalized_payer_name(info.payer)
+        for p in known:
+            if info.identity == p.identity or (info.payer_id and info.payer_id.upper() in p.ids):
+                return p.identity
+        for p in known:
+            if name in p.names:
+                return p.identity
+        wanted = info.payer_class or payer_class_of_name(info.payer)
+        same_class = [p for p in known if wanted and p.payer_class == wanted]
+        if len(same_class) == 1:
+            return same_class[0].identity
+        return info.identity
+
+    # -- cases
+
+    def _case_for(self, payer: _Payer, ordinal: int) -> DenialCase | None:
+        """The case showing this episode: its own (identity, ordinal), else one this payer adopts (a
+        case of the CSV opened before the 835, a migrated or hand-opened one, one from before episodes)."""
+        free = [c for c in self.cases if c.id not in self.claimed]
+        for c in free:
+            if c.payer_identity == payer.identity and c.episode == ordinal:
+                return c
+        live = set(self.payers)
+        for c in free:
+            if (c.payer_identity is None or c.payer_identity not in live) and self._matches(c, payer):
+                return c
+        return None
+
+    def _matches(self, case: DenialCase, payer: _Payer) -> bool:
+        if case.payer_id and case.payer_id.strip().upper() in payer.ids:
+            return True
+        if normalized_payer_name(case.payer) in payer.names:
+            return True
+        same_class = [p for p in self.payers.values() if p.payer_class == payer.payer_class]
+        return bool(case.payer_class) and case.payer_class == payer.payer_class and len(same_class) == 1
+
+    def _show(self, payer: _Payer, found: History, episode: Episode) -> int | None:
+        """Make a case show the episode (open one when none does); the new case's id."""
+        case = self._case_for(payer, episode.ordinal)
+        new_id = None
+        if case is None:
+            opening = opening_for(self._facts(payer, found, episode))
+            new_id = self._open(opening)
+            if new_id is None or episode.recovered > 0 or not episode.is_open:
+                case = self.db.scalar(select(DenialCase).where(DenialCase.denial_key == opening.denial_key))
+        if case is None:
+            return new_id
+        self.claimed.add(case.id)
+        self._adopt(case, payer, found, episode)
+        when = found.events[episode.last_event].order.payment_date
+        update = sync(_open_case(case), episode, found.paid_total, when)
+        if update is not None:
+            apply_ledger_update(self.db, case, update, batch_id=self.batch.id)
+        return new_id
+
+    def _facts(self, payer: _Payer, found: History, episode: Episode) -> EpisodeFacts:
+        opening_event = found.events[episode.opened_by]
+        info: _EventInfo = opening_event.ref
+        return EpisodeFacts(
+            claim_key=self.claim_key,
+            payer=payer.name,
+            payer_id=payer.payer_id,
+            payer_identity=payer.identity,
+            payer_class=payer.payer_class,
+            ordinal=episode.ordinal,
+            kind=episode.kind,
+            amount_at_stake=episode.amount_at_stake,
+            paid_before=episode.paid_before,
+            remittance_date=episode.payment_date,
+            entries=info.entries,
+        )
+
+    def _adopt(self, case: DenialCase, payer: _Payer, found: History, episode: Episode) -> None:
+        """Name the case by its claim x payer x episode (a case adopted from before gets the key now);
+        a case the 835 adopts (the CSV's, a migrated one) takes the 835's payer and classification."""
+        if case.payer_identity == payer.identity and case.episode == episode.ordinal:
+            return
+        case.payer_identity, case.episode = payer.identity, episode.ordinal
+        case.denial_key = episode_key(self.claim_key, payer.identity, episode.ordinal)
+        case.payer_id = case.payer_id or payer.payer_id
+        if payer.from_835:
+            opening = opening_for(self._facts(payer, found, episode))
+            for name in _FROM_THE_835:
+                value = getattr(opening, name)
+                setattr(case, name, list(value) if name == "rarcs" else value)
+        elif case.payer_class is None:
+            case.payer_class = payer.payer_class
+        self.db.flush()
+
+    def _open(self, opening: CaseOpening) -> int | None:
+        """Insert the case (nothing when its episode was opened before) and its `opened` event; the new id."""
+        batch = self.batch
+        new_id = service.insert_opening(
+            self.db,
+            opening,
+            organization_id=batch.organization_id,
+            client_id=batch.client_id,
+            origin="remittance",
+            source_batch_id=batch.id,
+        )
+        if new_id is not None:
+            details = {
+                "origin": "remittance",
+                "batchId": batch.id,
+                "amountAtStake": f"{opening.amount_at_stake:.2f}",
+                "episode": opening.episode,
+            }
+            service.opened_event(
+                self.db,
+                new_id,
+                organization_id=batch.organization_id,
+                client_id=batch.client_id,
+                actor_user_id=None,
+                details=details,
+            )
+        return new_id
+
+
+def _open_case(case: DenialCase) -> OpenCase:
+    return OpenCase(
+        id=case.id,
+        state=case.state,
+        amount_at_stake=Decimal(case.amount_at_stake),
+        paid_before=Decimal(case.paid_before),
+        recovered_amount=Decimal(case.recovered_amount),
+        recorded_by_hand=Decimal(case.recovered_by_hand),
+    )
+
+
+def apply_ledger_update(db: Session, case: DenialCase, update: CaseUpdate, *, batch_id: int | None) -> None:
+    """Record what the ledger says (at stake, paid before, recovered), and move a working case out of
+    the working states when its episode is over (won / partially_won / lost)."""
+    delta = money(update.recovered_amount - update.recovered_before)
+    details: dict[str, Any] = {
+        "batchId": batch_id,
+        "recoveredBefore": f"{update.recovered_before:.2f}",
+        "recovered": f"{update.recovered_amount:.2f}",
+        "delta": f"{delta:.2f}",
+        "paidIncrement": f"{update.paid_increment:.2f}",
+    }
+    if update.amount_at_stake is not None:
+        details["amountAtStake"] = f"{update.amount_at_stake:.2f}"
+        details["amountAtStakeBefore"] = f"{Decimal(case.amount_at_stake):.2f}"
+        case.amount_at_stake = update.amount_at_stake
+    if update.paid_before is not None:
+        details["paidBefore"] = f"{update.paid_before:.2f}"
+        case.paid_before = update.paid_before
+    case.recovered_amount = update.recovered_amount
+    case.last_update_reason = update.reason[:500]
+    if update.move_to is not None and CASE.can(case.state, update.move_to):
+        move(CASE, case.state, update.move_to)
+        service.apply_move(
+            db, case, update.move_to, reason=update.reason, user_id=None, kind="ledger_update", details=details
+        )
+        return
+    service.add_event(
+        db,
+        case,
+        "ledger_update",
+        actor_user_id=None,
+        reason=update.reason,
+        from_state=case.state,
+        to_state=case.state,
+        details=details,
+    )
+    db.flush()

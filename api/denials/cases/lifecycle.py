@@ -16,8 +16,10 @@ DECIDED_STATES = frozenset({"won", "partially_won", "lost", "written_off"})
 CASE = machine(
     "case",
     {
-        "open": {"triaged", "in_appeal", "written_off", "won"},
-        "triaged": {"in_appeal", "written_off", "won"},
+        # open/triaged -> partially_won/lost: the payer's own later decision ended the denial episode
+        # (a claim paid in part, or re-adjudicated with nothing recovered) before anyone appealed
+        "open": {"triaged", "in_appeal", "written_off", "won", "partially_won", "lost"},
+        "triaged": {"in_appeal", "written_off", "won", "partially_won", "lost"},
         "in_appeal": {"awaiting_payer", "won", "partially_won", "lost", "written_off"},
         "awaiting_payer": {"in_appeal", "won", "partially_won", "lost", "written_off"},
         "won": {"closed", "triaged"},

@@ -2,8 +2,9 @@
 
 A case is opened by the confirm of a remittance with a denial (or a recoupment) and by hand
 (``cases.open``). ``denial_key`` is what makes opening idempotent: the digest of the claim, the
-payer and the denial event (the remittance identity the ledger posts once), unique per client, so a
-re-upload, a re-run or two concurrent confirms can never open a second case for one denial.
+payer identity and the episode ordinal (``rules.episode_key``; a case opened by hand: its claim,
+payer, kind, amount, date and reference), unique per client, so a re-upload, a re-run or two
+concurrent confirms can never open a second case for one denial episode.
 
 ``claim_key`` (CLP01, the provider's patient control number) is an account identifier: it is
 stored to link the case to the ledger and the marts, and never logged or put in an error message.
@@ -15,7 +16,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Date, Float, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, Date, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, TenantScoped, UtcDateTime
@@ -43,6 +44,11 @@ class DenialCase(IdMixin, CreatedAtMixin, TenantScoped, Base):
     payer: Mapped[str] = mapped_column(String(200))
     payer_id: Mapped[str | None] = mapped_column(String(80), default=None)
     payer_class: Mapped[str | None] = mapped_column(String(30), default=None)
+    # the claim x payer x episode the case shows (api/denials/cases/history.py): the marts' payer_identity
+    # (payer id, else the upper-cased name) and the episode's ordinal; None on a case opened by hand
+    # until a remittance of its claim x payer adopts it
+    payer_identity: Mapped[str | None] = mapped_column(String(200), default=None)
+    episode: Mapped[int | None] = mapped_column(Integer, default=None)
     source_batch_id: Mapped[int | None] = mapped_column(
         BigId, ForeignKey("import_batches.id", ondelete="SET NULL"), default=None
     )

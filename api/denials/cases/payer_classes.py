@@ -33,3 +33,32 @@ def payer_class_of(filing_indicator: str | None) -> str | None:
     if not filing_indicator:
         return None
     return _classes().get(filing_indicator.strip().upper())
+
+
+#: Words in a payer's name that say its class when nothing else does (the hospital's own CSV has no
+#: CLP06). Only the government programs are named: a private plan's name says nothing reliable, so
+#: it gets no class (its deadlines are flagged as assumed) rather than a guess.
+_NAME_CLASSES: tuple[tuple[str, str], ...] = (
+    ("MEDICAID", "medicaid"),
+    ("MEDICARE", "medicare"),  # Part A/B contractors and Medicare Advantage plans (CLP06 16 -> medicare)
+    ("TRICARE", "other_government"),
+    ("CHAMPUS", "other_government"),
+    ("CHAMPVA", "other_government"),
+)
+
+
+def normalized_payer_name(name: str | None) -> str:
+    """A payer's name compared across sources: upper-cased, punctuation dropped, spaces collapsed."""
+    if not name:
+        return ""
+    kept = "".join(ch if ch.isalnum() else " " for ch in name.upper())
+    return " ".join(kept.split())
+
+
+def payer_class_of_name(name: str | None) -> str | None:
+    """The payer class a payer's name says (``State Medicaid Fiscal Agent`` -> ``medicaid``), else None."""
+    words = f" {normalized_payer_name(name)} "
+    for word, payer_class in _NAME_CLASSES:
+        if f" {word} " in words:
+            return payer_class
+    return None

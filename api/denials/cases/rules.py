@@ -1,31 +1,30 @@
-"""When a confirmed remittance opens or updates a denial case (pure: facts in, decisions out).
+"""How a claim x payer's episodes open and update its cases (pure: facts in, decisions out).
 
-One *claim event* is everything one remittance (an 835 transaction, or a tabular batch) said about
-one claim for one payer: its posted entries, plus that payer's paid total for the claim in the
-ledger once the batch is posted. For each event:
+The history itself (order, re-deliveries, episodes, recovered money) is ``api.denials.cases.history``;
+this module turns one episode into the case that shows it:
 
-- a **denial** opens a case: entries posted as `denial` with a positive amount (a denial CARC, or
-  any positive non-PR adjustment of a CLP02=4 claim). At stake: their sum.
-- a **recoupment** opens a case when no denial does: a `recoupment` entry (a negative CLP04 that is
-  not a reversal), or a reversal (CLP02=22) with no new decision for the claim in the same
-  remittance. At stake: the money taken back.
-- anything else about the claim (a payment, a reversal followed by its corrected claim) **updates**
-  the payer's working cases of that claim: recovered = what the payer paid beyond ``paid_before``
-  (never below 0, never above the amount at stake), plus what was recorded by hand.
+- an episode with no case **opens** one: ``episode_key`` (claim, payer identity, episode ordinal) is
+  its ``denial_key``, unique per client, so a re-upload, a re-run or two confirms racing never open a
+  second case. The opening event's denied entries classify it (the largest one; file order breaks
+  ties); a recoupment episode has no CARC.
+- a case **follows** its episode (``sync``): at stake and paid_before as the episode says, recovered =
+  min(ledger recovery + recorded by hand, at stake); when the episode is over (the payer's current
+  decision denies nothing, or a recoupment was paid again) a working case leaves the working states:
+  ``won`` when everything at stake is recovered, ``partially_won`` when part of it is, ``lost`` when
+  nothing is. The reason says which remittance did it.
 
-A zero-amount code (``CAS*CO*97*0``) or a negative adjustment is never denied money, so it opens
-nothing. ``denial_key`` names the denial event: the same remittance delivered again (a re-upload, a
-new envelope, a re-run) gives the same key, and the table's unique key opens the case once.
+A zero-amount code (``CAS*CO*97*0``) or a negative adjustment is never denied money, so it opens nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
+from api.denials.cases.history import Episode
 from pipelines.ingest.classify import REVERSAL_STATUS, Classification, UnknownGroupCodeError, classify_adjustment
 
 ZERO = Decimal("0.00")
@@ -54,20 +53,6 @@ class EntryFact:
     billed_amount: Decimal | None = None
     payer_claim_number: str | None = None
     service_date: date | None = None
-
-
-@dataclass(frozen=True)
-class ClaimEvent:
-    """What one remittance said about one claim for one payer."""
-
-    claim_key: str
-    payer: str
-    remittance_identity: str  # the remittance's identity key (payer|trace|signed amount|date)
-    remittance_date: date | None
-    entries: tuple[EntryFact, ...]
-    paid_total: Decimal  # the payer's paid total for the claim in the ledger, this remittance included
-    payer_id: str | None = None
-    payer_class: str | None = None  # from the claim's CLP06 filing indicator (medicare, medicaid, ...)
 
 
 @dataclass(frozen=True)
@@ -105,24 +90,22 @@ class CaseOpening:
     hard_or_soft: str | None = None
     preventable: str | None = None
     payer_class: str | None = None
+    payer_identity: str | None = None  # the marts' payer_identity (id, else name) of an episode's case
+    episode: int | None = None  # the episode's ordinal within its claim x payer
 
 
 @dataclass(frozen=True)
 class CaseUpdate:
-    """A working case whose recovered amount the ledger changed."""
+    """How a case changes to show its episode (money, and a move out of the working states)."""
 
     case_id: int
     recovered_before: Decimal
     recovered_amount: Decimal
     paid_increment: Decimal
     reason: str
-    move_to: str | None = None  # "won" when the whole amount at stake is recovered
-
-
-@dataclass
-class Decisions:
-    opens: list[CaseOpening] = field(default_factory=list)
-    updates: list[CaseUpdate] = field(default_factory=list)
+    move_to: str | None = None  # won | partially_won | lost when the episode is over
+    amount_at_stake: Decimal | None = None  # set when the episode's differs from the case's
+    paid_before: Decimal | None = None  # idem
 
 
 def money(value: Decimal) -> Decimal:
@@ -130,25 +113,21 @@ def money(value: Decimal) -> Decimal:
 
 
 def denial_key(claim_key: str, payer: str, remittance_identity: str, event_kind: str) -> str:
-    """The digest naming one denial event (unique per client in the table)."""
+    """The digest naming one denial event (unique per client in the table): cases opened by hand."""
     parts = (claim_key.strip(), payer.strip().upper(), remittance_identity, event_kind)
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def episode_key(claim_key: str, payer_identity: str, ordinal: int) -> str:
+    """The denial_key of a claim x payer x episode case: the same whatever the source (835 or the
+    hospital's CSV), the upload order or the batch, so the table's unique key opens it once."""
+    parts = (claim_key.strip(), payer_identity.strip().upper(), "episode", str(ordinal))
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
 def denied_entries(entries: Iterable[EntryFact]) -> list[EntryFact]:
     """Entries that are denied money: posted as `denial` with a positive amount."""
     return [e for e in entries if e.entry_type == "denial" and e.amount > 0]
-
-
-def money_taken_back(entries: Sequence[EntryFact]) -> Decimal:
-    """What a recoupment took back (positive): its `recoupment` entries, and the paid amounts of
-    reversals when the remittance made no new decision about the claim."""
-    recouped = -sum((e.amount for e in entries if e.entry_type == "recoupment"), ZERO)
-    new_decision = any(e.entry_type in DECISION_TYPES and e.claim_status_code != REVERSAL_STATUS for e in entries)
-    reversed_paid = ZERO
-    if not new_decision:
-        reversed_paid = -sum((e.amount for e in entries if e.entry_type == "reversal" and e.component == "paid"), ZERO)
-    return money(max(recouped, ZERO) + max(reversed_paid, ZERO))
 
 
 def _classification(primary: EntryFact, classifier: Classifier) -> Classification | None:
@@ -160,28 +139,50 @@ def _classification(primary: EntryFact, classifier: Classifier) -> Classificatio
         return None
 
 
-def _claim_header(event: ClaimEvent) -> EntryFact | None:
-    """The entry that best describes the claim itself (the payment line, else the first one)."""
-    for e in event.entries:
+def claim_header(entries: Sequence[EntryFact]) -> EntryFact | None:
+    """The entry that best describes the claim itself (the payment line, else the first decision)."""
+    for e in entries:
         if e.component == "paid" and e.claim_status_code != REVERSAL_STATUS:
             return e
-    decisions = [e for e in event.entries if e.claim_status_code != REVERSAL_STATUS] or list(event.entries)
+    decisions = [e for e in entries if e.claim_status_code != REVERSAL_STATUS] or list(entries)
     return decisions[0] if decisions else None
 
 
-def _opening(event: ClaimEvent, kind: str, at_stake: Decimal, primary: EntryFact | None, c: Classifier) -> CaseOpening:
-    header = _claim_header(event)
-    result = _classification(primary, c) if primary is not None else None
+@dataclass(frozen=True)
+class EpisodeFacts:
+    """One episode of a claim x payer, as a case opens from it."""
+
+    claim_key: str
+    payer: str  # the payer's name
+    payer_id: str | None
+    payer_identity: str
+    payer_class: str | None
+    ordinal: int
+    kind: str  # denial | recoupment
+    amount_at_stake: Decimal
+    paid_before: Decimal
+    remittance_date: date | None
+    entries: tuple[EntryFact, ...]  # the opening event's
+
+
+def opening_for(facts: EpisodeFacts, classifier: Classifier = classify_adjustment) -> CaseOpening:
+    """The case an episode opens: classified by the opening event's largest denied entry."""
+    header = claim_header(facts.entries)
+    denied = denied_entries(facts.entries) if facts.kind == "denial" else []
+    primary = max(denied, key=lambda e: e.amount) if denied else None
+    result = _classification(primary, classifier) if primary is not None else None
     return CaseOpening(
-        denial_key=denial_key(event.claim_key, event.payer, event.remittance_identity, kind),
-        event_kind=kind,
-        claim_key=event.claim_key,
-        payer=event.payer,
-        payer_id=event.payer_id,
-        payer_class=event.payer_class,
-        amount_at_stake=money(at_stake),
-        paid_before=money(event.paid_total),
-        remittance_date=event.remittance_date,
+        denial_key=episode_key(facts.claim_key, facts.payer_identity, facts.ordinal),
+        event_kind=facts.kind,
+        claim_key=facts.claim_key,
+        payer=facts.payer,
+        payer_id=facts.payer_id,
+        payer_class=facts.payer_class,
+        payer_identity=facts.payer_identity,
+        episode=facts.ordinal,
+        amount_at_stake=money(facts.amount_at_stake),
+        paid_before=money(facts.paid_before),
+        remittance_date=facts.remittance_date,
         claim_status_code=header.claim_status_code if header else None,
         payer_claim_number=header.payer_claim_number if header else None,
         billed_amount=header.billed_amount if header else None,
@@ -195,64 +196,64 @@ def _opening(event: ClaimEvent, kind: str, at_stake: Decimal, primary: EntryFact
     )
 
 
-def opening_for(event: ClaimEvent, classifier: Classifier = classify_adjustment) -> CaseOpening | None:
-    """The case this claim event opens, if any: a denial first, else a recoupment."""
-    denied = denied_entries(event.entries)
-    if denied:
-        # The largest denied adjustment classifies the case; file order breaks ties.
-        primary = max(denied, key=lambda e: e.amount)
-        return _opening(event, "denial", sum((e.amount for e in denied), ZERO), primary, classifier)
-    taken = money_taken_back(event.entries)
-    if taken > 0:
-        return _opening(event, "recoupment", taken, None, classifier)
-    return None
-
-
 def _when(d: date | None) -> str:
     return f"remittance of {d.isoformat()}" if d else "a remittance without a payment date"
 
 
-def update_for(case: OpenCase, event: ClaimEvent) -> CaseUpdate | None:
-    """How a claim event that opens nothing changes a working case of the same claim x payer."""
+def _closing_move(recovered: Decimal, at_stake: Decimal) -> str:
+    if recovered >= at_stake:
+        return "won"
+    return "partially_won" if recovered > 0 else "lost"
+
+
+def _move(case: OpenCase, recovered: Decimal, at_stake: Decimal, episode_open: bool) -> str | None:
+    """Where a working case goes: out of the working states when its episode is over, or to won
+    when everything at stake is recovered; a decided case is left as its people decided it."""
     if case.state not in UPDATABLE_STATES:
         return None
-    increment = money(max(event.paid_total - case.paid_before, ZERO))
-    recovered = money(min(increment + case.recorded_by_hand, case.amount_at_stake))
-    if recovered == case.recovered_amount:
-        return None
-    when = _when(event.remittance_date)
-    if recovered > case.recovered_amount:
+    if not episode_open:
+        return _closing_move(recovered, at_stake)
+    return "won" if recovered >= at_stake else None
+
+
+def _reason(
+    case: OpenCase, increment: Decimal, recovered: Decimal, at_stake: Decimal, move_to: str | None, when: str
+) -> str:
+    if recovered >= case.recovered_amount:
         reason = f"payer paid {increment:.2f} more on {when}"
     else:
         reason = f"payer took back money on {when}; paid {increment:.2f} more than when the case opened"
-    if increment + case.recorded_by_hand > case.amount_at_stake:
-        reason += f" (recovered capped at the amount at stake {case.amount_at_stake:.2f})"
-    move_to = None
-    if recovered >= case.amount_at_stake and case.state != "won":
-        move_to = "won"
-        reason += "; the whole amount at stake is recovered"
-    elif recovered > 0:
-        reason += f"; {recovered:.2f} of {case.amount_at_stake:.2f} recovered, the case stays {case.state}"
-    return CaseUpdate(case.id, case.recovered_amount, recovered, increment, reason, move_to)
+    if increment + case.recorded_by_hand > at_stake:
+        reason += f" (recovered capped at the amount at stake {at_stake:.2f})"
+    if move_to == "won":
+        return reason + "; the whole amount at stake is recovered"
+    if move_to is not None:
+        return reason + f"; the payer's current decision denies nothing: {recovered:.2f} of {at_stake:.2f} recovered"
+    if recovered > 0:
+        reason += f"; {recovered:.2f} of {at_stake:.2f} recovered, the case stays {case.state}"
+    return reason
 
 
-def decide(
-    events: Iterable[ClaimEvent],
-    open_cases: dict[tuple[str, str], list[OpenCase]],
-    classifier: Classifier = classify_adjustment,
-) -> Decisions:
-    """Openings and updates for a posted batch. `open_cases` is keyed by (claim_key, upper-cased payer)."""
-    out = Decisions()
-    updated: dict[int, CaseUpdate] = {}
-    for event in events:
-        opening = opening_for(event, classifier)
-        if opening is not None:
-            out.opens.append(opening)
-            continue
-        for case in open_cases.get((event.claim_key, event.payer.strip().upper()), []):
-            update = update_for(case, event)
-            if update is not None:
-                # Two remittances of one batch about the same claim see the same ledger total: one update.
-                updated[case.id] = update
-    out.updates = list(updated.values())
-    return out
+def sync(case: OpenCase, episode: Episode, paid_now: Decimal, when: date | None) -> CaseUpdate | None:
+    """How the case changes to show its episode; None when it already does."""
+    at_stake = money(episode.amount_at_stake)
+    increment = money(max(paid_now - episode.paid_before, ZERO))
+    recovered = money(min(episode.recovered + case.recorded_by_hand, at_stake))
+    move_to = _move(case, recovered, at_stake, episode.is_open)
+    same_money = (at_stake, money(episode.paid_before), recovered) == (
+        money(case.amount_at_stake),
+        money(case.paid_before),
+        money(case.recovered_amount),
+    )
+    if same_money and move_to is None:
+        return None
+    return CaseUpdate(
+        case_id=case.id,
+        recovered_before=case.recovered_amount,
+        recovered_amount=recovered,
+        paid_increment=increment,
+        reason=_reason(case, increment, recovered, at_stake, move_to, _when(when)),
+        move_to=move_to,
+        amount_at_stake=None if at_stake == money(case.amount_at_stake) else at_stake,
+        paid_before=None if money(episode.paid_before) == money(case.paid_before) else money(episode.paid_before),
+    )

@@ -170,6 +170,8 @@ def insert_opening(
         "payer": opening.payer[:200],
         "payer_id": opening.payer_id[:80] if opening.payer_id else None,
         "payer_class": opening.payer_class,
+        "payer_identity": opening.payer_identity[:200] if opening.payer_identity else None,
+        "episode": opening.episode,
         "source_batch_id": source_batch_id,
         "payer_claim_number": opening.payer_claim_number,
         "claim_status_code": opening.claim_status_code,

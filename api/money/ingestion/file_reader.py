@@ -264,6 +264,12 @@ def remittance_identities(remittances: pl.DataFrame) -> list[dict[str, Any]]:
                 "amount": amount,
                 "paymentDate": paid_on or None,
                 "debit": r["credit_debit"] == "D",
+                # the payer's order of its remittances (case intake, api/denials/cases/history.py) and
+                # its identity as the marts read it (N1*PR N104 / REF*2U, else TRN03)
+                "payerId": (r.get("payer_id") or r.get("payer_originating_id") or "").strip().upper() or None,
+                "interchangeDate": r.get("interchange_date") or "",
+                "interchangeTime": r.get("interchange_time") or "",
+                "interchangeControlNumber": r.get("interchange_control_number") or "",
             }
         )
     return out

@@ -22,7 +22,7 @@ def test_every_declared_move_is_accepted(current, target):
     [
         ("open", "closed"),
         ("open", "awaiting_payer"),
-        ("open", "lost"),
+        ("triaged", "awaiting_payer"),
         ("triaged", "open"),
         ("in_appeal", "open"),
         ("awaiting_payer", "closed"),

@@ -1,20 +1,13 @@
-"""The rules that open and update cases from posted entries, on hand-written facts (amounts by hand)."""
+"""How an episode opens and updates its case (api/denials/cases/rules.py), on hand-written facts (amounts by hand).
+The episodes themselves (order, re-deliveries, recovered money) are tests/unit/api/denials/cases/test_case_history.py."""
 
 from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
 
-from api.denials.cases.rules import (
-    ClaimEvent,
-    EntryFact,
-    OpenCase,
-    decide,
-    denial_key,
-    money_taken_back,
-    opening_for,
-    update_for,
-)
+from api.denials.cases.history import Episode
+from api.denials.cases.rules import EntryFact, EpisodeFacts, OpenCase, denial_key, episode_key, opening_for, sync
 
 D = Decimal
 REMIT = "HCS01|TRACE1|170.00|2026-03-02"
@@ -38,137 +31,136 @@ def cas(kind: str, group: str, carc: str, amount: str, status: str = "1", catego
     )
 
 
-def event(*entries: EntryFact, paid_total: str = "0.00", when: date | None = date(2026, 3, 2)) -> ClaimEvent:
-    return ClaimEvent("CLM-1", "HAND PAYER", REMIT, when, tuple(entries), D(paid_total), payer_id="HCS01")
+def facts(
+    *entries: EntryFact, at_stake: str = "80.00", paid_before: str = "0.00", kind: str = "denial"
+) -> EpisodeFacts:
+    return EpisodeFacts(
+        "CLM-1",
+        "HAND PAYER",
+        "HCS01",
+        "HCS01",
+        "commercial",
+        1,
+        kind,
+        D(at_stake),
+        D(paid_before),
+        date(2026, 3, 2),
+        entries,
+    )
+
+
+def episode(at_stake: str, paid_before: str, recovered: str, is_open: bool = True) -> Episode:
+    return Episode(1, "denial", 0, D(at_stake), D(paid_before), D(recovered), is_open, 0)
 
 
 def test_a_partial_denial_opens_a_case_for_the_denied_amount():
     opened = opening_for(
-        event(paid("120.00"), cas("denial", "CO", "50", "80.00", category="medical_necessity"), paid_total="120.00")
+        facts(paid("120.00"), cas("denial", "CO", "50", "80.00", category="medical_necessity"), paid_before="120.00")
     )
-    assert opened is not None
     assert (opened.event_kind, opened.amount_at_stake, opened.paid_before) == ("denial", D("80.00"), D("120.00"))
     assert (opened.denial_category, opened.group_code, opened.carc) == ("medical_necessity", "CO", "50")
     assert (opened.hard_or_soft, opened.preventable) == ("hard", "partly")  # the seed row of CARC 50
     assert (opened.claim_status_code, opened.billed_amount, opened.payer_id) == ("1", D("200.00"), "HCS01")
+    assert (opened.payer_identity, opened.episode, opened.payer_class) == ("HCS01", 1, "commercial")
+    assert opened.denial_key == episode_key("CLM-1", "HCS01", 1)
 
 
-def test_a_full_denial_sums_every_denied_amount_and_the_largest_classifies():
+def test_the_largest_denied_amount_classifies():
     opened = opening_for(
-        event(
+        facts(
             cas("denial", "CO", "16", "30.00", category="missing_information"),
             cas("denial", "CO", "197", "70.00", category="authorization"),
             cas("patient_responsibility", "PR", "2", "10.00"),
+            at_stake="100.00",
         )
     )
-    assert opened is not None
     assert (opened.amount_at_stake, opened.carc, opened.denial_category) == (D("100.00"), "197", "authorization")
     assert (opened.hard_or_soft, opened.preventable) == ("hard", "Y")
 
 
-def test_clp02_4_with_a_non_denial_carc_still_opens_a_denial():
+def test_clp02_4_with_a_non_denial_carc_still_classifies_by_its_carc():
     # Posting makes any positive non-PR CAS of a CLP02=4 claim a `denial` entry (is_denial stays false
     # for a contractual CARC): the claim was denied, the money is at stake.
     contractual = EntryFact("denial", "cas", D("100.00"), claim_status_code="4", group_code="CO", carc="45")
-    opened = opening_for(event(contractual))
-    assert opened is not None and (opened.amount_at_stake, opened.claim_status_code) == (D("100.00"), "4")
-    assert opened.carc == "45" and opened.hard_or_soft is None
+    opened = opening_for(facts(contractual, at_stake="100.00"))
+    assert (opened.claim_status_code, opened.carc, opened.hard_or_soft) == ("4", "45", None)
 
 
-def test_zero_and_negative_adjustments_open_nothing():
-    assert opening_for(event(paid("50.00"), cas("adjustment", "CO", "97", "0.00"), paid_total="50.00")) is None
-    assert opening_for(event(paid("130.00"), cas("adjustment", "CO", "94", "-30.00"), paid_total="130.00")) is None
-    assert opening_for(event(paid("100.00"), cas("adjustment", "CO", "45", "20.00"), paid_total="100.00")) is None
-
-
-def test_a_recoupment_opens_a_case_for_the_money_taken_back():
-    opened = opening_for(event(paid("-30.00", status="1"), paid_total="70.00"))
-    assert opened is not None
-    assert (opened.event_kind, opened.amount_at_stake, opened.paid_before) == ("recoupment", D("30.00"), D("70.00"))
-    assert opened.carc is None and opened.denial_category is None
-
-
-def test_a_reversal_without_a_new_decision_is_a_recoupment():
-    taken = event(paid("-70.00", status="22"), paid_total="0.00")
-    assert money_taken_back(taken.entries) == D("70.00")
-    opened = opening_for(taken)
-    assert opened is not None and (opened.event_kind, opened.amount_at_stake) == ("recoupment", D("70.00"))
-
-
-def test_a_reversal_with_its_corrected_claim_in_the_same_batch_opens_nothing():
-    corrected = event(
-        paid("-80.00", status="22"),
-        EntryFact("reversal", "cas", D("-80.00"), claim_status_code="22", group_code="CO", carc="50"),
-        paid("160.00"),
-        paid_total="160.00",
+def test_a_recoupment_episode_has_no_carc():
+    opened = opening_for(facts(paid("-70.00", status="22"), at_stake="70.00", kind="recoupment"))
+    assert (opened.event_kind, opened.amount_at_stake, opened.carc, opened.denial_category) == (
+        "recoupment",
+        D("70.00"),
+        None,
+        None,
     )
-    assert money_taken_back(corrected.entries) == D("0.00")
-    assert opening_for(corrected) is None
+    assert opened.claim_status_code == "22"
 
 
-def test_a_reversal_re_adjudicated_as_denied_is_a_denial_not_a_recoupment():
-    redenied = event(paid("-100.00", status="22"), cas("denial", "CO", "50", "100.00", status="4"))
-    opened = opening_for(redenied)
-    assert opened is not None and (opened.event_kind, opened.amount_at_stake) == ("denial", D("100.00"))
-
-
-def test_a_later_payment_recovers_the_increment_not_the_whole_payment():
+def test_a_later_payment_recovers_the_increment_and_a_paid_claim_is_won():
     case = OpenCase(7, "in_appeal", D("80.00"), paid_before=D("80.00"), recovered_amount=D("0.00"))
-    later = event(paid("-80.00", status="22"), paid("160.00"), paid_total="160.00", when=date(2026, 4, 6))
-    update = update_for(case, later)
+    update = sync(case, episode("80.00", "80.00", "80.00", is_open=False), D("160.00"), date(2026, 4, 6))
     assert update is not None
     assert (update.recovered_amount, update.paid_increment, update.move_to) == (D("80.00"), D("80.00"), "won")
     assert update.reason == "payer paid 80.00 more on remittance of 2026-04-06; the whole amount at stake is recovered"
+    assert (update.amount_at_stake, update.paid_before) == (None, None)
 
 
-def test_a_partial_recovery_keeps_the_case_working_and_says_so():
-    case = OpenCase(7, "awaiting_payer", D("100.00"), paid_before=D("0.00"), recovered_amount=D("0.00"))
-    update = update_for(case, event(paid("60.00"), paid_total="60.00", when=date(2026, 3, 2)))
+def test_a_partial_win_keeps_the_case_working_and_says_so():
+    case = OpenCase(7, "open", D("1000.00"), paid_before=D("0.00"), recovered_amount=D("0.00"))
+    update = sync(case, episode("1000.00", "0.00", "700.00"), D("700.00"), date(2026, 4, 9))
     assert update is not None and update.move_to is None
-    assert update.recovered_amount == D("60.00")
+    assert update.recovered_amount == D("700.00")
     assert update.reason == (
-        "payer paid 60.00 more on remittance of 2026-03-02; 60.00 of 100.00 recovered, the case stays awaiting_payer"
+        "payer paid 700.00 more on remittance of 2026-04-09; 700.00 of 1000.00 recovered, the case stays open"
     )
 
 
-def test_recovered_never_goes_below_zero_nor_above_the_stake_and_adds_what_was_recorded_by_hand():
-    case = OpenCase(7, "open", D("100.00"), paid_before=D("50.00"), recovered_amount=D("0.00"))
-    assert update_for(case, event(paid_total="20.00")) is None  # paid less than before: still 0 recovered
-    capped = update_for(case, event(paid("500.00"), paid_total="550.00"))
+def test_an_ended_episode_moves_a_working_case_out_of_the_working_states():
+    case = OpenCase(7, "triaged", D("100.00"), paid_before=D("0.00"), recovered_amount=D("0.00"))
+    partly = sync(case, episode("100.00", "0.00", "60.00", is_open=False), D("60.00"), None)
+    assert partly is not None and partly.move_to == "partially_won"
+    assert partly.reason.endswith("the payer's current decision denies nothing: 60.00 of 100.00 recovered")
+    nothing = sync(case, episode("100.00", "0.00", "0.00", is_open=False), D("0.00"), None)
+    assert nothing is not None and nothing.move_to == "lost"
+
+
+def test_recovered_adds_what_was_recorded_by_hand_and_is_capped_at_the_stake():
+    by_hand = OpenCase(7, "open", D("100.00"), D("50.00"), recovered_amount=D("30.00"), recorded_by_hand=D("30.00"))
+    both = sync(by_hand, episode("100.00", "50.00", "40.00"), D("90.00"), None)
+    assert both is not None and both.recovered_amount == D("70.00")  # 40.00 from the ledger + 30.00 by hand
+    capped = sync(by_hand, episode("100.00", "50.00", "100.00"), D("550.00"), None)
     assert capped is not None and capped.recovered_amount == D("100.00") and capped.move_to == "won"
     assert "capped at the amount at stake 100.00" in capped.reason
-    by_hand = OpenCase(7, "open", D("100.00"), D("50.00"), recovered_amount=D("30.00"), recorded_by_hand=D("30.00"))
-    both = update_for(by_hand, event(paid("40.00"), paid_total="90.00"))
-    assert both is not None and both.recovered_amount == D("70.00")  # 40.00 from the ledger + 30.00 by hand
 
 
-def test_decided_cases_are_not_updated_and_an_unchanged_total_records_nothing():
+def test_a_case_opened_from_the_csv_takes_the_835s_stake_and_paid_before():
+    csv_case = OpenCase(7, "open", D("45.00"), paid_before=D("0.00"), recovered_amount=D("0.00"))
+    update = sync(csv_case, episode("80.00", "120.00", "0.00"), D("120.00"), None)
+    assert update is not None and (update.amount_at_stake, update.paid_before) == (D("80.00"), D("120.00"))
+
+
+def test_decided_cases_keep_their_state_and_an_unchanged_case_records_nothing():
     lost = OpenCase(7, "lost", D("80.00"), paid_before=D("80.00"), recovered_amount=D("0.00"))
-    assert update_for(lost, event(paid("80.00"), paid_total="160.00")) is None
+    update = sync(lost, episode("80.00", "80.00", "80.00", is_open=False), D("160.00"), None)
+    assert update is not None and update.move_to is None and update.recovered_amount == D("80.00")
     same = OpenCase(8, "open", D("80.00"), paid_before=D("80.00"), recovered_amount=D("0.00"))
-    assert update_for(same, event(paid_total="80.00")) is None
+    assert sync(same, episode("80.00", "80.00", "0.00"), D("80.00"), None) is None
 
 
-def test_decide_opens_denials_and_updates_other_claims_of_the_same_payer():
-    partial = event(paid("120.00"), cas("denial", "CO", "50", "80.00"), paid_total="120.00")
-    payment = ClaimEvent("CLM-2", "Hand Payer", REMIT, date(2026, 3, 2), (paid("50.00"),), D("50.00"))
-    open_cases = {("CLM-2", "HAND PAYER"): [OpenCase(3, "open", D("50.00"), D("0.00"), D("0.00"))]}
-    decided = decide([partial, payment], open_cases)
-    assert [o.claim_key for o in decided.opens] == ["CLM-1"]
-    assert [(u.case_id, u.recovered_amount) for u in decided.updates] == [(3, D("50.00"))]
-    # A claim event that opens a case does not also update the payer's older cases of that claim.
-    denied_again = decide([partial], {("CLM-1", "HAND PAYER"): [OpenCase(4, "open", D("80.00"), D("0.00"), D("0.00"))]})
-    assert len(denied_again.opens) == 1 and denied_again.updates == []
+def test_the_episode_key_names_claim_payer_identity_and_ordinal():
+    key = episode_key("CLM-1", "hcs01", 1)
+    assert key == episode_key(" CLM-1", "HCS01 ", 1) and len(key) == 64
+    others = {episode_key("CLM-2", "HCS01", 1), episode_key("CLM-1", "OTHER", 1), episode_key("CLM-1", "HCS01", 2)}
+    assert key not in others and len(others) == 3
 
 
-def test_the_denial_key_names_claim_payer_remittance_and_kind():
+def test_the_denial_key_of_a_hand_opened_case_names_claim_payer_reference_and_kind():
     key = denial_key("CLM-1", "Hand Payer", REMIT, "denial")
     assert key == denial_key(" CLM-1", "HAND PAYER ", REMIT, "denial")
-    assert len(key) == 64
     others = {
         denial_key("CLM-2", "HAND PAYER", REMIT, "denial"),
         denial_key("CLM-1", "OTHER PAYER", REMIT, "denial"),
-        denial_key("CLM-1", "HAND PAYER", "HCS01|TRACE2|170.00|2026-04-02", "denial"),
         denial_key("CLM-1", "HAND PAYER", REMIT, "recoupment"),
     }
-    assert key not in others and len(others) == 4
+    assert key not in others and len(others) == 3
