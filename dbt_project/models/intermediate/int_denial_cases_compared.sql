@@ -57,7 +57,8 @@ ranked_cases as (
     from case_identities
 ),
 first_cases as (
-    select * from ranked_cases where case_rank = 1
+    select * from ranked_cases
+    where case_rank = 1
 ),
 ledger as (
     select

@@ -7,18 +7,37 @@ with compared as (
     select * from {{ ref('int_denial_cases_compared') }}
 ),
 differences as (
-    select compared.*, 'missing_case' as difference_kind, ledger_at_stake as ledger_amount,
+    select
+        compared.*,
+        'missing_case' as difference_kind,
+        ledger_at_stake as ledger_amount,
         {{ money('null') }} as case_amount
-    from compared where is_missing_case
+    from compared
+    where is_missing_case
     union all
-    select compared.*, 'at_stake_differs', ledger_at_stake, case_at_stake
-    from compared where at_stake_differs
+    select
+        compared.*,
+        'at_stake_differs' as difference_kind,
+        ledger_at_stake as ledger_amount,
+        case_at_stake as case_amount
+    from compared
+    where at_stake_differs
     union all
-    select compared.*, 'recovered_differs', ledger_recovered, case_recovered
-    from compared where recovered_differs
+    select
+        compared.*,
+        'recovered_differs' as difference_kind,
+        ledger_recovered as ledger_amount,
+        case_recovered as case_amount
+    from compared
+    where recovered_differs
     union all
-    select compared.*, 'case_without_denial', {{ money('null') }}, case_at_stake
-    from compared where is_case_without_denial
+    select
+        compared.*,
+        'case_without_denial' as difference_kind,
+        {{ money('null') }} as ledger_amount,
+        case_at_stake as case_amount
+    from compared
+    where is_case_without_denial
 )
 select
     {{ tenant_key('comparison_key', 'difference_kind') }} as difference_key,

@@ -29,7 +29,7 @@ DIFFERENCES_KEY = dg.AssetKey(["marts", DIFFERENCES_MART])
 )
 def case_ledger_agrees(context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource) -> dg.AssetCheckResult:
     layout = warehouse.layout
-    build_db = layout.build_db_for(context.run_id)
+    build_db = layout.build_db_for(context.run.run_id)
     if not build_db.is_file():
         build_db = layout.latest_complete_build() or build_db
     con = duckdb.connect(str(build_db), read_only=True)
