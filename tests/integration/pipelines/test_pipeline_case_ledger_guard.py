@@ -61,7 +61,7 @@ def cases(world: HandWorld) -> dict[str, list[tuple[int, Decimal, Decimal]]]:
         engine.dispose()
     out: dict[str, list[tuple[int, Decimal, Decimal]]] = {}
     for claim, case_id, at_stake, recovered in rows:
-        out.setdefault(claim, []).append((int(case_id), D(str(at_stake)), D(str(recovered))))
+        out.setdefault(str(claim), []).append((int(str(case_id)), D(str(at_stake)), D(str(recovered))))
     return out
 
 
@@ -136,6 +136,15 @@ def test_a_case_whose_money_is_altered_turns_the_check_red_and_is_listed(world):
     # a warning, not a contract: the tenant's new numbers are published, nobody is quarantined
     held = w.rpc.query("operationalObservability.quarantines").data
     assert held["quarantined"] is False and held["items"] == []
+    if w.admin_url is not None:
+        # the same dbt project built on PostgreSQL from this run's raw layer and extract (the altered case)
+        with w.marts_on_postgres() as pg:
+            rows = pg.execute(
+                "select difference_kind, case_id, ledger_amount, case_amount from fct_case_ledger_differences "
+                "where client_id = %s",
+                [w.tenant.client_id],
+            ).fetchall()
+        assert rows == [("at_stake_differs", grd1, D("300.00"), D("350.00"))]
 
 
 def april(world) -> RunSummary:
