@@ -1,4 +1,4 @@
--- The guard of the denial cases (issue 24, /docs: "the case truth model"): each denial case compared,
+-- The guard of the denial cases (issue 24, the case truth model): each denial case compared,
 -- claim by claim and payer by payer, with the payer's adjudication history of the marts
 -- (int_claim_payer_adjudications). One row per compared (tenant, claim, payer identity); `difference`
 -- says what disagrees (all false when the case agrees with the money). fct_case_ledger_differences
@@ -8,7 +8,8 @@
 -- payer id, else its upper-cased payer name, each resolved through the tenant's payer aliases (an id
 -- first, then a name) to the canonical payer.
 --
--- The rule (HFMA MAP Key "Denial write-off / overturn" money, the marts' initial vs final decision):
+-- The rule (the marts' initial vs final decision per payer, X12 835 TR3 005010X221A1 CLP02/CLP04; recovered
+-- money as the HFMA MAP Keys count a denial's recovery: what the payer paid after its initial denial):
 --   for every claim x payer the marts show initially denied (the payer's first decision denied money):
 --     missing_case        no case for the claim x payer;
 --     at_stake_differs    the case's amount_at_stake <> the marts' initial_denied_amount;
@@ -73,6 +74,8 @@ ledger as (
         current_is_denied,
         reversals > 0 or is_reversed_out or paid_amount < initial_paid_amount as is_taken_back
     from {{ ref('int_claim_payer_adjudications') }}
+    -- only what can be compared: the initial denials, and the claims some case names
+    where initially_denied or claim_key in (select cases.claim_key from cases)
 ),
 compared as (
     select
