@@ -11,6 +11,7 @@ import dagster as dg
 from pipelines.defs.automation.jobs import JOBS
 from pipelines.defs.automation.schedules import SCHEDULES
 from pipelines.defs.automation.sensors import SENSORS
+from pipelines.defs.checks.case_ledger_checks import CASE_LEDGER_CHECKS
 from pipelines.defs.checks.raw_checks import RAW_CHECKS
 from pipelines.defs.dbt.assets import DBT_ASSETS, dbt_resource
 from pipelines.defs.extract.assets import EXTRACT_ASSETS
@@ -23,7 +24,7 @@ def build_definitions(warehouse: WarehouseResource | None = None) -> dg.Definiti
     """All assets, checks, jobs, sensors and schedules, bound to ``warehouse`` (default: ``DATA_DIR`` / ``DATABASE_URL`` from the environment)."""
     return dg.Definitions(
         assets=[*RAW_ASSETS, *EXTRACT_ASSETS, *DBT_ASSETS, *PUBLISH_ASSETS],
-        asset_checks=RAW_CHECKS,
+        asset_checks=[*RAW_CHECKS, *CASE_LEDGER_CHECKS],
         jobs=JOBS,
         sensors=SENSORS,
         schedules=SCHEDULES,

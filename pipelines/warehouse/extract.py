@@ -253,6 +253,7 @@ EXTRACT_TABLES: dict[str, ExtractTable] = {
                 "amount_at_stake": "money",
                 "paid_before": "money",
                 "recovered_amount": "money",
+                "recovered_by_hand": "money",
                 "written_off_amount": "money",
                 "state": "text",
                 "state_changed_at": "ts",

@@ -1,5 +1,5 @@
 """operationalObservability.*: pipeline runs with their job state, freshness of the published marts,
-and the depth of the durable job queue."""
+the depth of the durable job queue, and where the denial cases disagree with the marts' money."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from api.infra.jobs.queue import queue_stats
 from api.infra.marts.serving import open_marts, snapshot_of
 from api.integrations.operational_observability import queries
 from api.integrations.operational_observability.schemas import (
+    CaseLedgerDifferencesIn,
+    CaseLedgerDifferencesOut,
     FreshnessOut,
     ObservedRun,
     PipelineRunsIn,
@@ -126,3 +128,15 @@ def queue(ctx: Context) -> QueueOut:
         organization_jobs={k: int(v) for k, v in by_status.items()},
         pipeline_runs_pending=int(pending or 0),
     )
+
+
+@rpc.query("operationalObservability.caseLedgerDifferences")
+def case_ledger_differences(ctx: Context, input: CaseLedgerDifferencesIn) -> CaseLedgerDifferencesOut:
+    """Where this client's denial cases disagree with the money of the published marts, claim by claim and
+    payer by payer (the guard checked after every build): a case missing for an initial denial, a
+    remittance case without a denial, an amount at stake or a recovery that differs, with the two figures
+    and the case id; filtered by kind, paginated. Empty when the work agrees with the money."""
+    with open_marts(ctx, queries.DIFFERENCES_MART) as m:
+        total, items, cursor = queries.case_ledger_differences(m, input)
+        snap = snapshot_of(m)
+    return CaseLedgerDifferencesOut(snapshot=snap, differences=total, items=items, next_cursor=cursor)

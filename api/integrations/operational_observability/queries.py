@@ -1,10 +1,20 @@
-"""Freshness of the published marts for operationalObservability.freshness."""
+"""Reads of the published marts for operationalObservability.*: freshness per mart, and the case
+ledger guard's differences (fct_case_ledger_differences)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from api.infra.marts.inputs import page_as
 from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import SnapshotOut
-from api.integrations.operational_observability.schemas import MartFreshness
+from api.integrations.operational_observability.schemas import (
+    CaseLedgerDifference,
+    CaseLedgerDifferencesIn,
+    MartFreshness,
+)
+
+DIFFERENCES_MART = "fct_case_ledger_differences"
 
 
 def mart_freshness(m: ScopedMarts, snapshot: SnapshotOut) -> list[MartFreshness]:
@@ -21,3 +31,21 @@ def mart_freshness(m: ScopedMarts, snapshot: SnapshotOut) -> list[MartFreshness]
             )
         )
     return marts
+
+
+def case_ledger_differences(
+    m: ScopedMarts, input: CaseLedgerDifferencesIn
+) -> tuple[int, list[CaseLedgerDifference], str | None]:
+    """(count of the tenant's differences of the kind asked, one page of them, next cursor)."""
+    where, params = "true", dict[str, Any]()
+    if input.kind:
+        where, params["kind"] = "difference_kind = $kind", input.kind
+    total = int(m.one(f"select count(*) as n from {DIFFERENCES_MART} where {where}", params)["n"])
+    items, cursor = page_as(
+        m,
+        CaseLedgerDifference,
+        f"select * from {DIFFERENCES_MART} where {where} order by difference_kind, case_id nulls last, difference_key",
+        params,
+        input,
+    )
+    return total, items, cursor

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import Field
 
-from api.infra.marts.serving import MartAnswer
+from api.infra.marts.inputs import MartPageInput
+from api.infra.marts.serving import MartAnswer, MartPage, OptionalMoney
 from api.integrations.operations.schemas import PipelineRunOut
 from api.rpc.schema import Output, PageInput
 
@@ -67,3 +69,38 @@ class QuarantinesOut(MartAnswer):
     data_built_at: datetime | None = Field(description="When the rows this client is served were built")
     data_age_seconds: float | None
     items: list[QuarantineOut]
+
+
+DifferenceKind = Literal["missing_case", "case_without_denial", "at_stake_differs", "recovered_differs"]
+
+
+class CaseLedgerDifferencesIn(MartPageInput):
+    kind: DifferenceKind | None = Field(default=None, description="Only differences of this kind")
+
+
+class CaseLedgerDifference(Output):
+    """One disagreement between a denial case and the payer's adjudication history in the marts."""
+
+    difference_kind: DifferenceKind = Field(
+        description="missing_case (the marts show the claim x payer initially denied, no case) | at_stake_differs "
+        "(amount at stake <> the initial denied amount) | recovered_differs (the case's recovery from the ledger "
+        "<> final paid - initial paid, capped at the amount at stake) | case_without_denial (a remittance case "
+        "on a claim x payer the marts show neither denied nor taken back)"
+    )
+    case_id: int | None = Field(description="The denial case; null for missing_case")
+    claim_key: str
+    payer_key: str | None
+    payer_identity: str | None = Field(description="The payer id, else the payer name (the marts' payer identity)")
+    case_origin: str | None
+    case_state: str | None
+    ledger_amount: OptionalMoney = Field(description="The marts' figure of the kind compared")
+    case_amount: OptionalMoney = Field(description="The case's figure of the kind compared")
+    ledger_at_stake: OptionalMoney
+    case_at_stake: OptionalMoney
+    ledger_recovered: OptionalMoney
+    case_recovered: OptionalMoney = Field(description="recovered - recovered by hand (the part from the ledger)")
+    case_recovered_by_hand: OptionalMoney
+
+
+class CaseLedgerDifferencesOut(MartPage[CaseLedgerDifference]):
+    differences: int = Field(description="This client's differences of the kind asked (every page)")

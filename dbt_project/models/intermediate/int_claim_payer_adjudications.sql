@@ -192,6 +192,10 @@ several_events as (
         is_overturned as overturned,
         {{ money('case when is_overturned then greatest(final_paid_amount - paid_amount, 0) else 0 end') }}
             as recovered_amount,
+        -- the partial-win recovery (truth of the denial cases, docs in _intermediate.yml): what the payer
+        -- paid since its initial denial, overturned or not (a later decision that still denies part counts)
+        {{ money('case when is_denied then greatest(final_paid_amount - paid_amount, 0) else 0 end') }}
+            as recovered_to_date,
         case when is_overturned then first_clean_payment_date end as recovery_date,
         remittance_events,
         reversals,
@@ -247,6 +251,7 @@ only_events as (
         claim_received_date,
         false as overturned,
         {{ money('0') }} as recovered_amount,
+        {{ money('0') }} as recovered_to_date,
         cast(null as date) as recovery_date,
         1 as remittance_events,
         0 as reversals,

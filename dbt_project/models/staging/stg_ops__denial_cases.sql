@@ -20,6 +20,7 @@ select
     {{ money('amount_at_stake') }} as amount_at_stake,
     {{ money('paid_before') }} as paid_before,
     {{ money('recovered_amount') }} as recovered_amount,
+    {{ money('recovered_by_hand') }} as recovered_by_hand,
     {{ money('written_off_amount') }} as written_off_amount,
     state as case_state,
     state_changed_at,
