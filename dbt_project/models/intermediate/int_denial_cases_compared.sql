@@ -22,7 +22,9 @@
 -- The case compared is the claim x payer's first case (denial cases before recoupment cases, then the
 -- remittance date, then the case id): the first denial episode, the one the marts' initial decision is.
 -- Tabular-only claims (cases from a worklist CSV or a migration on claims without any 835) are outside
--- the guard: the marts hold no remittance history for them.
+-- the guard: the marts hold no remittance history for them. So are histories whose initial decision came
+-- from a drop-folder file (no import batch): such files build the marts but are never posted to the
+-- ledger the case intake reads.
 with cases as (
     select * from {{ ref('stg_ops__denial_cases') }}
 ),
@@ -74,8 +76,16 @@ ledger as (
         current_is_denied,
         reversals > 0 or is_reversed_out or paid_amount < initial_paid_amount as is_taken_back
     from {{ ref('int_claim_payer_adjudications') }}
-    -- only what can be compared: the initial denials, and the claims some case names
-    where initially_denied or claim_key in (select cases.claim_key from cases)
+    -- only what can be compared: the initial denials, and the claims some case names; and only the
+    -- histories whose initial decision reached the ledger through a confirmed import batch (a file dropped
+    -- in a drop folder feeds the marts without being posted, so no case can know it)
+    where
+        (initially_denied or claim_key in (select cases.claim_key from cases))
+        and initial_remittance_claim_key in (
+            select posted.remittance_claim_key
+            from {{ ref('stg_era__claims') }} as posted
+            where posted.batch_id is not null
+        )
 ),
 compared as (
     select
