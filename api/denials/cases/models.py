@@ -75,6 +75,9 @@ class DenialCase(IdMixin, CreatedAtMixin, TenantScoped, Base):
     on_hold: Mapped[bool] = mapped_column(Boolean, default=False)
     hold_reason: Mapped[str | None] = mapped_column(String(500), default=None)
     appeal_due_on: Mapped[date | None] = mapped_column(Date, default=None)  # the next deadline
+    # the appeal deadline the hospital's own worklist export states (tabular intake); the scheduler uses it
+    # as the appeal deadline, source "the hospital's export"
+    stated_appeal_deadline: Mapped[date | None] = mapped_column(Date, default=None)
     snoozed_until: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
     recovery_plan: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     last_update_reason: Mapped[str | None] = mapped_column(String(500), default=None)
