@@ -7,14 +7,16 @@ date below is counted by hand in the comment next to it (March has 31 days, Apri
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 from sqlalchemy import select
 
 from api.denials.cases.models import DenialCase
+from api.denials.deadlines.facts import client_today
 from api.denials.deadlines.service import schedule_case
 from api.infra.db.tenant_filter import TenantScope, set_scope
+from api.platform.organizations.models import Client
 from tests.integration.api.denials.conftest import by_claim, post
 
 AS_OF = "2026-03-10"
@@ -205,3 +207,15 @@ def test_writes_need_a_manager_and_bad_input_is_refused(make_member):
     assert [(i["level"], i["dueOn"], i["rule"]["origin"]) for i in found["items"]] == [
         ("reconsideration", "2026-05-31", "platform")
     ]
+
+
+def test_today_is_the_clients_day(member, services):
+    at = datetime(2026, 3, 2, 3, 0, tzinfo=UTC)
+    with services.database.transaction() as db:
+        set_scope(db, TenantScope(member.organization_id, member.client_id))
+        assert client_today(db, at) == date(2026, 3, 2)  # no zone of its own: the default (UTC)
+        client = db.scalar(select(Client).where(Client.id == member.client_id))
+        client.time_zone = "America/Chicago"
+        db.flush()
+        # 03:00 UTC is 21:00 the day before in Chicago
+        assert client_today(db, at) == date(2026, 3, 1)
