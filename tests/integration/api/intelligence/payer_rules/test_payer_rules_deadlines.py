@@ -17,7 +17,8 @@ from api.denials.deadlines.facts import client_today
 from api.denials.deadlines.service import schedule_case
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.platform.organizations.models import Client
-from tests.integration.api.denials.conftest import by_claim, post
+from tests.integration.api.denials.conftest import HAND, by_claim, confirm, post
+from tests.integration.api.money.ingestion.conftest import upload_json
 
 AS_OF = "2026-03-10"
 
@@ -219,3 +220,24 @@ def test_today_is_the_clients_day(member, services):
         db.flush()
         # 03:00 UTC is 21:00 the day before in Chicago
         assert client_today(db, at) == date(2026, 3, 1)
+
+
+def _timely_filing(member, claim: str) -> str:
+    case = by_claim(member.rpc)[claim]
+    return next(d["dueOn"] for d in _deadlines(member, case["id"])["items"] if d["level"] == "timely_filing")
+
+
+def test_medicare_timely_filing_counts_from_an_institutional_claims_through_date(make_member):
+    # deadlines_institutional.835: Medicare Part A (CLP06=MA), INST-1 statement 2026-01-01 to 2026-01-20
+    alone = make_member(role="admin")
+    post(alone.rpc, "deadlines_institutional.835")
+    # no 837: the statement's first date 2026-01-01 + 365 = Friday 2027-01-01, New Year's Day -> Monday 2027-01-04
+    assert _timely_filing(alone, "INST-1") == "2027-01-04"
+    billed = make_member(role="admin")
+    claims = upload_json(
+        billed.rpc, (HAND / "deadlines_institutional.837").read_bytes(), "inst.837", "ingestion.uploadUniversal"
+    ).data["batch"]
+    assert confirm(billed.rpc, claims["id"]).data
+    post(billed.rpc, "deadlines_institutional.835")
+    # the 837I says institutional: the through date 2026-01-20 + 365 = Wednesday 2027-01-20 (42 CFR 424.44(b))
+    assert _timely_filing(billed, "INST-1") == "2027-01-20"
