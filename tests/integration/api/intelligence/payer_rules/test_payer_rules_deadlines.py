@@ -241,3 +241,20 @@ def test_medicare_timely_filing_counts_from_an_institutional_claims_through_date
     post(billed.rpc, "deadlines_institutional.835")
     # the 837I says institutional: the through date 2026-01-20 + 365 = Wednesday 2027-01-20 (42 CFR 424.44(b))
     assert _timely_filing(billed, "INST-1") == "2027-01-20"
+
+
+def test_the_837s_filing_indicator_when_the_835_has_none(member):
+    # deadlines_unknown_payer_sbr09.837: UNK-1 billed with SBR09 = 16 (Medicare Advantage); its 835 has no CLP06
+    claims = upload_json(
+        member.rpc, (HAND / "deadlines_unknown_payer_sbr09.837").read_bytes(), "unk.837", "ingestion.uploadUniversal"
+    ).data["batch"]
+    assert confirm(member.rpc, claims["id"]).data
+    case = _open(member, "deadlines_unknown_payer.835", "UNK-1")
+    out = _deadlines(member, case["id"])
+    # MA's 65 days from 2026-03-02 = 2026-05-06, not assumed; timely filing 2026-02-10 + 365 = 2027-02-10
+    assert _rows(out) == [
+        ("reconsideration", "2026-05-06", "medicare_advantage", False),
+        ("timely_filing", "2027-02-10", "medicare_advantage", False),
+    ]
+    why = member.rpc.query("payerRules.evaluate", {"caseId": case["id"]}).data
+    assert (why["filingIndicator"], why["why"]) == ("16", "claim filing indicator 16")
