@@ -115,6 +115,9 @@ def schedule_case(
         if status != row.status:
             row.status = status
     _refresh_next_due(case, stored.values(), soft=facts.soft_denial)
+    assumed = any(row.assumed for row in stored.values())
+    if case.deadline_assumed != assumed:
+        case.deadline_assumed = assumed
     db.flush()
     return sorted(stored.values(), key=lambda r: (r.due_on, r.level))
 

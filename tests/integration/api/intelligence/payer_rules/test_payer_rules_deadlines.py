@@ -81,6 +81,8 @@ def test_an_unknown_payer_gets_the_shortest_common_window_and_says_it_was_assume
         ("timely_filing", "2026-05-11", "commercial", True),
     ]
     assert out["assumed"] is True and out["appealDueOn"] == "2026-05-01"
+    shown = member.rpc.query("cases.get", {"id": case["id"]}).data["case"]
+    assert (shown["deadlineAssumed"], shown["appealDueOn"]) == (True, "2026-05-01")
     why = member.rpc.query("payerRules.evaluate", {"caseId": case["id"], "asOf": AS_OF}).data
     assert (why["payerType"], why["assumed"]) == ("unknown", True)
     assert "unknown" in why["why"]
@@ -152,6 +154,7 @@ def test_an_alias_gives_the_unknown_payer_its_class(member):
         ("first_level_appeal", "2026-05-01", "medicaid", False),
         ("timely_filing", "2027-02-10", "medicaid", False),
     ]
+    assert member.rpc.query("cases.get", {"id": case["id"]}).data["case"]["deadlineAssumed"] is False
     assert member.rpc.mutation("payerRules.upsertAlias", {**body, "payerClass": None}).data["created"] is False
     events = member.rpc.query("audit.list", {"procedure": "payerRules.upsertAlias"}).data["items"]
     assert len(events) == 2 and events[0]["targetType"] == "payer_alias"
@@ -172,6 +175,8 @@ def test_the_hospitals_stated_deadline_is_the_appeal_deadline(member, services):
         "the hospital's export",
     )
     assert out["appealDueOn"] == "2026-04-20"
+    shown = member.rpc.query("cases.get", {"id": case["id"]}).data["case"]
+    assert (shown["statedAppealDeadline"], shown["deadlineAssumed"]) == ("2026-04-20", False)
 
 
 def test_writes_need_a_manager_and_bad_input_is_refused(make_member):
