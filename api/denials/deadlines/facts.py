@@ -112,17 +112,20 @@ def _remitted(db: Session, cases: Sequence[DenialCase]) -> dict[tuple[int, str],
     batches = sorted({c.source_batch_id for c in cases if c.source_batch_id is not None})
     keys = sorted({c.claim_key for c in cases if c.source_batch_id is not None})
     out: dict[tuple[int, str], _Remitted] = {}
+    if not batches:
+        return out
     pcn = ImportRow.data["patient_control_number"].as_string()
-    for chunk in _chunks(keys):
-        found = db.execute(
-            select(
-                ImportRow.batch_id,
-                pcn,
-                ImportRow.data["filing_indicator"].as_string(),
-                ImportRow.data["statement_to"].as_string(),
-            ).where(ImportRow.batch_id.in_(batches), ImportRow.entity == "remittance_claim", pcn.in_(chunk))
-        )
-        for batch_id, key, indicator, through in found.tuples():
+    stmt = select(
+        ImportRow.batch_id,
+        pcn,
+        ImportRow.data["filing_indicator"].as_string(),
+        ImportRow.data["statement_to"].as_string(),
+    ).where(ImportRow.batch_id.in_(batches), ImportRow.entity == "remittance_claim")
+    if len(keys) <= CHUNK:
+        stmt = stmt.where(pcn.in_(keys))
+    wanted = set(keys)
+    for batch_id, key, indicator, through in db.execute(stmt).tuples():
+        if str(key) in wanted:
             out.setdefault((int(batch_id), str(key)), _Remitted(str(indicator) if indicator else None, _day(through)))
     return out
 
@@ -146,19 +149,15 @@ def _institutional(db: Session, filed: dict[str, _Filed]) -> set[str]:
     batches = sorted({f.batch_id for f in filed.values() if f.batch_id is not None})
     if not batches:
         return set()
-    out: set[str] = set()
     pcn = ImportRow.data["patient_control_number"].as_string()
-    for chunk in _chunks(sorted(filed)):
-        found = db.execute(
-            select(pcn).where(
-                ImportRow.batch_id.in_(batches),
-                ImportRow.entity == "claim",
-                pcn.in_(chunk),
-                ImportRow.data["claim_type"].as_string() == INSTITUTIONAL,
-            )
-        )
-        out.update(str(k) for (k,) in found)
-    return out
+    stmt = select(pcn).where(
+        ImportRow.batch_id.in_(batches),
+        ImportRow.entity == "claim",
+        ImportRow.data["claim_type"].as_string() == INSTITUTIONAL,
+    )
+    if len(filed) <= CHUNK:
+        stmt = stmt.where(pcn.in_(sorted(filed)))
+    return {str(k) for (k,) in db.execute(stmt).tuples()} & set(filed)
 
 
 def _aliases(db: Session, cases: Sequence[DenialCase]) -> dict[str, tuple[str | None, str | None]]:

@@ -115,9 +115,7 @@ def schedule_case(
         if status != row.status:
             row.status = status
     _refresh_next_due(case, stored.values(), soft=facts.soft_denial)
-    assumed = any(row.assumed for row in stored.values())
-    if case.deadline_assumed != assumed:
-        case.deadline_assumed = assumed
+    _refresh_assumed(case, stored.values())
     db.flush()
     return sorted(stored.values(), key=lambda r: (r.due_on, r.level))
 
@@ -131,6 +129,12 @@ def schedule_cases(db: Session, case_ids: Sequence[int]) -> None:
     found = case_facts_module.case_facts(db, cases)
     for case in cases:
         schedule_case(db, case, as_of=as_of, facts=found[case.id], limits=limits)
+
+
+def _refresh_assumed(case: DenialCase, rows: Iterable[CaseDeadline]) -> None:
+    assumed = any(row.assumed for row in rows)
+    if case.deadline_assumed != assumed:
+        case.deadline_assumed = assumed
 
 
 def _refresh_next_due(case: DenialCase, rows: Iterable[CaseDeadline], *, soft: bool | None = None) -> None:
