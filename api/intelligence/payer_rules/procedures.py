@@ -33,7 +33,8 @@ def list_rules(ctx: Context, input: ListIn) -> ListOut:
 @rpc.mutation("payerRules.upsert", permission="approve")
 def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
     """Set the client's own limit of one level (an appeal level of the payer type, or timely_filing) for
-    a payer type (payerId `*`) or one payer, from `effectiveFrom`: it overrides the platform default for
+    a payer type (payerId `*`) or one payer (a state's Medicaid program, a contracted plan: its payer id), from
+    `effectiveFrom`: it overrides the platform default for
     deadlines whose basis date is on or after that date (a payer-specific rule over a type-wide one).
     The same payer type, payer, level and date again updates the rule. A level the payer type does not
     have is BAD_REQUEST. The working cases it may change are re-scheduled. Managers and admins; audited
