@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -20,6 +21,10 @@ class Settings(BaseSettings):
     database_url: str | None = None
     port: int = 8000
     environment: str = "local"
+    # A client's "today" (deadlines, days left) is taken in its IANA time zone (clients.time_zone); this is
+    # the zone of a client that has none (UTC unless the deployment sets DEFAULT_TIME_ZONE, e.g.
+    # America/Chicago). Validated at start: an unknown name refuses to start.
+    default_time_zone: str = "UTC"
 
     # RPC limits: ordinary procedures take small JSON; uploads have their own cap.
     rpc_max_body_bytes: int = 1_048_576
@@ -164,6 +169,15 @@ class Settings(BaseSettings):
 
     job_worker_enabled: bool = True
     job_poll_seconds: float = 1.0
+
+    @field_validator("default_time_zone")
+    @classmethod
+    def _iana_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError("DEFAULT_TIME_ZONE must be an IANA time zone name such as America/Chicago") from None
+        return value
 
     @property
     def resolved_data_dir(self) -> Path:

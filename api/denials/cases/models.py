@@ -16,7 +16,19 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, Date, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, TenantScoped, UtcDateTime
@@ -81,6 +93,12 @@ class DenialCase(IdMixin, CreatedAtMixin, TenantScoped, Base):
     on_hold: Mapped[bool] = mapped_column(Boolean, default=False)
     hold_reason: Mapped[str | None] = mapped_column(String(500), default=None)
     appeal_due_on: Mapped[date | None] = mapped_column(Date, default=None)  # the next deadline
+    # the appeal deadline the hospital's own worklist export states (tabular intake); the scheduler uses it
+    # as the appeal deadline, source "the hospital's export"
+    stated_appeal_deadline: Mapped[date | None] = mapped_column(Date, default=None)
+    # the case's deadlines assume a payer class (the payer is unknown: the shortest common window); kept by
+    # deadlines.service.schedule_case
+    deadline_assumed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     snoozed_until: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
     recovery_plan: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     last_update_reason: Mapped[str | None] = mapped_column(String(500), default=None)

@@ -61,6 +61,10 @@ class CaseOut(Output):
     on_hold: bool
     hold_reason: str | None
     appeal_due_on: date | None
+    deadline_assumed: bool = Field(
+        description="The payer is unknown: the deadlines assume the shortest common window (deadlines.forCase says which)"
+    )
+    stated_appeal_deadline: date | None = Field(description="The appeal deadline the hospital's own export stated")
     last_update_reason: str | None
     closed_at: datetime | None
     created_at: datetime

@@ -171,6 +171,7 @@ def claims_from_837_rows(rows: Iterable[PostedRow], patient_key: bytes) -> list[
                 total_charge=_money(d.get("total_charge")),
                 payer=_text(d.get("payer_name"), 200),
                 payer_id=_text(d.get("payer_id"), 80),
+                filing_indicator=_text(d.get("filing_indicator"), 2),
                 statement_from=_day(d.get("statement_from")),
                 statement_to=_day(d.get("statement_to")),
                 facility_type=facility,

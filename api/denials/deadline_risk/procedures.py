@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from api.denials.deadline_risk import service
 from api.denials.deadline_risk.schemas import AtRiskIn, AtRiskItem, AtRiskOut, SummaryIn, SummaryOut
-from api.denials.deadlines.service import today
+from api.denials.deadlines.facts import client_today
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
@@ -34,7 +34,7 @@ def _item(r: service.Ranked) -> AtRiskItem:
 def at_risk(ctx: Context, input: AtRiskIn) -> AtRiskOut:
     """Working cases (open, triaged, in_appeal, awaiting_payer) ranked by slack, least first (then the
     soonest deadline); cases without a deadline only with `includeNoDeadline`, after the others."""
-    as_of = input.as_of or today()
+    as_of = input.as_of or client_today(ctx.db)
     found = service.ranked(ctx.db, as_of, owner_user_id=input.owner_user_id, payer=input.payer)
     if not input.include_no_deadline:
         found = [r for r in found if r.risk.slack is not None]
@@ -46,7 +46,7 @@ def at_risk(ctx: Context, input: AtRiskIn) -> AtRiskOut:
 def summary(ctx: Context, input: SummaryIn) -> SummaryOut:
     """Working cases counted by deadline horizon (overdue, due within 7 days, within 30, later, none)
     and by risk band (missed, critical, high, medium, low, no deadline) at `asOf`."""
-    as_of = input.as_of or today()
+    as_of = input.as_of or client_today(ctx.db)
     found = service.summary(service.ranked(ctx.db, as_of, owner_user_id=input.owner_user_id, payer=input.payer), as_of)
     return SummaryOut.model_validate(
         {"as_of": as_of, "working_cases": found.total, "by_horizon": found.by_horizon, "by_band": found.by_band}

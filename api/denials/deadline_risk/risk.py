@@ -4,9 +4,9 @@ The work a case still needs depends on its state: ``WORK_STEPS`` lists the steps
 working state and ``STEP_DAYS`` how many business days each step takes (planning estimates, data).
 Slack = business days left until the deadline - business days of work left; the lower, the riskier.
 
-Extension point: evidence and approvals (a later issue) will report steps already done for a case
-(for example ``evidence`` once the evidence is complete); ``remaining_work_days`` takes them as
-``completed`` and ``deadline_risk.service.completed_steps`` is where they will be looked up.
+Steps a case already did are not counted again: ``steps_done`` says which from what the case's
+records show (evidence attached, a draft, an approval, an assembled or submitted appeal packet;
+``deadline_risk.service.completed_steps`` reads them) and ``remaining_work_days`` leaves them out.
 """
 
 from __future__ import annotations
@@ -47,6 +47,32 @@ class Risk:
     work_days_needed: int
     slack: int | None
     band: Band
+
+
+@dataclass(frozen=True, slots=True)
+class WorkDone:
+    """What a case's records show (one flag per record kind)."""
+
+    evidence: bool = False  # an evidence document attached to the case (not purged)
+    draft: bool = False  # a draft not discarded
+    approved: bool = False  # a draft approved, or an approval request approved (or used)
+    assembled: bool = False  # an appeal packet assembled (its letter and evidence are in it)
+    submitted: bool = False  # an appeal packet submitted to the payer (or further along)
+
+
+def steps_done(work: WorkDone) -> frozenset[str]:
+    """The ``STEP_DAYS`` steps a case's records show as done. A packet holds the letter and the evidence,
+    so an assembled packet means both are done; a submitted one means every step up to submission."""
+    done: set[str] = set()
+    if work.evidence or work.assembled or work.submitted:
+        done.add("evidence")
+    if work.draft or work.approved or work.assembled or work.submitted:
+        done.add("draft")
+    if work.approved or work.submitted:
+        done.add("approval")
+    if work.submitted:
+        done.add("submission")
+    return frozenset(done)
 
 
 def remaining_work_days(state: str, completed: frozenset[str] = frozenset()) -> int:

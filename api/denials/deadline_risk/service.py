@@ -11,22 +11,61 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput
+from api.denials.appeal_assembly.models import AppealPacket
+from api.denials.approvals.models import ApprovalRequest
 from api.denials.cases.models import DenialCase
 from api.denials.deadline_risk import risk
+from api.denials.drafts.models import Draft
+from api.evidence.evidence_control.models import EvidenceDocument
 
+CHUNK = 500
 _NO_SLACK = 10**9  # sorts cases without a deadline after every case with one
 
 
+#: appeal packet states on or after submission (appeal_assembly.lifecycle.PACKET)
+_SUBMITTED_PACKETS = ("submitted", "acknowledged", "info_requested", "info_supplied", "decided")
+
+
+def _case_ids(db: Session, stmt: Any, ids: list[int]) -> set[int]:
+    found: set[int] = set()
+    for start in range(0, len(ids), CHUNK):
+        found.update(int(i) for i in db.scalars(stmt.where(stmt.selected_columns[0].in_(ids[start : start + CHUNK]))))
+    return found
+
+
 def completed_steps(db: Session, case_ids: Iterable[int]) -> dict[int, frozenset[str]]:
-    """EXTENSION POINT for evidence and approvals (a later issue): the work steps already done per case
-    (``risk.STEP_DAYS`` names them, e.g. ``evidence`` when the case's evidence is complete, ``approval``
-    once its draft is approved). Nothing reports them yet, so every step of the state still counts."""
-    return {}
+    """The work steps each case already did (``risk.steps_done``), read from its records: evidence
+    documents attached (not purged), drafts (not discarded; approved), approval requests (approved or
+    used), appeal packets (assembled; submitted or further). One statement per record kind."""
+    ids = sorted(set(case_ids))
+    if not ids:
+        return {}
+    evidence = _case_ids(db, select(EvidenceDocument.case_id).where(EvidenceDocument.purged_at.is_(None)), ids)
+    drafts = _case_ids(db, select(Draft.case_id).where(Draft.state != "discarded"), ids)
+    approved = _case_ids(db, select(Draft.case_id).where(Draft.state == "approved"), ids) | _case_ids(
+        db, select(ApprovalRequest.case_id).where(ApprovalRequest.state.in_(("approved", "used"))), ids
+    )
+    packets = _case_ids(db, select(AppealPacket.case_id).where(AppealPacket.state != "superseded"), ids)
+    submitted = _case_ids(db, select(AppealPacket.case_id).where(AppealPacket.state.in_(_SUBMITTED_PACKETS)), ids)
+    out: dict[int, frozenset[str]] = {}
+    for case_id in ids:
+        work = risk.WorkDone(
+            evidence=case_id in evidence,
+            draft=case_id in drafts,
+            approved=case_id in approved,
+            assembled=case_id in packets,
+            submitted=case_id in submitted,
+        )
+        done = risk.steps_done(work)
+        if done:
+            out[case_id] = done
+    return out
 
 
 @dataclass(frozen=True, slots=True)

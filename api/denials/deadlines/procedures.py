@@ -10,6 +10,7 @@ from datetime import date
 from typing import Any
 
 from api.denials.deadlines import service
+from api.denials.deadlines.facts import client_today
 from api.denials.deadlines.models import CaseDeadline
 from api.denials.deadlines.schemas import CaseRef, DeadlineOut, ForCaseOut, OverrideIn, UpcomingIn, UpcomingOut
 from api.rpc.context import Context
@@ -29,14 +30,16 @@ def _deadline(row: CaseDeadline, as_of: date) -> dict[str, Any]:
 @rpc.query("deadlines.forCase")
 def for_case(ctx: Context, input: CaseRef) -> ForCaseOut:
     """The deadlines of one case (first appeal level, timely filing of a corrected claim), soonest first,
-    each with its rule, basis date, override and status at `asOf`. Unknown case: NOT_FOUND."""
-    as_of = input.as_of or service.today()
+    each with its rule, basis date, override, status at `asOf` (default: today in the client's time
+    zone) and why it applies (payer type, assumed for an unknown payer, source). Unknown case: NOT_FOUND."""
+    as_of = input.as_of or client_today(ctx.db)
     case, rows = service.for_case(ctx.db, input.case_id)
     return ForCaseOut(
         case_id=case.id,
         state=case.state,
         payer_class=case.payer_class,
         appeal_due_on=case.appeal_due_on,
+        assumed=any(r.assumed for r in rows),
         as_of=as_of,
         items=[DeadlineOut.model_validate(_deadline(r, as_of)) for r in rows],
     )
@@ -46,7 +49,7 @@ def for_case(ctx: Context, input: CaseRef) -> ForCaseOut:
 def upcoming(ctx: Context, input: UpcomingIn) -> UpcomingOut:
     """Open deadlines of working cases (open, triaged, in_appeal, awaiting_payer) due within `withinDays`
     of `asOf`, soonest first; filters: owner, payer (name or id), kind, overdue included or not."""
-    as_of = input.as_of or service.today()
+    as_of = input.as_of or client_today(ctx.db)
     found, cursor = service.upcoming(
         ctx.db,
         service.UpcomingFilter(
@@ -79,7 +82,7 @@ def override(ctx: Context, input: OverrideIn) -> DeadlineOut:
     reason (required). The new date may be earlier or later than the computed one but not before today
     (BAD_REQUEST); a met deadline cannot change (PRECONDITION_FAILED). Managers and admins only.
     The audit records the dates before and after, never the reason's text."""
-    as_of = service.today()
+    as_of = client_today(ctx.db)
     result = service.override(
         ctx.db, input.case_id, input.level, input.due_on, input.reason, user_id=ctx.user_id, as_of=as_of
     )

@@ -33,6 +33,8 @@ TIMELY_FILING = "timely_filing"
 NOTICE_BASES = frozenset(
     {"receipt_of_initial_determination", "date_of_denial", "receipt_of_adverse_benefit_determination"}
 )
+#: the earliest effective date: a platform default is in force for every basis date
+ALWAYS = date(1900, 1, 1)
 SERVICE_BASIS = "date_of_service"
 
 #: DenialCase.payer_class (claim_filing_indicator_payer_classes seed) -> payer_type of the limits.
@@ -67,10 +69,20 @@ class LimitRule:
     receipt_days: int
     is_default: bool
     order: int  # position of the row in the file: appeal levels follow each other in file order
+    source: str = ""  # the citation (the seed's note; a client rule's own source)
+    effective_from: date = ALWAYS
+    rule_id: int | None = None  # a client's rule (payer_rules table); None: the platform default
+
+    @property
+    def origin(self) -> str:
+        """``platform`` (the seed) or ``client`` (a rule the client set with payerRules.upsert)."""
+        return "platform" if self.rule_id is None else "client"
 
     @property
     def reference(self) -> str:
         """A stable name of the rule for storage and display."""
+        if self.rule_id is not None:
+            return f"payer_rules/{self.rule_id}"
         return f"payer_appeal_limits/{self.payer_type}/{self.plan}/{self.level}"
 
     @property
@@ -132,6 +144,7 @@ def parse_rules(text: str) -> tuple[LimitRule, ...]:
                 receipt_days=receipt,
                 is_default=_flag(row["is_default"], line, "is_default"),
                 order=index,
+                source=(row.get("note") or "").strip(),
             )
         )
     return tuple(rules)
@@ -148,24 +161,38 @@ def payer_type_for(payer_class: str | None) -> str | None:
 
 
 def rule_for(
-    payer_type: str, level: str, plan: str | None = None, rules: tuple[LimitRule, ...] = RULES
+    payer_type: str,
+    level: str,
+    plan: str | None = None,
+    rules: tuple[LimitRule, ...] = RULES,
+    on: date | None = None,
 ) -> LimitRule | None:
-    """The rule of a level: the payer-specific plan row if there is one, else the ``*`` row."""
-    generic = None
+    """The rule of a level in force on ``on`` (any date when None): a payer-specific row (``plan`` =
+    the payer id) wins over the class-wide ``*`` row; at the same scope a client's rule wins over the
+    platform default, and of a client's rules the latest effective on ``on``."""
+    best: tuple[int, int, date] | None = None
+    found = None
     for rule in rules:
-        if rule.payer_type == payer_type and rule.level == level:
-            if plan is not None and rule.plan == plan:
-                return rule
-            if rule.plan == "*":
-                generic = rule
-    return generic
+        if rule.payer_type != payer_type or rule.level != level or rule.plan not in ("*", plan):
+            continue
+        if on is not None and rule.effective_from > on:
+            continue
+        key = (int(rule.plan != "*"), int(rule.rule_id is not None), rule.effective_from)
+        if best is None or key > best:
+            best, found = key, rule
+    return found
 
 
 def appeal_levels(payer_type: str, rules: tuple[LimitRule, ...] = RULES) -> tuple[str, ...]:
     """The appeal levels of a payer type, first to last (file order)."""
     levels: list[str] = []
     for rule in sorted(rules, key=lambda r: r.order):
-        if rule.payer_type == payer_type and rule.kind == "appeal" and rule.level not in levels:
+        if (
+            rule.payer_type == payer_type
+            and rule.kind == "appeal"
+            and rule.level not in levels
+            and rule.rule_id is None
+        ):
             levels.append(rule.level)
     return tuple(levels)
 
@@ -237,3 +264,155 @@ def later_level_deadline(
     following = next_level(payer_type, decided_level, rules)
     rule = rule_for(payer_type, following, plan, rules) if following is not None else None
     return deadline(rule, decision_date) if rule is not None else None
+
+
+# --- payer rules per case (payerRules): the payer type, the rule that applies and why ---------------
+
+UNKNOWN_TYPE = "unknown"
+#: CLP06 (835) / SBR09 (837) claim filing indicators whose limits differ from their payer class's:
+#: a Medicare Advantage plan (16, "HMO Medicare Risk") is class ``medicare`` in the marts but appeals by
+#: 42 CFR 422.582; TRICARE (CH) is ``other_government`` but appeals by 32 CFR 199.10.
+FILING_INDICATOR_TYPES: dict[str, str] = {
+    "16": "medicare_advantage",
+    "CH": "tricare",
+    "MA": "medicare",
+    "MB": "medicare",
+    "MC": "medicaid",
+}
+#: payer class (claim_filing_indicator_payer_classes seed) -> payer type of the limits. ``other``
+#: (auto, liability, workers' comp) is contract-governed like commercial; a class missing here
+#: (none, ``other_government`` other than TRICARE, a new one) is unknown; self-pay has no payer to appeal to.
+CLASS_TYPES: dict[str, str | None] = {
+    "medicare": "medicare",
+    "medicaid": "medicaid",
+    "commercial": "commercial",
+    "other": "commercial",
+    "self_pay": None,
+}
+#: the payer types an unknown payer may be: it gets the shortest of their windows (assumed)
+COMMON_TYPES: tuple[str, ...] = ("medicare", "medicare_advantage", "medicaid", "tricare", "commercial")
+PAYER_TYPES: tuple[str, ...] = (*COMMON_TYPES, "erisa")
+EXPORT_SOURCE = "the hospital's export"
+
+
+@dataclass(frozen=True, slots=True)
+class PayerType:
+    """The limits' payer type of a case and how it was found."""
+
+    payer_type: str | None  # None: self-pay, no deadline
+    assumed: bool  # unknown payer: the shortest common window is assumed
+    basis: str  # which evidence chose it (a sentence, no PHI)
+
+
+def payer_type_of(payer_class: str | None, filing_indicator: str | None) -> PayerType:
+    """The payer type from the claim filing indicator (835 CLP06, else the 837's SBR09) and the payer
+    class (the alias table's override, else the indicator's class)."""
+    code = (filing_indicator or "").strip().upper()
+    if code in FILING_INDICATOR_TYPES:
+        return PayerType(FILING_INDICATOR_TYPES[code], False, f"claim filing indicator {code}")
+    if payer_class in CLASS_TYPES:
+        return PayerType(CLASS_TYPES[payer_class], False, f"payer class {payer_class}")
+    return PayerType(UNKNOWN_TYPE, True, "payer class unknown: the shortest common window is assumed")
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFacts:
+    """What the deadlines of one case are computed from (no PHI)."""
+
+    payer_class: str | None
+    filing_indicator: str | None = None
+    payer_id: str | None = None
+    notice_date: date | None = None  # the remittance (notice) date
+    service_date: date | None = None  # the date of service: the through date of an institutional claim
+    soft_denial: bool = False  # fix and resubmit: the corrected claim's timely filing, no appeal
+    stated_appeal_due: date | None = None  # the hospital's own export stated the appeal deadline
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduled:
+    """A deadline of a case with why it applies."""
+
+    deadline: Deadline
+    payer_type: str
+    assumed: bool
+    source: str  # the rule's citation, or EXPORT_SOURCE
+
+    @property
+    def level(self) -> str:
+        return self.deadline.level
+
+
+def _in_span(day: date | None) -> date | None:
+    # a date outside the calendar's span (a mistyped year in a source file) gives no deadline
+    return day if day is not None and EARLIEST <= day <= LATEST else None
+
+
+def _first_appeal(payer_type: str, notice: date, plan: str | None, rules: tuple[LimitRule, ...]) -> Deadline | None:
+    levels = appeal_levels(payer_type, rules)
+    rule = rule_for(payer_type, levels[0], plan, rules, on=notice) if levels else None
+    if rule is None or rule.basis not in NOTICE_BASES:
+        return None
+    return deadline(rule, notice)
+
+
+def _filing(payer_type: str, service: date, plan: str | None, rules: tuple[LimitRule, ...]) -> Deadline | None:
+    rule = rule_for(payer_type, TIMELY_FILING, plan, rules, on=service)
+    return deadline(rule, service) if rule is not None and rule.basis == SERVICE_BASIS else None
+
+
+def _shortest(candidates: list[Deadline | None]) -> Deadline | None:
+    found = [d for d in candidates if d is not None]
+    return min(found, key=lambda d: (d.due_on, d.rule.order)) if found else None
+
+
+def _appeal(kind: PayerType, facts: CaseFacts, notice: date, rules: tuple[LimitRule, ...]) -> Deadline | None:
+    if kind.assumed:
+        return _shortest([_first_appeal(t, notice, facts.payer_id, rules) for t in COMMON_TYPES])
+    return _first_appeal(str(kind.payer_type), notice, facts.payer_id, rules)
+
+
+def _timely(kind: PayerType, facts: CaseFacts, service: date, rules: tuple[LimitRule, ...]) -> Deadline | None:
+    if kind.assumed:
+        return _shortest([_filing(t, service, facts.payer_id, rules) for t in COMMON_TYPES])
+    return _filing(str(kind.payer_type), service, facts.payer_id, rules)
+
+
+def _stated(kind: PayerType, facts: CaseFacts, stated: date, rules: tuple[LimitRule, ...]) -> Scheduled:
+    """The appeal deadline the hospital's export stated: the level and limit of the rule it stands
+    for (so later levels follow), the date as stated."""
+    payer_type = kind.payer_type if not kind.assumed else "commercial"
+    levels = appeal_levels(str(payer_type), rules) or ("first_level_appeal",)
+    rule = rule_for(str(payer_type), levels[0], facts.payer_id, rules) or LimitRule(
+        str(payer_type), "*", levels[0], 1, "calendar", False, "date_of_denial", 0, False, 0
+    )
+    basis = facts.notice_date if facts.notice_date is not None and facts.notice_date <= stated else stated
+    return Scheduled(Deadline(rule, basis, stated), str(payer_type), False, EXPORT_SOURCE)
+
+
+def case_deadlines(facts: CaseFacts, rules: tuple[LimitRule, ...] = RULES) -> tuple[PayerType, list[Scheduled]]:
+    """The deadlines a case has and why: the first appeal level (from the notice date) unless the
+    denial is soft, and the timely filing of a corrected claim (from the date of service).
+
+    - The payer type comes from the filing indicator and payer class (``payer_type_of``); an unknown
+      payer gets, per deadline, the earliest due date among the common payer types, flagged assumed.
+    - A soft denial (fix and resubmit, e.g. CO-16 with MA130) has no appeal deadline: the corrected
+      claim's timely filing is the one that counts.
+    - ``stated_appeal_due`` (the hospital's export) is the appeal deadline when given.
+    """
+    kind = payer_type_of(facts.payer_class, facts.filing_indicator)
+    if kind.payer_type is None:
+        return kind, []
+    out: list[Scheduled] = []
+    notice, service = _in_span(facts.notice_date), _in_span(facts.service_date)
+    stated = _in_span(facts.stated_appeal_due)
+    if not facts.soft_denial:
+        if stated is not None:
+            out.append(_stated(kind, facts, stated, rules))
+        elif notice is not None:
+            found = _appeal(kind, facts, notice, rules)
+            if found is not None:
+                out.append(Scheduled(found, found.rule.payer_type, kind.assumed, found.rule.source))
+    filing = _timely(kind, facts, service, rules) if service is not None else None
+    if filing is not None:
+        out.append(Scheduled(filing, filing.rule.payer_type, kind.assumed, filing.rule.source))
+    return kind, out

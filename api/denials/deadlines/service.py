@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, NotFound, PreconditionFailed
 from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import DenialCase
+from api.denials.deadlines import facts as case_facts_module
 from api.denials.deadlines import rules
 from api.denials.deadlines.models import CaseDeadline
 from api.infra.db.lookup import parse_id
@@ -34,6 +35,7 @@ APPEAL_SUBMITTED_STATES = frozenset({"awaiting_payer", "won", "partially_won", "
 
 
 def today() -> date:
+    """Today in UTC: for reads without a session (a job's clock). A client's day is ``facts.client_today``."""
     return datetime.now(UTC).date()
 
 
@@ -52,53 +54,68 @@ def _status(kind: str, case_state: str, current: str, due_on: date, as_of: date)
     return "missed" if due_on < as_of else "open"
 
 
-def _apply(row: CaseDeadline, computed: rules.Deadline) -> None:
+def _apply(row: CaseDeadline, scheduled: rules.Scheduled) -> None:
+    computed = scheduled.deadline
     rule = computed.rule
     row.kind, row.basis, row.basis_date = rule.kind, rule.basis, computed.basis_date
     row.computed_due_on, row.rule_reference, row.limit_days = computed.due_on, rule.reference, rule.days
     row.business_days, row.is_default_rule = rule.business_days, rule.is_default
+    row.payer_type, row.assumed, row.rule_source = scheduled.payer_type, scheduled.assumed, scheduled.source[:500]
     row.due_on = row.overridden_due_on or computed.due_on
 
 
-def _changed(row: CaseDeadline, computed: rules.Deadline) -> bool:
-    return (row.basis_date, row.computed_due_on, row.rule_reference) != (
+def _changed(row: CaseDeadline, scheduled: rules.Scheduled) -> bool:
+    computed = scheduled.deadline
+    return (row.basis_date, row.computed_due_on, row.rule_reference, row.assumed, row.rule_source, row.kind) != (
         computed.basis_date,
         computed.due_on,
         computed.rule.reference,
+        scheduled.assumed,
+        scheduled.source[:500],
+        computed.rule.kind,
     )
 
 
-def schedule_case(db: Session, case: DenialCase, *, as_of: date | None = None) -> list[CaseDeadline]:
+def schedule_case(
+    db: Session,
+    case: DenialCase,
+    *,
+    as_of: date | None = None,
+    facts: rules.CaseFacts | None = None,
+    limits: tuple[rules.LimitRule, ...] | None = None,
+) -> list[CaseDeadline]:
     """Compute, store and refresh the deadlines of one case; idempotent (no write when nothing changed).
 
+    The rules are the platform defaults and the client's own (``payer_rules``); the facts (payer type,
+    filing indicator, through date, soft denial, the export's stated deadline) come from
+    ``facts.case_facts``; ``as_of`` defaults to today in the client's time zone.
     A level the rules no longer give (the payer class changed) is removed unless it was overridden:
     an override is a person's decision and stays until a person changes it."""
-    as_of = as_of or today()
-    computed = {
-        d.level: d
-        for d in rules.initial_deadlines(
-            case.payer_class, notice_date=case.remittance_date, service_date=case.service_date, plan=case.payer_id
-        )
-    }
+    as_of = as_of or case_facts_module.client_today(db)
+    limits = limits if limits is not None else case_facts_module.client_rules(db)
+    facts = facts or case_facts_module.case_facts(db, [case])[case.id]
+    _kind, found = rules.case_deadlines(facts, limits)
+    computed = {d.level: d for d in found}
     stored = {row.level: row for row in db.scalars(select(CaseDeadline).where(CaseDeadline.case_id == case.id))}
     for level, row in list(stored.items()):
         if level not in computed and row.overridden_due_on is None:
             db.delete(row)
             del stored[level]
-    for level, deadline in computed.items():
+    for level, scheduled in computed.items():
         existing = stored.get(level)
         if existing is None:
             added = CaseDeadline(case_id=case.id, level=level, status="open")
-            _apply(added, deadline)
+            _apply(added, scheduled)
             db.add(added)
             stored[level] = added
-        elif _changed(existing, deadline):
-            _apply(existing, deadline)
+        elif _changed(existing, scheduled):
+            _apply(existing, scheduled)
     for row in stored.values():
         status = _status(row.kind, case.state, row.status, row.due_on, as_of)
         if status != row.status:
             row.status = status
-    _refresh_next_due(case, stored.values())
+    _refresh_next_due(case, stored.values(), soft=facts.soft_denial)
+    _refresh_assumed(case, stored.values())
     db.flush()
     return sorted(stored.values(), key=lambda r: (r.due_on, r.level))
 
@@ -107,13 +124,26 @@ def schedule_cases(db: Session, case_ids: Sequence[int]) -> None:
     """Schedule the deadlines of newly opened cases (a ``Services.case_opened`` listener)."""
     if not case_ids:
         return
-    for case in db.scalars(select(DenialCase).where(DenialCase.id.in_(list(case_ids)))):
-        schedule_case(db, case)
+    cases = list(db.scalars(select(DenialCase).where(DenialCase.id.in_(list(case_ids)))))
+    as_of, limits = case_facts_module.client_today(db), case_facts_module.client_rules(db)
+    found = case_facts_module.case_facts(db, cases)
+    for case in cases:
+        schedule_case(db, case, as_of=as_of, facts=found[case.id], limits=limits)
 
 
-def _refresh_next_due(case: DenialCase, rows: Iterable[CaseDeadline]) -> None:
+def _refresh_assumed(case: DenialCase, rows: Iterable[CaseDeadline]) -> None:
+    assumed = any(row.assumed for row in rows)
+    if case.deadline_assumed != assumed:
+        case.deadline_assumed = assumed
+
+
+def _refresh_next_due(case: DenialCase, rows: Iterable[CaseDeadline], *, soft: bool | None = None) -> None:
+    """The case's next deadline: its earliest appeal deadline not met; for a soft denial (fix and
+    resubmit, no appeal) the corrected claim's timely filing."""
+    soft = case.hard_or_soft == "soft" if soft is None else soft
+    kind = "timely_filing" if soft else "appeal"
     # a missed deadline still counts: the case stays visible as overdue instead of looking deadline-free
-    open_appeals = [r.due_on for r in rows if r.kind == "appeal" and r.status != "met"]
+    open_appeals = [r.due_on for r in rows if r.kind == kind and r.status != "met"]
     next_due = min(open_appeals, default=None)
     if case.appeal_due_on != next_due:
         case.appeal_due_on = next_due

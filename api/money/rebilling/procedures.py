@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.denials.deadlines.service import today
+from api.denials.deadlines.facts import client_today
 from api.money.rebilling import service
 from api.money.rebilling.models import Rebill
 from api.money.rebilling.schemas import (
@@ -54,7 +54,7 @@ def create_rebill(ctx: Context, input: CreateRebillIn) -> RebillOut:
         frequency_code=input.frequency_code,
         override_reason=input.override_reason,
     )
-    rebill = service.create(ctx.db, spec, user_id=ctx.user_id, on=today())
+    rebill = service.create(ctx.db, spec, user_id=ctx.user_id, on=client_today(ctx.db))
     _state_note(ctx, rebill, None)
     return _out(rebill)
 
@@ -80,7 +80,7 @@ def mark_submitted(ctx: Context, input: MarkSubmittedIn) -> RebillOut:
     """The rebill went to the payer on `submittedOn` (ready -> submitted). Past the timely-filing limit
     at that date: PRECONDITION_FAILED with the limit and the date, unless an override reason was given
     now or at create. Meets the case's timely-filing deadline."""
-    now = today()
+    now = client_today(ctx.db)
     rebill, before = service.mark_submitted(
         ctx.db,
         input.id,

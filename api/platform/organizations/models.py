@@ -25,6 +25,9 @@ class Client(IdMixin, CreatedAtMixin, OrgScoped, Base):
     name: Mapped[str] = mapped_column(String(200))
     npi: Mapped[str | None] = mapped_column(String(10), default=None)
     status: Mapped[str] = mapped_column(String(20), default="active")
+    # IANA time zone of the hospital ("America/Chicago"): "today" for its deadlines; None: the platform
+    # default (Settings.default_time_zone)
+    time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
 
 
 class Membership(IdMixin, CreatedAtMixin, OrgScoped, Base):

@@ -33,8 +33,8 @@ _OTHER = ("ABF", "BF")
 # Structural segments, as small codes forward-filled to give every segment its context.
 _ST, _SE, _HL, _CLM = 1, 2, 3, 4
 # Kinds of state events.
-_EV_ST, _EV_HL, _EV_NM1, _EV_DMG, _EV_CLM = 1, 2, 3, 4, 5
-_USED = ("ST", "BHT", "HL", "CLM", "LX", "NM1", "DMG", "DTP", "DTM", "REF", "HI", "SV1", "SV2")
+_EV_ST, _EV_HL, _EV_NM1, _EV_DMG, _EV_CLM, _EV_SBR = 1, 2, 3, 4, 5, 6
+_USED = ("ST", "BHT", "HL", "SBR", "CLM", "LX", "NM1", "DMG", "DTP", "DTM", "REF", "HI", "SV1", "SV2")
 
 
 def claim_type(envelope: TransactionEnvelope) -> str | None:
@@ -157,6 +157,14 @@ def _hierarchy(segs: _Segments, clm: pl.DataFrame) -> pl.DataFrame:
                 _e(3).alias("v2"),
                 pl.lit(None, s).alias("v3"),
             ),
+            # SBR09, the claim filing indicator of the subscriber loop (005010X222/X223 2000B)
+            segs("SBR", ~_IN_CLAIM).select(
+                "seg_no",
+                pl.lit(_EV_SBR, pl.UInt8).alias("ev"),
+                pl.lit(None, s).alias("q"),
+                _e(9).alias("v1"),
+                *[pl.lit(None, s).alias(c) for c in ("v2", "v3")],
+            ),
             clm.select(
                 "seg_no",
                 pl.lit(_EV_CLM, pl.UInt8).alias("ev"),
@@ -194,6 +202,7 @@ def _hierarchy(segs: _Segments, clm: pl.DataFrame) -> pl.DataFrame:
         last_set(nm1 & (q == "85"), is_st).alias("_billing"),
         last_set(nm1 & (q == "PR"), is_st).alias("_payer"),
         last_set(nm1 & (q == "IL"), sub_reset).alias("_sub"),
+        last_set(ev == _EV_SBR, sub_reset).alias("_sbr"),
         last_set((ev == _EV_DMG) & ~dmg_of_patient, sub_reset).alias("_sub_dmg"),
         last_set(nm1 & (q == "QC") & pl.col("_patient"), pat_reset).alias("_pat"),
         last_set(dmg_of_patient, pat_reset).alias("_pat_dmg"),
@@ -210,6 +219,7 @@ def _hierarchy(segs: _Segments, clm: pl.DataFrame) -> pl.DataFrame:
         at("v1", "_payer").alias("payer_name"),
         at("v3", "_payer").alias("payer_id"),
         at("v3", "_sub").alias("subscriber_member_id"),
+        at("v1", "_sbr").alias("filing_indicator"),
         pl.when(patient).then(at("v1", "_pat")).otherwise(at("v1", "_sub")).alias("patient_last_name"),
         pl.when(patient).then(at("v2", "_pat")).otherwise(at("v2", "_sub")).alias("patient_first_name"),
         pl.when(patient).then(at("v1", "_pat_dmg")).otherwise(at("v1", "_sub_dmg")).alias("patient_birth_date"),

@@ -151,6 +151,7 @@ CLAIMS: Schema = {
     "billing_provider_name": S,
     "payer_name": S,
     "payer_id": S,
+    "filing_indicator": S,  # SBR09 of the subscriber loop
     "subscriber_member_id": S,
     "patient_last_name": S,
     "patient_first_name": S,

@@ -107,3 +107,22 @@ def test_other_tenants_see_nothing_and_bad_cursor_is_refused(make_member, servic
     )
     assert stranger.rpc.query("deadlineRisk.summary", {"asOf": AS_OF.isoformat()}).data["workingCases"] == 0
     assert owner.rpc.query("deadlineRisk.atRisk", {"cursor": "bm9wZQ"}).code == "BAD_REQUEST"
+
+
+def test_steps_the_case_did_are_not_counted_again(make_member, services):
+    m = make_member()
+    case_id = make_case(services, m, remittance_date=D(2024, 1, 2), state="triaged", as_of=AS_OF)
+
+    def work_days() -> int:
+        items = m.rpc.query("deadlineRisk.atRisk", {"asOf": AS_OF.isoformat()}).data["items"]
+        return next(i["workDaysNeeded"] for i in items if i["caseId"] == case_id)
+
+    # triaged: evidence 3 + draft 2 + approval 1 + submission 1 = 7
+    assert work_days() == 7
+    draft = m.rpc.mutation("drafts.create", {"caseId": case_id, "kind": "appeal_letter", "content": "Dear payer"})
+    assert draft.data["id"]
+    # the draft is written: 7 - 2 = 5
+    assert work_days() == 5
+    m.rpc.mutation("drafts.discard", {"id": draft.data["id"], "reason": "wrong letter"})
+    # a discarded draft is no work done
+    assert work_days() == 7

@@ -55,6 +55,7 @@ class _State:
     billing_name: str | None = None
     payer_name: str | None = None
     payer_id: str | None = None
+    filing_indicator: str | None = None  # SBR09 of the subscriber loop
     subscriber: _Party = field(default_factory=_Party)
     patient: _Party | None = None
     claim: dict[str, Any] | None = None
@@ -108,6 +109,7 @@ def extract_837(
             if st.hl_level == "22":
                 st.subscriber = _Party()
                 st.patient = None
+                st.filing_indicator = None
             elif st.hl_level == "23":
                 st.patient = _Party()
             continue
@@ -131,6 +133,7 @@ def extract_837(
                 "payer_name": st.payer_name,
                 "payer_id": st.payer_id,
                 "subscriber_member_id": st.subscriber.member_id,
+                "filing_indicator": st.filing_indicator,
                 "patient_last_name": party.last,
                 "patient_first_name": party.first,
                 "patient_birth_date": party.birth,
@@ -230,6 +233,8 @@ def _header_segment(st: _State, sid: str, el: list[str]) -> None:
             st.payer_name, st.payer_id = _el(el, 3), _el(el, 9)
         elif qualifier == "QC" and st.patient is not None:
             st.patient.last, st.patient.first = _el(el, 3), _el(el, 4)
+    elif sid == "SBR":
+        st.filing_indicator = _el(el, 9)
     elif sid == "DMG":
         party = st.patient if st.hl_level == "23" and st.patient is not None else st.subscriber
         party.birth, party.gender = _el(el, 2), _el(el, 3)

@@ -1,0 +1,92 @@
+"""payerRules.*: appeal and timely-filing limits as data (platform defaults with their citations, a
+client's own rules per payer type or payer, effective-dated), which rule applies to a case and why, and
+payer aliases. Writes are for managers and admins and are audited."""
+
+from __future__ import annotations
+
+from api.denials.deadlines.facts import as_limit, client_today
+from api.intelligence.payer_rules import service
+from api.intelligence.payer_rules.schemas import (
+    AliasIn,
+    AliasOut,
+    EvaluateIn,
+    EvaluateOut,
+    ListIn,
+    ListOut,
+    RuleOut,
+    UpsertIn,
+    UpsertOut,
+)
+from api.rpc.context import Context
+from api.rpc.procedure import rpc
+
+
+@rpc.query("payerRules.list")
+def list_rules(ctx: Context, input: ListIn) -> ListOut:
+    """The client's own rules (newest first; filters: payer type, payer id, level; paginated) and every
+    platform default (Medicare 42 CFR 405.942 / 424.44, Medicare Advantage 42 CFR 422.582, TRICARE
+    32 CFR 199.10 / 199.7(d), Medicaid and commercial defaults), each with its source."""
+    items, cursor, defaults = service.list_rules(ctx.db, input)
+    return ListOut.model_validate({"items": items, "next_cursor": cursor, "defaults": defaults})
+
+
+@rpc.mutation("payerRules.upsert", permission="approve")
+def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
+    """Set the client's own limit of one level (an appeal level of the payer type, or timely_filing) for
+    a payer type (payerId `*`) or one payer (a state's Medicaid program, a contracted plan: its payer id), from
+    `effectiveFrom`: it overrides the platform default for
+    deadlines whose basis date is on or after that date (a payer-specific rule over a type-wide one).
+    The same payer type, payer, level and date again updates the rule. A level the payer type does not
+    have is BAD_REQUEST. The working cases it may change are re-scheduled. Managers and admins; audited
+    (before and after)."""
+    result = service.upsert(ctx.db, input, user_id=ctx.user_id)
+    ctx.note("payer_rule", result.row.id, before=result.before, after=service.stored(result.row))
+    return UpsertOut(
+        rule=RuleOut.model_validate(service.rule_out(as_limit(result.row))),
+        created=result.before is None,
+        rescheduled=result.rescheduled,
+    )
+
+
+@rpc.query("payerRules.evaluate")
+def evaluate(ctx: Context, input: EvaluateIn) -> EvaluateOut:
+    """Which rules apply to a case (`caseId`) or to a claim described by hand (`claim`), and why: the
+    payer type (from the claim filing indicator, the payer class, the tenant's payer alias), whether it
+    was assumed (an unknown payer gets the shortest common window), a soft denial's corrected-claim
+    timely filing instead of an appeal, each deadline's date, source and rule. Unknown case: NOT_FOUND."""
+    as_of = input.as_of or client_today(ctx.db)
+    found = service.evaluate(ctx.db, input.case_id, input.claim)
+    return EvaluateOut.model_validate(
+        {
+            "case_id": found.case_id,
+            "payer_type": found.kind.payer_type,
+            "payer_class": found.facts.payer_class,
+            "filing_indicator": found.facts.filing_indicator,
+            "assumed": found.kind.assumed,
+            "soft_denial": found.facts.soft_denial,
+            "why": found.kind.basis,
+            "as_of": as_of,
+            "items": service.applied(found.found, as_of),
+        }
+    )
+
+
+@rpc.mutation("payerRules.upsertAlias", permission="approve")
+def upsert_alias(ctx: Context, input: AliasIn) -> AliasOut:
+    """Say which payer a spelling is (a payer id or name from the files, compared upper-cased): its
+    canonical payer and optionally its payer class (e.g. a Medicaid managed-care plan filed as HM). The
+    marts use it at the next build; a payer-id alias re-schedules that payer's working cases now.
+    Managers and admins; audited (before and after)."""
+    result = service.upsert_alias(ctx.db, input)
+    ctx.note("payer_alias", result.row.id, before=result.before, after=service.alias_state(result.row))
+    row = result.row
+    return AliasOut(
+        id=row.id,
+        alias_kind=row.alias_kind,
+        alias=row.alias,
+        canonical_payer_key=row.canonical_payer_key,
+        canonical_payer_id=row.canonical_payer_id,
+        payer_class=row.payer_class,
+        created=result.before is None,
+        rescheduled=result.rescheduled,
+    )

@@ -1,0 +1,237 @@
+"""payerRules on the operational DB: the rules (platform defaults + the client's), their upsert, which
+rule applies to a case or a described claim, and payer aliases.
+
+The rule table and the choice of a rule live with the deadline scheduler that reads them
+(``api/denials/deadlines``: ``models.PayerRule``, ``rules.case_deadlines``, ``facts.case_facts``); this
+namespace writes and explains them. A write re-schedules the working cases it may change, in the same
+transaction, so the worklist follows at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from api.core.errors import InvalidInput, NotFound
+from api.denials.cases.lifecycle import WORKING_STATES
+from api.denials.cases.models import DenialCase
+from api.denials.deadlines import facts as deadline_facts
+from api.denials.deadlines import rules
+from api.denials.deadlines.models import PayerRule
+from api.denials.deadlines.service import schedule_cases
+from api.intelligence.payer_rules.schemas import AliasIn, ClaimFacts, ListIn, UpsertIn
+from api.money.reconciliation.models import PayerAlias
+from api.rpc.schema import decode_cursor, encode_cursor
+
+
+def rule_out(rule: rules.LimitRule) -> dict[str, Any]:
+    return {
+        "id": rule.rule_id,
+        "origin": rule.origin,
+        "payer_type": rule.payer_type,
+        "payer_id": rule.plan,
+        "level": rule.level,
+        "kind": rule.kind,
+        "days": rule.days,
+        "day_count": rule.day_count,
+        "roll_forward": rule.roll_forward,
+        "basis": rule.basis,
+        "receipt_days": rule.receipt_days,
+        "effective_from": rule.effective_from,
+        "is_default": rule.is_default,
+        "source": rule.source,
+        "reference": rule.reference,
+    }
+
+
+def list_rules(db: Session, f: ListIn) -> tuple[list[dict[str, Any]], str | None, list[dict[str, Any]]]:
+    """The client's rules (newest first, filtered, paginated) and every platform default."""
+    stmt = select(PayerRule)
+    if f.payer_type is not None:
+        stmt = stmt.where(PayerRule.payer_type == f.payer_type)
+    if f.payer_id is not None:
+        stmt = stmt.where(PayerRule.payer_id == f.payer_id)
+    if f.level is not None:
+        stmt = stmt.where(PayerRule.level == f.level)
+    after = decode_cursor(f.cursor)
+    if after is not None:
+        stmt = stmt.where(PayerRule.id < after)
+    rows = list(db.scalars(stmt.order_by(PayerRule.id.desc()).limit(f.limit + 1)))
+    more, rows = len(rows) > f.limit, rows[: f.limit]
+    cursor = encode_cursor(rows[-1].id) if more and rows else None
+    items = [rule_out(deadline_facts.as_limit(r)) for r in rows]
+    return items, cursor, [rule_out(r) for r in rules.RULES]
+
+
+def _platform_rule(payer_type: str, level: str) -> rules.LimitRule:
+    found = rules.rule_for(payer_type, level)
+    if found is None:
+        known = [*rules.appeal_levels(payer_type)]
+        if rules.rule_for(payer_type, rules.TIMELY_FILING) is not None:
+            known.append(rules.TIMELY_FILING)
+        raise InvalidInput(f"Invalid input: 'level' is not a level of {payer_type} (known: {', '.join(known)})")
+    return found
+
+
+def stored(row: PayerRule) -> dict[str, Any]:
+    return {
+        "payer_type": row.payer_type,
+        "payer_id": row.payer_id,
+        "level": row.level,
+        "days": row.days,
+        "day_count": row.day_count,
+        "roll_forward": row.roll_forward,
+        "receipt_days": row.receipt_days,
+        "effective_from": row.effective_from.isoformat(),
+        "source": row.source,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Upserted:
+    row: PayerRule
+    before: dict[str, Any] | None
+    rescheduled: int
+
+
+def upsert(db: Session, spec: UpsertIn, *, user_id: int) -> Upserted:
+    """Insert or update the client's rule for (payer type, payer id, level, effective date); the basis
+    (what the days count from) is the platform rule's for that level, so later levels still follow."""
+    platform = _platform_rule(spec.payer_type, spec.level)
+    row = db.scalar(
+        select(PayerRule).where(
+            PayerRule.payer_type == spec.payer_type,
+            PayerRule.payer_id == spec.payer_id,
+            PayerRule.level == spec.level,
+            PayerRule.effective_from == spec.effective_from,
+        )
+    )
+    before = stored(row) if row is not None else None
+    if row is None:
+        row = PayerRule(
+            payer_type=spec.payer_type,
+            payer_id=spec.payer_id,
+            level=spec.level,
+            effective_from=spec.effective_from,
+        )
+        db.add(row)
+    row.days, row.day_count, row.roll_forward = spec.days, spec.day_count, spec.roll_forward
+    row.receipt_days, row.basis, row.source, row.updated_by = spec.receipt_days, platform.basis, spec.source, user_id
+    db.flush()
+    return Upserted(row, before, reschedule(db, None if spec.payer_id == "*" else spec.payer_id))
+
+
+def reschedule(db: Session, payer_id: str | None) -> int:
+    """Recompute the deadlines of the working cases a rule or alias may change: the payer's (by payer id,
+    any case) or, for a class-wide rule, every working case. Returns how many were looked at."""
+    stmt = select(DenialCase.id).where(DenialCase.state.in_(sorted(WORKING_STATES)))
+    if payer_id is not None:
+        stmt = stmt.where(func.upper(func.trim(DenialCase.payer_id)) == payer_id.strip().upper())
+    ids = list(db.scalars(stmt))
+    for start in range(0, len(ids), 500):
+        schedule_cases(db, ids[start : start + 500])
+    return len(ids)
+
+
+# --- evaluate --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    case_id: int | None
+    facts: rules.CaseFacts
+    kind: rules.PayerType
+    found: list[rules.Scheduled]
+
+
+def _case_facts(db: Session, case_id: int) -> tuple[DenialCase, rules.CaseFacts]:
+    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
+    if case is None:
+        raise NotFound(f"Denial case {case_id} was not found")
+    return case, deadline_facts.case_facts(db, [case])[case.id]
+
+
+def _claim_facts(claim: ClaimFacts) -> rules.CaseFacts:
+    return rules.CaseFacts(
+        payer_class=claim.payer_class,
+        filing_indicator=claim.filing_indicator.upper() if claim.filing_indicator else None,
+        payer_id=claim.payer_id,
+        notice_date=claim.notice_date,
+        service_date=claim.service_date,
+        soft_denial=claim.soft_denial,
+    )
+
+
+def evaluate(db: Session, case_id: int | None, claim: ClaimFacts | None) -> Evaluation:
+    """Which rules apply to a case (its stored facts) or to a claim described by hand, and why."""
+    if case_id is not None:
+        _case, facts = _case_facts(db, case_id)
+    elif claim is not None:
+        facts = _claim_facts(claim)
+    else:  # the schema refuses this; kept for a direct caller
+        raise InvalidInput("Invalid input: give exactly one of caseId or claim")
+    kind, found = rules.case_deadlines(facts, deadline_facts.client_rules(db))
+    return Evaluation(case_id, facts, kind, found)
+
+
+def applied(found: Sequence[rules.Scheduled], as_of: date) -> list[dict[str, Any]]:
+    return [
+        {
+            "level": s.level,
+            "kind": s.deadline.rule.kind,
+            "due_on": s.deadline.due_on,
+            "basis_date": s.deadline.basis_date,
+            "days_left": (s.deadline.due_on - as_of).days,
+            "payer_type": s.payer_type,
+            "assumed": s.assumed,
+            "source": s.source,
+            "rule": rule_out(s.deadline.rule),
+        }
+        for s in found
+    ]
+
+
+# --- aliases ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AliasWritten:
+    row: PayerAlias
+    before: dict[str, Any] | None
+    rescheduled: int
+
+
+def alias_state(row: PayerAlias) -> dict[str, Any]:
+    return {
+        "alias_kind": row.alias_kind,
+        "alias": row.alias,
+        "canonical_payer_key": row.canonical_payer_key,
+        "canonical_payer_id": row.canonical_payer_id,
+        "payer_class": row.payer_class,
+    }
+
+
+def upsert_alias(db: Session, spec: AliasIn) -> AliasWritten:
+    """Insert or update one spelling of a payer (compared upper-cased and trimmed, one row per spelling):
+    its canonical payer and, optionally, its payer class. The marts read it at the next build; the
+    deadlines of the payer's working cases (a payer-id alias) are recomputed now."""
+    alias = spec.alias.strip().upper()
+    row = db.scalar(
+        select(PayerAlias).where(
+            PayerAlias.alias_kind == spec.alias_kind, func.upper(func.trim(PayerAlias.alias)) == alias
+        )
+    )
+    before = alias_state(row) if row is not None else None
+    if row is None:
+        row = PayerAlias(alias_kind=spec.alias_kind, alias=alias)
+        db.add(row)
+    row.canonical_payer_key, row.canonical_payer_id = spec.canonical_payer_key, spec.canonical_payer_id
+    row.payer_class = spec.payer_class
+    db.flush()
+    rescheduled = reschedule(db, alias) if spec.alias_kind == "payer_id" else 0
+    return AliasWritten(row, before, rescheduled)

@@ -1,0 +1,265 @@
+"""Deadlines from payer data through upload -> confirm -> case -> deadlines, on SQLite and PostgreSQL.
+
+Hand-written 835s (tests/fixtures/x12/hand/deadlines_*.835; README there): each remittance is dated
+2026-03-02 (a Monday), the claim's service 2026-02-10, a CO denial of 80.00 on a 200.00 claim. Every
+date below is counted by hand in the comment next to it (March has 31 days, April 30, May 31).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+from sqlalchemy import select
+
+from api.denials.cases.models import DenialCase
+from api.denials.deadlines.facts import client_today
+from api.denials.deadlines.service import schedule_case
+from api.infra.db.tenant_filter import TenantScope, set_scope
+from api.platform.organizations.models import Client
+from tests.integration.api.denials.conftest import HAND, by_claim, confirm, post
+from tests.integration.api.money.ingestion.conftest import upload_json
+
+AS_OF = "2026-03-10"
+
+
+@pytest.fixture
+def member(make_member):
+    return make_member(role="admin")
+
+
+def _open(member, fixture: str, claim: str) -> dict:
+    post(member.rpc, fixture)
+    return by_claim(member.rpc)[claim]
+
+
+def _deadlines(member, case_id: int) -> dict:
+    return member.rpc.query("deadlines.forCase", {"caseId": case_id, "asOf": AS_OF}).data
+
+
+def _rows(out: dict) -> list[tuple]:
+    return [(d["level"], d["dueOn"], d["payerType"], d["assumed"]) for d in out["items"]]
+
+
+def test_medicare_advantage_gets_the_65_day_reconsideration_not_medicare_redetermination(member):
+    case = _open(member, "deadlines_medicare_advantage.835", "MA-1")
+    assert case["payerClass"] == "medicare"  # CLP06 16 is Medicare coverage; its appeal rules are MA's
+    out = _deadlines(member, case["id"])
+    # notice 2026-03-02 + 65 calendar days (42 CFR 422.582(b), no receipt presumption, no roll):
+    # Mar 3..31 = 29, April 30 -> 59, +6 = 2026-05-06 (traditional Medicare would be 2026-07-06)
+    # timely filing (a contract default): service 2026-02-10 + 365 = 2027-02-10
+    assert _rows(out) == [
+        ("reconsideration", "2026-05-06", "medicare_advantage", False),
+        ("timely_filing", "2027-02-10", "medicare_advantage", False),
+    ]
+    assert "42 CFR 422.582" in out["items"][0]["ruleSource"]
+    assert out["appealDueOn"] == "2026-05-06" and out["assumed"] is False
+    assert member.rpc.query("cases.get", {"id": case["id"]}).data["case"]["appealDueOn"] == "2026-05-06"
+
+
+def test_tricare_gets_its_90_day_reconsideration(member):
+    case = _open(member, "deadlines_tricare.835", "TRC-1")
+    out = _deadlines(member, case["id"])
+    # 2026-03-02 + 90: Mar 29 -> 29, April 30 -> 59, May 31 -> 90 = 2026-05-31 (32 CFR 199.10)
+    # timely filing one year (32 CFR 199.7(d)): 2026-02-10 + 365 = 2027-02-10
+    assert _rows(out) == [
+        ("reconsideration", "2026-05-31", "tricare", False),
+        ("timely_filing", "2027-02-10", "tricare", False),
+    ]
+    assert "32 CFR 199.10" in out["items"][0]["ruleSource"]
+
+
+def test_an_unknown_payer_gets_the_shortest_common_window_and_says_it_was_assumed(member):
+    case = _open(member, "deadlines_unknown_payer.835", "UNK-1")
+    assert case["payerClass"] is None  # no CLP06, no 837
+    out = _deadlines(member, case["id"])
+    # appeal: Medicaid's default 60 days is the shortest: 2026-03-02 + 60 = Mar 29, Apr 59, +1 = 2026-05-01
+    #   (MA 2026-05-06, TRICARE 05-31, Medicare 07-06, commercial 08-29)
+    # timely filing: commercial's default 90 days: 2026-02-10 + 90 = Feb 18, Mar 49, Apr 79, +11 = 2026-05-11
+    assert _rows(out) == [
+        ("first_level_appeal", "2026-05-01", "medicaid", True),
+        ("timely_filing", "2026-05-11", "commercial", True),
+    ]
+    assert out["assumed"] is True and out["appealDueOn"] == "2026-05-01"
+    shown = member.rpc.query("cases.get", {"id": case["id"]}).data["case"]
+    assert (shown["deadlineAssumed"], shown["appealDueOn"]) == (True, "2026-05-01")
+    why = member.rpc.query("payerRules.evaluate", {"caseId": case["id"], "asOf": AS_OF}).data
+    assert (why["payerType"], why["assumed"]) == ("unknown", True)
+    assert "unknown" in why["why"]
+    # Mar 10 -> May 1: 21 + 30 + 1
+    assert [(i["level"], i["daysLeft"]) for i in why["items"]] == [("first_level_appeal", 52), ("timely_filing", 62)]
+
+
+def test_a_soft_denial_gets_the_corrected_claims_timely_filing_not_an_appeal(member):
+    case = _open(member, "deadlines_soft_denial.835", "SFT-1")
+    assert (case["carc"], case["hardOrSoft"]) == ("16", "soft")
+    out = _deadlines(member, case["id"])
+    # Medicare timely filing: 2026-02-10 + 365 = 2027-02-10, a Wednesday (no roll needed); no redetermination
+    assert _rows(out) == [("timely_filing", "2027-02-10", "medicare", False)]
+    assert out["appealDueOn"] == "2027-02-10"  # the case is ranked by the corrected claim's deadline
+    why = member.rpc.query("payerRules.evaluate", {"caseId": case["id"]}).data
+    assert why["softDenial"] is True and [i["kind"] for i in why["items"]] == ["timely_filing"]
+
+
+def test_a_clients_rule_overrides_the_default_from_its_effective_date(member):
+    case = _open(member, "deadlines_medicare_advantage.835", "MA-1")
+    payer_id = case["payerId"]
+    assert payer_id == "MAP01"
+    body = {
+        "payerType": "medicare_advantage",
+        "payerId": payer_id,
+        "level": "reconsideration",
+        "days": 60,
+        "effectiveFrom": "2026-01-01",
+        "source": "Provider agreement section 4.2",
+    }
+    out = member.rpc.mutation("payerRules.upsert", body).data
+    assert out["created"] is True and out["rescheduled"] == 1
+    assert (out["rule"]["origin"], out["rule"]["basis"], out["rule"]["reference"]) == (
+        "client",
+        "date_of_denial",
+        f"payer_rules/{out['rule']['id']}",
+    )
+    # 2026-03-02 + 60 = 2026-05-01
+    first = _deadlines(member, case["id"])["items"][0]
+    assert (first["level"], first["dueOn"], first["ruleSource"]) == (
+        "reconsideration",
+        "2026-05-01",
+        "Provider agreement section 4.2",
+    )
+    # a rule effective after the notice date does not apply to this denial
+    later = {**body, "days": 30, "effectiveFrom": "2026-04-01", "source": "Amendment 2"}
+    assert member.rpc.mutation("payerRules.upsert", later).data["created"] is True
+    assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-05-01"
+    # the same key again updates the rule (audited twice more: three upserts in all)
+    again = member.rpc.mutation("payerRules.upsert", {**body, "days": 45}).data
+    assert again["created"] is False and again["rule"]["days"] == 45
+    # 2026-03-02 + 45 = Mar 29, +16 = 2026-04-16
+    assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-04-16"
+    events = member.rpc.query("audit.list", {"procedure": "payerRules.upsert"}).data["items"]
+    assert len(events) == 3 and {e["targetType"] for e in events} == {"payer_rule"}
+    listed = member.rpc.query("payerRules.list", {"payerType": "medicare_advantage"}).data
+    assert [i["days"] for i in listed["items"]] == [30, 45]
+    assert any(d["payerType"] == "tricare" and "32 CFR 199.10" in d["source"] for d in listed["defaults"])
+
+
+def test_an_alias_gives_the_unknown_payer_its_class(member):
+    case = _open(member, "deadlines_unknown_payer.835", "UNK-1")
+    body = {"aliasKind": "payer_id", "alias": "unk01", "canonicalPayerKey": "STATE MEDICAID", "payerClass": "medicaid"}
+    out = member.rpc.mutation("payerRules.upsertAlias", body).data
+    assert (out["alias"], out["created"], out["rescheduled"]) == ("UNK01", True, 1)
+    # Medicaid's defaults, no longer assumed: appeal 2026-05-01 (as above), timely filing 365 days
+    # from 2026-02-10 = 2027-02-10
+    assert _rows(_deadlines(member, case["id"])) == [
+        ("first_level_appeal", "2026-05-01", "medicaid", False),
+        ("timely_filing", "2027-02-10", "medicaid", False),
+    ]
+    assert member.rpc.query("cases.get", {"id": case["id"]}).data["case"]["deadlineAssumed"] is False
+    assert member.rpc.mutation("payerRules.upsertAlias", {**body, "payerClass": None}).data["created"] is False
+    events = member.rpc.query("audit.list", {"procedure": "payerRules.upsertAlias"}).data["items"]
+    assert len(events) == 2 and events[0]["targetType"] == "payer_alias"
+
+
+def test_the_hospitals_stated_deadline_is_the_appeal_deadline(member, services):
+    case = _open(member, "deadlines_medicare_advantage.835", "MA-1")
+    with services.database.transaction() as db:
+        set_scope(db, TenantScope(member.organization_id, member.client_id))
+        row = db.scalar(select(DenialCase).where(DenialCase.id == case["id"]))
+        row.stated_appeal_deadline = date(2026, 4, 20)
+        schedule_case(db, row, as_of=date(2026, 3, 10))
+    out = _deadlines(member, case["id"])
+    first = out["items"][0]
+    assert (first["level"], first["dueOn"], first["ruleSource"]) == (
+        "reconsideration",
+        "2026-04-20",
+        "the hospital's export",
+    )
+    assert out["appealDueOn"] == "2026-04-20"
+    shown = member.rpc.query("cases.get", {"id": case["id"]}).data["case"]
+    assert (shown["statedAppealDeadline"], shown["deadlineAssumed"]) == ("2026-04-20", False)
+
+
+def test_writes_need_a_manager_and_bad_input_is_refused(make_member):
+    admin = make_member(role="admin")
+    rule = {
+        "payerType": "tricare",
+        "level": "reconsideration",
+        "days": 60,
+        "effectiveFrom": "2026-01-01",
+        "source": "contract",
+    }
+    alias = {"aliasKind": "payer_id", "alias": "X1", "canonicalPayerKey": "X"}
+    for role in ("specialist", "analyst", "auditor"):
+        other = make_member(role=role)
+        assert other.rpc.mutation("payerRules.upsert", rule).code == "FORBIDDEN"
+        assert other.rpc.mutation("payerRules.upsertAlias", alias).code == "FORBIDDEN"
+        assert other.rpc.query("payerRules.list", {}).data["defaults"]
+    manager = make_member(role="manager")
+    assert manager.rpc.mutation("payerRules.upsert", rule).data["created"] is True
+    r = admin.rpc.mutation("payerRules.upsert", {**rule, "level": "redetermination"})
+    assert r.code == "BAD_REQUEST" and "level" in r.error["message"] and "reconsideration" in r.error["message"]
+    assert admin.rpc.mutation("payerRules.upsert", {**rule, "days": 0}).code == "BAD_REQUEST"
+    assert admin.rpc.mutation("payerRules.upsert", {**rule, "payerType": "martian"}).code == "BAD_REQUEST"
+    assert admin.rpc.mutation("payerRules.upsert", {**rule, "source": ""}).code == "BAD_REQUEST"
+    assert admin.rpc.mutation("payerRules.upsertAlias", {**alias, "aliasKind": "npi"}).code == "BAD_REQUEST"
+    assert admin.rpc.query("payerRules.evaluate", {}).code == "BAD_REQUEST"
+    both = {"caseId": 1, "claim": {"payerClass": "medicare"}}
+    assert admin.rpc.query("payerRules.evaluate", both).code == "BAD_REQUEST"
+    assert admin.rpc.query("payerRules.evaluate", {"caseId": 10**12}).code == "NOT_FOUND"
+    assert admin.rpc.query("payerRules.list", {"cursor": "nope"}).code == "BAD_REQUEST"
+    # a claim described by hand: TRICARE notice 2026-03-02 -> 2026-05-31; the manager's rule is another client's
+    claim = {"claim": {"filingIndicator": "CH", "noticeDate": "2026-03-02"}, "asOf": "2026-03-10"}
+    found = admin.rpc.query("payerRules.evaluate", claim).data
+    assert [(i["level"], i["dueOn"], i["rule"]["origin"]) for i in found["items"]] == [
+        ("reconsideration", "2026-05-31", "platform")
+    ]
+
+
+def test_today_is_the_clients_day(member, services):
+    at = datetime(2026, 3, 2, 3, 0, tzinfo=UTC)
+    with services.database.transaction() as db:
+        set_scope(db, TenantScope(member.organization_id, member.client_id))
+        assert client_today(db, at) == date(2026, 3, 2)  # no zone of its own: the default (UTC)
+        client = db.scalar(select(Client).where(Client.id == member.client_id))
+        client.time_zone = "America/Chicago"
+        db.flush()
+        # 03:00 UTC is 21:00 the day before in Chicago
+        assert client_today(db, at) == date(2026, 3, 1)
+
+
+def _timely_filing(member, claim: str) -> str:
+    case = by_claim(member.rpc)[claim]
+    return next(d["dueOn"] for d in _deadlines(member, case["id"])["items"] if d["level"] == "timely_filing")
+
+
+def test_medicare_timely_filing_counts_from_an_institutional_claims_through_date(make_member):
+    # deadlines_institutional.835: Medicare Part A (CLP06=MA), INST-1 statement 2026-01-01 to 2026-01-20
+    alone = make_member(role="admin")
+    post(alone.rpc, "deadlines_institutional.835")
+    # no 837: the statement's first date 2026-01-01 + 365 = Friday 2027-01-01, New Year's Day -> Monday 2027-01-04
+    assert _timely_filing(alone, "INST-1") == "2027-01-04"
+    billed = make_member(role="admin")
+    claims = upload_json(
+        billed.rpc, (HAND / "deadlines_institutional.837").read_bytes(), "inst.837", "ingestion.uploadUniversal"
+    ).data["batch"]
+    assert confirm(billed.rpc, claims["id"]).data
+    post(billed.rpc, "deadlines_institutional.835")
+    # the 837I says institutional: the through date 2026-01-20 + 365 = Wednesday 2027-01-20 (42 CFR 424.44(b))
+    assert _timely_filing(billed, "INST-1") == "2027-01-20"
+
+
+def test_the_837s_filing_indicator_when_the_835_has_none(member):
+    # deadlines_unknown_payer_sbr09.837: UNK-1 billed with SBR09 = 16 (Medicare Advantage); its 835 has no CLP06
+    claims = upload_json(
+        member.rpc, (HAND / "deadlines_unknown_payer_sbr09.837").read_bytes(), "unk.837", "ingestion.uploadUniversal"
+    ).data["batch"]
+    assert confirm(member.rpc, claims["id"]).data
+    case = _open(member, "deadlines_unknown_payer.835", "UNK-1")
+    out = _deadlines(member, case["id"])
+    # MA's 65 days from 2026-03-02 = 2026-05-06, not assumed; timely filing 2026-02-10 + 365 = 2027-02-10
+    assert _rows(out) == [
+        ("reconsideration", "2026-05-06", "medicare_advantage", False),
+        ("timely_filing", "2027-02-10", "medicare_advantage", False),
+    ]
+    why = member.rpc.query("payerRules.evaluate", {"caseId": case["id"]}).data
+    assert (why["filingIndicator"], why["why"]) == ("16", "claim filing indicator 16")
