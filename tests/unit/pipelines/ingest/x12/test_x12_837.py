@@ -116,7 +116,10 @@ def test_837d_sv3_lines_carry_their_charge_procedure_and_count() -> None:
     result = parse_x12_file(X12_FIXTURES / "hand" / "dental_sv3.837")
     claims = result.tables["claims"]
     assert claims["claim_type"].to_list() == ["837D"]
-    assert (claims.row(0, named=True)["total_charge"], claims.row(0, named=True)["line_count"]) == (Decimal("1325.00"), 3)
+    assert (claims.row(0, named=True)["total_charge"], claims.row(0, named=True)["line_count"]) == (
+        Decimal("1325.00"),
+        3,
+    )
     lines = result.tables["claim_lines"]
     assert lines["procedure_qualifier"].to_list() == ["AD", "AD", "AD"]
     assert lines["procedure_code"].to_list() == ["D2740", "D0220", "D1110"]
