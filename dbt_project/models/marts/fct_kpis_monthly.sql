@@ -17,6 +17,8 @@
 -- Case work runs on the calendar, not on the files: a month with case activity is a row even after
 -- the data horizon's month, and such a month's balances are null (no file speaks of them yet).
 {% set maturity_days = var('overturn_maturity_days', 90) %}
+{% set window_closes = "cast(" ~ dbt.dateadd('day', 'appeal_window.appeal_days', 'reconciled.initial_payment_date')
+    ~ " as date)" %}
 {% set after_horizon = "coalesce(balances.month > " ~ month_of('horizon.data_as_of') ~ ", false)" %}
 with recursive
 -- Appeal window until payer classes exist: the longest first-level appeal window of the
@@ -39,9 +41,8 @@ claims as (
         case
             when
                 reconciled.initially_denied and not reconciled.overturned
-                and cast({{ dbt.dateadd('day', 'appeal_window.appeal_days', 'reconciled.initial_payment_date') }} as date)
-                <= {{ build_date() }}
-                then cast({{ dbt.dateadd('day', 'appeal_window.appeal_days', 'reconciled.initial_payment_date') }} as date)
+                and {{ window_closes }} <= {{ build_date() }}
+                then {{ window_closes }}
         end as write_off_date
     from {{ ref('int_claims_reconciled') }} as reconciled
     cross join appeal_window
@@ -170,29 +171,29 @@ claim_kpis as (
 ),
 cohort as (
     select
-        claim_kpis.organization_id,
-        claim_kpis.client_id,
-        claim_kpis.adjudication_month as month,
+        organization_id,
+        client_id,
+        adjudication_month as month,
         count(*) as claims_adjudicated,
-        sum(claim_kpis.remit_billed_amount) as billed_amount,
-        sum(claim_kpis.paid_amount) as paid_amount,
-        sum(claim_kpis.patient_responsibility) as patient_responsibility,
-        sum(claim_kpis.contractual_amount) as contractual_amount,
-        sum(case when claim_kpis.initially_denied then 1 else 0 end) as initially_denied_claims,
-        sum(claim_kpis.initial_denied_amount) as initial_denied_amount,
-        sum(case when claim_kpis.initially_denied then claim_kpis.remit_billed_amount else 0 end)
+        sum(remit_billed_amount) as billed_amount,
+        sum(paid_amount) as paid_amount,
+        sum(patient_responsibility) as patient_responsibility,
+        sum(contractual_amount) as contractual_amount,
+        sum(case when initially_denied then 1 else 0 end) as initially_denied_claims,
+        sum(initial_denied_amount) as initial_denied_amount,
+        sum(case when initially_denied then remit_billed_amount else 0 end)
             as initially_denied_charges,
-        sum(case when not claim_kpis.initially_denied then 1 else 0 end) as clean_claims,
-        sum(case when claim_kpis.finally_written_off then 1 else 0 end) as final_write_off_claims,
-        sum(case when claim_kpis.finally_written_off then claim_kpis.initial_provider_denied_amount else 0 end)
+        sum(case when not initially_denied then 1 else 0 end) as clean_claims,
+        sum(case when finally_written_off then 1 else 0 end) as final_write_off_claims,
+        sum(case when finally_written_off then initial_provider_denied_amount else 0 end)
             as final_denial_write_off_amount,
-        avg(cast(claim_kpis.days_to_pay as double precision)) as avg_days_to_pay,
-        sum(case when claim_kpis.overturned then 1 else 0 end) as overturned_claims,
-        sum(case when claim_kpis.appeal_overturned then 1 else 0 end) as appeal_overturned_claims,
-        sum(case when claim_kpis.worked_overturned then 1 else 0 end) as worked_overturned_claims,
-        sum(claim_kpis.recovered_amount) as recovered_amount
+        avg(cast(days_to_pay as double precision)) as avg_days_to_pay,
+        sum(case when overturned then 1 else 0 end) as overturned_claims,
+        sum(case when appeal_overturned then 1 else 0 end) as appeal_overturned_claims,
+        sum(case when worked_overturned then 1 else 0 end) as worked_overturned_claims,
+        sum(recovered_amount) as recovered_amount
     from claim_kpis
-    group by claim_kpis.organization_id, claim_kpis.client_id, claim_kpis.adjudication_month
+    group by organization_id, client_id, adjudication_month
 ),
 case_outcomes as (
     select * from {{ ref('int_denial_case_outcomes') }}

@@ -195,9 +195,11 @@ def test_recovered_is_the_increment_over_what_was_paid_before(pipeline_world):
     truth = pipeline_world.truth["overturned"]
     with open_published(pipeline_world.data_dir) as snap:
         recovered = one(snap, "select sum(recovered_amount) from fct_claim_reconciliation where overturned")[0]
-        roi_recovered = one(snap, "select sum(recovered_amount) from fct_roi_monthly")[0]
+        roi_recovered = one(snap, "select coalesce(sum(recovered_amount), 0) from fct_roi_monthly")[0]
     assert recovered == money(truth["recovered"])
-    assert roi_recovered == money(truth["recovered"])
+    # ROI credits only denial work by a person before the payer's decision (issue 24): the generated
+    # corpus has no case worked by anyone, so every overturn is the payer's own reprocessing.
+    assert roi_recovered == 0
 
 
 def test_contract_variance_finds_the_allowed_shortfall(pipeline_world):
