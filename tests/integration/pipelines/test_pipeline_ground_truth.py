@@ -206,8 +206,8 @@ def test_contract_variance_finds_the_allowed_shortfall(pipeline_world):
     """Per-claim truth column ``allowed_shortfall`` (contract allowed - AMT*B6, where written) on the claims
     adjudicated once: AMT*B6 is the payer's own figure, so this is not the payment shortfall."""
     # Claims without AMT*B6 are left out: the marts then fall back to paid + patient share (the issue's
-    # rule, held to hand numbers in test_contract_pricing_hand.py), which leaves out reductions such as
-    # Medicare's CO-253 sequestration, so it differs from the generator's own allowed by those cents.
+    # rule, held to hand numbers in test_contract_pricing_hand.py; CO-253 sequestration is added back since
+    # issue 24), which leaves out other reductions, so it may differ from the generator's own allowed.
     rows = truth_rows(pipeline_world).filter(
         ~planted("corrected_underpayment", "partial_overturn", "recoupment", "reduction", "missing_allowed")
     )
