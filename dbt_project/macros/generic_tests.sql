@@ -28,3 +28,9 @@ select *
 from {{ model }}
 where organization_id is null or client_id is null
 {% endtest %}
+
+{#- Every row of the model is a finding: declared `warn`, it lists them in the build's results without
+    failing the build (fct_kpi_data_findings). -#}
+{% test no_rows(model) %}
+    select * from {{ model }}
+{% endtest %}

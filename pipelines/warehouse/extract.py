@@ -170,6 +170,11 @@ EXTRACT_TABLES: dict[str, ExtractTable] = {
                 "created_at": "ts",
             },
         ),
+        # revenue-cycle costs recorded by a manager (analytics.recordCollectionCost): HFMA's cost to collect
+        ExtractTable(
+            "collection_costs",
+            {**_TENANT, "month": "date", "amount": "money", "category": "text"},
+        ),
         ExtractTable(
             "payer_aliases",
             {
@@ -276,6 +281,8 @@ EXTRACT_TABLES: dict[str, ExtractTable] = {
                 "from_state": "text",
                 "to_state": "text",
                 "created_at": "ts",
+                # who did it (a user id, never a name): None is the platform; ROI credits a person's work
+                "actor_user_id": "int",
             },
         ),
         # Not a table: the rows reviewers excluded from confirmed batches. The raw layer drops them

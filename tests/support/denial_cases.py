@@ -37,6 +37,7 @@ class HandCase:
     closed: str | None = None
     owner_user_id: int | None = None
     moves: list[tuple[str, str, str]] = field(default_factory=list)  # (from_state, to_state, ISO day)
+    mover_user_id: int | None = None  # who made the moves (None: the platform); the opening is the platform's
 
 
 def replace_cases(world: HandWorld, cases: list[HandCase]) -> dict[str, int]:
@@ -67,7 +68,14 @@ def replace_cases(world: HandWorld, cases: list[HandCase]) -> dict[str, int]:
             db.add(CaseEvent(case_id=row.id, kind="opened", to_state="open", created_at=at(c.opened)))
             for before, after, day in c.moves:
                 db.add(
-                    CaseEvent(case_id=row.id, kind="transition", from_state=before, to_state=after, created_at=at(day))
+                    CaseEvent(
+                        case_id=row.id,
+                        kind="transition",
+                        from_state=before,
+                        to_state=after,
+                        actor_user_id=c.mover_user_id,
+                        created_at=at(day),
+                    )
                 )
             ids[c.name] = row.id
     return ids

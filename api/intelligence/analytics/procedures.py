@@ -5,9 +5,22 @@ denominators: dbt_project/models/marts/_analytics.yml."""
 
 from __future__ import annotations
 
+from sqlalchemy import func, select
+
+from api.infra.marts.inputs import month_start
 from api.infra.marts.serving import open_marts, snapshot_of
 from api.intelligence.analytics import queries
-from api.intelligence.analytics.schemas import BreakdownIn, BreakdownOut, KpisIn, KpisOut, TrendIn, TrendOut
+from api.intelligence.analytics.models import CollectionCost
+from api.intelligence.analytics.schemas import (
+    BreakdownIn,
+    BreakdownOut,
+    CollectionCostOut,
+    KpisIn,
+    KpisOut,
+    RecordCollectionCostIn,
+    TrendIn,
+    TrendOut,
+)
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
@@ -56,3 +69,33 @@ def breakdown(ctx: Context, input: BreakdownIn) -> BreakdownOut:
         claims, amount, rows = queries.breakdown(m, input, input.by, input.limit)
         snap = snapshot_of(m)
     return BreakdownOut(snapshot=snap, by=input.by, total_denied_claims=claims, total_denied_amount=amount, rows=rows)
+
+
+@rpc.mutation("analytics.recordCollectionCost", permission="approve")
+def record_collection_cost(ctx: Context, input: RecordCollectionCostIn) -> CollectionCostOut:
+    """Record a revenue-cycle cost of a month for this client (a manager's or an admin's figure: staff,
+    vendors, clearinghouse, systems; a negative amount corrects an earlier record), audited. It is the
+    numerator of HFMA's MAP Key "Cost to Collect" (fct_kpis_monthly.cost_to_collect_amount, over the
+    month's cash collected) from the next pipeline run; a month without any recorded cost has no cost to
+    collect (null), never an estimate."""
+    month = month_start(input.month)
+    cost = CollectionCost(
+        month=month, amount=input.amount, category=input.category, note=input.note, recorded_by=ctx.user_id
+    )
+    ctx.db.add(cost)
+    ctx.db.flush()
+    total = ctx.db.scalar(select(func.sum(CollectionCost.amount)).where(CollectionCost.month == month)) or cost.amount
+    ctx.note(
+        "collection_cost",
+        cost.id,
+        after={"month": input.month, "amount": str(input.amount), "category": input.category, "note": input.note},
+    )
+    return CollectionCostOut(
+        id=cost.id,
+        month=input.month,
+        amount=cost.amount,
+        category=cost.category,
+        note=cost.note,
+        recorded_by=cost.recorded_by,
+        month_total=total,
+    )

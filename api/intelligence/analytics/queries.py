@@ -21,11 +21,11 @@ RATES = {
     "initial_denial_rate_dollars": ("initially_denied_charges", "billed_amount"),
     "first_pass_yield": ("clean_claims", "claims_adjudicated"),
     "final_denial_write_off_pct": ("final_denial_write_off_amount", "net_patient_revenue"),
-    "overturn_rate": ("appeal_overturned_claims", "initially_denied_claims"),
-    "net_collection_rate": ("paid_amount", "billed_amount - contractual_amount"),
-    "cost_to_collect": ("cost_to_collect_amount", "paid_amount"),
+    "overturn_rate": ("worked_overturned_claims", "initially_denied_claims"),
+    "net_collection_rate": ("paid_amount", "billed_amount - contractual_amount - patient_responsibility"),
+    "cost_to_collect": ("cost_to_collect_amount", "case when cost_to_collect_amount is not null then paid_amount end"),
     "aged_ar_over_90_pct": ("aged_ar_amount", "ar_amount"),
-    "days_in_ar": ("ar_amount", "trailing_net_patient_revenue / trailing_days"),
+    "days_in_ar": ("net_ar_amount", "trailing_net_patient_revenue / trailing_days"),
     "days_in_dnfb": ("dnfb_amount", "trailing_discharged_charges / trailing_days"),
     "case_win_rate": ("cases_won + cases_partially_won", "cases_decided"),
 }
@@ -55,8 +55,10 @@ _SUMS = """
            sum(final_denial_write_off_amount) as final_denial_write_off_amount,
            coalesce(sum(overturned_claims), 0) as overturned_claims,
            coalesce(sum(appeal_overturned_claims), 0) as appeal_overturned_claims,
+           coalesce(sum(worked_overturned_claims), 0) as worked_overturned_claims,
            count(*) filter (where not is_mature) as immature_months,
            sum(recovered_amount) as recovered_amount, sum(cost_to_collect_amount) as cost_to_collect_amount,
+           sum(paid_amount) filter (where cost_to_collect_amount is not null) as costed_paid_amount,
            coalesce(sum(days_in_month), 0) as days, sum(discharged_billed_charges) as discharged_billed_charges,
            coalesce(sum(cases_opened), 0) as cases_opened, coalesce(sum(cases_closed), 0) as cases_closed,
            coalesce(sum(cases_decided), 0) as cases_decided, coalesce(sum(cases_won), 0) as cases_won,
@@ -74,10 +76,10 @@ def kpis(m: ScopedMarts, months: MonthRange) -> tuple[int, date | None, Kpis]:
     to pay average the claims of those months. A ratio with a zero denominator is None."""
     where, params = months.month_params("month")
     row = m.one(_SUMS.format(where=where), params)
-    end: dict[str, Any] = {"ar_amount": None, "aged_ar_amount": None, "dnfb_amount": None}
+    end: dict[str, Any] = {"ar_amount": None, "net_ar_amount": None, "aged_ar_amount": None, "dnfb_amount": None}
     if row["last_month"] is not None:
         end = m.one(
-            "select ar_amount, aged_ar_amount, dnfb_amount from fct_kpis_monthly where month = $last_month",
+            "select ar_amount, net_ar_amount, aged_ar_amount, dnfb_amount from fct_kpis_monthly where month = $last_month",
             {"last_month": row["last_month"]},
         )
     adj_where, _ = months.month_params("adjudication_month")
@@ -89,6 +91,7 @@ def kpis(m: ScopedMarts, months: MonthRange) -> tuple[int, date | None, Kpis]:
     n, denied = int(row["claims_adjudicated"]), int(row["initially_denied_claims"])
     revenue, paid = row["net_patient_revenue"] or 0, row["paid_amount"] or 0
     ar, dnfb, span = end.get("ar_amount"), end.get("dnfb_amount"), int(row["days"])
+    patient = row["patient_responsibility"] or 0
     values = Kpis.model_validate(
         {
             **row,
@@ -102,13 +105,19 @@ def kpis(m: ScopedMarts, months: MonthRange) -> tuple[int, date | None, Kpis]:
             "clean_claim_rate": None,
             "clean_claim_rate_unavailable": CLEAN_CLAIM_RATE_UNAVAILABLE,
             "final_denial_write_off_pct": money_ratio(row["final_denial_write_off_amount"], revenue),
-            "overturn_rate": rate(row["appeal_overturned_claims"], denied),
-            "net_collection_rate": money_ratio(paid, (row["billed_amount"] or 0) - (row["contractual_amount"] or 0)),
-            "cost_to_collect": money_ratio(row["cost_to_collect_amount"], paid),
+            # credited to denial work only: a case worked by a person before the remittance that paid
+            "overturn_rate": rate(row["worked_overturned_claims"], denied),
+            # payer payments over what payers owed (patient payments are not received: HFMA MAP Key
+            # adjusted collection rate with the patient's liability out of the denominator too)
+            "net_collection_rate": money_ratio(
+                paid, (row["billed_amount"] or 0) - (row["contractual_amount"] or 0) - patient
+            ),
+            # recorded costs over the cash of the months that have them (HFMA MAP Key "Cost to Collect")
+            "cost_to_collect": money_ratio(row["cost_to_collect_amount"], row["costed_paid_amount"]),
             "avg_days_to_pay": round_days(days["d"]),
             "balances_month": month_label(row["last_month"]) if row["last_month"] is not None else None,
             "aged_ar_over_90_pct": money_ratio(end.get("aged_ar_amount"), ar),
-            "days_in_ar": _days_of(ar, revenue, span),
+            "days_in_ar": _days_of(end.get("net_ar_amount"), revenue, span),
             "days_in_dnfb": _days_of(dnfb, row["discharged_billed_charges"], span),
             "case_win_rate": rate(int(row["cases_won"]) + int(row["cases_partially_won"]), int(row["cases_decided"])),
         }

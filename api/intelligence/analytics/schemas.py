@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from api.infra.marts.fields import ClaimVolume, MonthSpanAnswer
-from api.infra.marts.inputs import MonthRange
+from api.infra.marts.inputs import Month, MonthRange
 from api.infra.marts.serving import MartAnswer, Money, OptionalMoney
-from api.rpc.schema import Output
+from api.rpc.schema import Output, Schema
 
 TrendMetric = Literal[
     "initial_denial_rate",
@@ -81,18 +82,32 @@ class Kpis(ClaimVolume):
     appeal_overturned_claims: int = Field(
         description="Initially denied claims paid later by the same payer, not as COB nor a corrected claim"
     )
-    overturn_rate: float | None = Field(description="appeal_overturned_claims / initially_denied_claims")
+    worked_overturned_claims: int = Field(
+        description="appeal_overturned_claims whose case a person worked before the remittance that paid"
+    )
+    overturn_rate: float | None = Field(description="worked_overturned_claims / initially_denied_claims")
     immature_months: int = Field(description="Months in the range younger than the overturn maturity (90 days)")
     recovered_amount: Money
-    net_collection_rate: float | None = Field(description="paid_amount / (billed_amount - contractual_amount)")
-    cost_to_collect_amount: Money = Field(description="From the cost_assumptions seed until case work records effort")
-    cost_to_collect: float | None = Field(description="cost_to_collect_amount / paid_amount")
+    net_collection_rate: float | None = Field(
+        description="paid_amount / (billed_amount - contractual_amount - patient_responsibility)"
+    )
+    cost_to_collect_amount: OptionalMoney = Field(
+        description="Revenue-cycle costs recorded with analytics.recordCollectionCost; null when none are recorded"
+    )
+    cost_to_collect: float | None = Field(
+        description="cost_to_collect_amount / paid_amount of the months with recorded costs (HFMA MAP Key)"
+    )
     avg_days_to_pay: float | None
     balances_month: str | None = Field(description="The month at whose last day the balances are taken")
     ar_amount: OptionalMoney = Field(description="Gross open A/R at the end of the range")
+    net_ar_amount: OptionalMoney = Field(
+        description="ar_amount less the expected contractual allowance of the charges awaiting adjudication"
+    )
     aged_ar_amount: OptionalMoney = Field(description="The part of ar_amount over 90 days past the statement end")
     aged_ar_over_90_pct: float | None = Field(description="aged_ar_amount / ar_amount")
-    days_in_ar: float | None = Field(description="ar_amount / (net_patient_revenue / days in the range)")
+    days_in_ar: float | None = Field(
+        description="HFMA MAP Key Net Days in A/R: net_ar_amount / (net_patient_revenue / days in the range)"
+    )
     dnfb_amount: OptionalMoney = Field(description="Discharged not final billed at the end of the range")
     days_in_dnfb: float | None = Field(description="dnfb_amount / (discharged charges / days in the range)")
     cases_opened: int = Field(description="Denial cases opened in the months")
@@ -153,3 +168,33 @@ class BreakdownOut(MartAnswer):
     total_denied_claims: int
     total_denied_amount: Money
     rows: list[BreakdownRow]
+
+
+CostCategory = Literal["staff", "vendor", "clearinghouse", "systems", "other"]
+
+
+class RecordCollectionCostIn(Schema):
+    """A revenue-cycle cost of one month (HFMA MAP Key "Cost to Collect": the cost of the patient
+    financial services / revenue-cycle functions); a correction is a negative amount."""
+
+    month: Month
+    amount: Decimal = Field(max_digits=16, decimal_places=2, description='Amount, e.g. "12500.00"; not 0')
+    category: CostCategory = "other"
+    note: str | None = Field(default=None, max_length=1000)
+
+    @field_validator("amount")
+    @classmethod
+    def _not_zero(cls, value: Decimal) -> Decimal:
+        if value == 0:
+            raise ValueError("amount must not be 0")
+        return value
+
+
+class CollectionCostOut(Output):
+    id: int
+    month: str
+    amount: Money
+    category: str
+    note: str | None
+    recorded_by: int
+    month_total: Money = Field(description="Every cost recorded for that month, this one included")

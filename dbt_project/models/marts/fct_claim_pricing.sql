@@ -11,8 +11,10 @@
 --                 to price), no_contract_for_payer (no
 --                 term of the client names the payer), no_term_in_effect (terms exist, none for this
 --                 DRG/code/date).
--- Allowed: the sum of the lines' allowed (AMT*B6, else paid + patient share); a claim without SVC
--- lines falls back to CLP04 + CLP05. Null only when it cannot be known, never 0.
+-- Allowed: the sum of the lines' allowed (AMT*B6, else paid + patient share + sequestration CO-253); a
+-- claim without SVC lines falls back to CLP04 + CLP05 + its claim-level CARC 253 (sequestration is a
+-- payment reduction, part of the allowed amount: fct_service_lines). Null only when it cannot be known,
+-- never 0.
 with claims as (
     select * from {{ ref('int_remittance_claims_summarised') }}
 ),
@@ -31,6 +33,12 @@ lines as (
         sum(expected_allowed_amount) as expected_allowed_amount,
         sum(allowed_variance) as allowed_variance
     from {{ ref('fct_service_lines') }}
+    group by remittance_claim_key
+),
+claim_sequestration as (
+    select remittance_claim_key, sum(amount) as sequestration_amount
+    from {{ ref('fct_claim_adjustments') }}
+    where carc = '253' and service_line_key is null
     group by remittance_claim_key
 ),
 payer_terms as (
@@ -57,11 +65,15 @@ joined as (
         coalesce(lines.lines_allowed_from_payment, 0) as lines_allowed_from_payment,
         lines.expected_allowed_amount as line_expected_allowed_amount,
         lines.allowed_variance as line_allowed_variance,
-        coalesce(lines.allowed_amount, claims.paid_amount + claims.patient_responsibility) as claim_allowed_amount,
+        coalesce(
+            lines.allowed_amount,
+            claims.paid_amount + claims.patient_responsibility + coalesce(claim_sequestration.sequestration_amount, 0)
+        ) as claim_allowed_amount,
         payer_terms.payer_key is not null as payer_has_terms
     from claims
     inner join claim_terms on claim_terms.remittance_claim_key = claims.remittance_claim_key
     left join lines on lines.remittance_claim_key = claims.remittance_claim_key
+    left join claim_sequestration on claim_sequestration.remittance_claim_key = claims.remittance_claim_key
     left join payer_terms
         on payer_terms.organization_id = claims.organization_id
         and payer_terms.client_id = claims.client_id

@@ -5,32 +5,22 @@
 -- month with nothing adjudicated is a row whose rates are null (a ratio is null when its
 -- denominator is 0, never 0).
 --
--- Ages (appeal window, maturity) are measured against the tenant's data horizon, `data_as_of` =
--- the latest remittance payment or 837 submission date it sent: a rebuild gives the same figures,
--- and an outcome is only called final once the data could have shown the overturn.
+-- Maturity is measured against the tenant's data horizon, `data_as_of` = the latest remittance
+-- payment or 837 submission date it sent up to the build date. The final denial write-off's horizon
+-- is the build date itself (build_date(): the `build_date` var or the run's UTC day): the appeal
+-- window closes on the calendar, not when a later file arrives. A remittance dated after the build
+-- date is a data-quality finding (fct_kpi_data_findings), not counted: its claim is left out here and
+-- its date never moves the horizon. A claim whose 837 was "submitted" before its service ended is a
+-- finding too: its submission date is not used (its A/R opens at the statement end).
 --
 -- Denial cases count in the month they opened, closed or were decided (int_denial_case_outcomes).
 -- Case work runs on the calendar, not on the files: a month with case activity is a row even after
 -- the data horizon's month, and such a month's balances are null (no file speaks of them yet).
 {% set maturity_days = var('overturn_maturity_days', 90) %}
+{% set window_closes = "cast(" ~ dbt.dateadd('day', 'appeal_window.appeal_days', 'reconciled.initial_payment_date')
+    ~ " as date)" %}
 {% set after_horizon = "coalesce(balances.month > " ~ month_of('horizon.data_as_of') ~ ", false)" %}
-with recursive claims as (
-    select * from {{ ref('int_claims_reconciled') }}
-),
-adjudicated as (
-    select * from claims
-    where adjudication_month is not null
-),
--- The latest date the tenant's files speak of: its last remittance payment or 837 submission.
-horizon as (
-    select organization_id, client_id, max(known_date) as data_as_of
-    from (
-        select organization_id, client_id, payment_date as known_date from {{ ref('fct_remittance_claims') }}
-        union all
-        select organization_id, client_id, submission_date as known_date from claims
-    ) as known
-    group by organization_id, client_id
-),
+with recursive
 -- Appeal window until payer classes exist: the longest first-level appeal window of the
 -- payer_appeal_limits seed (180 days: ERISA internal appeal and the commercial default), so no
 -- denial is called final before any payer's window has closed.
@@ -39,20 +29,60 @@ appeal_window as (
     from {{ ref('payer_appeal_limits') }}
     where level in ('redetermination', 'internal_appeal', 'first_level_appeal')
 ),
-costs as (
+-- Claims as of the build date: a claim first adjudicated after it is a finding, left out. The write-off
+-- date is the day the appeal window of a denial never paid later closed (by the build date).
+claims as (
     select
-        max(case when assumption = 'cost_to_process_claim' then value end) as claim_cost,
-        max(case when assumption = 'cost_to_rework_denial' then value end) as hard_cost,
-        max(case when assumption = 'cost_to_rework_soft_denial' then value end) as soft_cost
-    from {{ ref('cost_assumptions') }}
+        reconciled.*,
+        case
+            when reconciled.statement_to is null or reconciled.submission_date >= reconciled.statement_to
+                then reconciled.submission_date
+        end as kpi_submission_date,
+        case
+            when
+                reconciled.initially_denied and not reconciled.overturned
+                and {{ window_closes }} <= {{ build_date() }}
+                then {{ window_closes }}
+        end as write_off_date
+    from {{ ref('int_claims_reconciled') }} as reconciled
+    cross join appeal_window
+    where reconciled.initial_payment_date is null or reconciled.initial_payment_date <= {{ build_date() }}
 ),
--- Contractual adjustments: CO amounts that are not payer denials, net over the claim's history
--- (a reversal's negative CAS undoes its original); predeterminations are not adjudications.
+adjudicated as (
+    select * from claims
+    where adjudication_month is not null
+),
+-- The latest date the tenant's files speak of up to the build date: its last remittance payment or
+-- 837 submission (a future-dated remittance never pushes it out).
+horizon as (
+    select organization_id, client_id, max(known_date) as data_as_of
+    from (
+        select organization_id, client_id, payment_date as known_date from {{ ref('fct_remittance_claims') }}
+        union all
+        select organization_id, client_id, kpi_submission_date as known_date from claims
+    ) as known
+    where known_date <= {{ build_date() }}
+    group by organization_id, client_id
+),
+-- Contractual adjustments: CO amounts that are not payer denials, net over the claim's history to
+-- the build date; predeterminations are not adjudications. Reversal netting: a negative amount (a
+-- CLP02=22 reversal's CAS, or a correction) undoes an original of the same CARC, so it is contractual
+-- only when that CARC is not a denial reason: a reversal's CO-50 of -3,000 undoes a denial, it is not
+-- a contractual adjustment (tests/fixtures/x12/hand/kpi_map_*.835: 1,910, not -1,090).
 contractual as (
-    select organization_id, client_id, claim_key, sum(amount) as contractual_amount
-    from {{ ref('fct_claim_adjustments') }}
-    where group_code = 'CO' and not is_payer_denial and claim_status_code <> '25'
-    group by organization_id, client_id, claim_key
+    select
+        adjustments.organization_id,
+        adjustments.client_id,
+        adjustments.claim_key,
+        sum(adjustments.amount) as contractual_amount
+    from {{ ref('fct_claim_adjustments') }} as adjustments
+    left join {{ ref('stg_reference__carc') }} as carc on carc.carc = adjustments.carc
+    where
+        adjustments.group_code = 'CO' and not adjustments.is_payer_denial
+        and adjustments.claim_status_code <> '25'
+        and not (adjustments.amount < 0 and coalesce(carc.carc_is_denial, false))
+        and adjustments.payment_date <= {{ build_date() }}
+    group by adjustments.organization_id, adjustments.client_id, adjustments.claim_key
 ),
 -- Decisions (not reversals, not predeterminations) of the initially denied claims, with CLP09.
 denied_events as (
@@ -113,15 +143,15 @@ claim_kpis as (
         first_decision.provider_denied_amount as initial_provider_denied_amount,
         adjudicated.initially_denied and adjudicated.overturned and appeal_overturns.claim_key is not null
         and resubmitted.claim_key is null as appeal_overturned,
+        -- ... and credited to denial work: a person worked the claim's case before the payment date of
+        -- the remittance that paid (int_denial_claim_work; issue 24)
+        adjudicated.initially_denied and adjudicated.overturned and appeal_overturns.claim_key is not null
+        and resubmitted.claim_key is null and coalesce(work_done.first_worked_on < adjudicated.recovery_date, false)
+            as worked_overturned,
         -- Final denial write-off until case outcomes exist: denied, never paid later by anyone, and
-        -- the appeal window has closed by the data horizon.
-        adjudicated.initially_denied and not adjudicated.overturned
-        and cast({{ dbt.dateadd('day', 'appeal_window.appeal_days', 'adjudicated.initial_payment_date') }} as date)
-        <= horizon.data_as_of as finally_written_off
+        -- the appeal window has closed by the build date (claims.write_off_date).
+        adjudicated.write_off_date is not null as finally_written_off
     from adjudicated
-    cross join appeal_window
-    left join horizon
-        on horizon.organization_id = adjudicated.organization_id and horizon.client_id = adjudicated.client_id
     left join contractual
         on contractual.organization_id = adjudicated.organization_id and contractual.client_id = adjudicated.client_id
         and contractual.claim_key = adjudicated.claim_key
@@ -135,40 +165,35 @@ claim_kpis as (
     left join resubmitted
         on resubmitted.organization_id = adjudicated.organization_id and resubmitted.client_id = adjudicated.client_id
         and resubmitted.claim_key = adjudicated.claim_key
+    left join {{ ref('int_denial_claim_work') }} as work_done
+        on work_done.organization_id = adjudicated.organization_id and work_done.client_id = adjudicated.client_id
+        and work_done.claim_key = adjudicated.claim_key
 ),
 cohort as (
     select
-        claim_kpis.organization_id,
-        claim_kpis.client_id,
-        claim_kpis.adjudication_month as month,
+        organization_id,
+        client_id,
+        adjudication_month as month,
         count(*) as claims_adjudicated,
-        sum(claim_kpis.remit_billed_amount) as billed_amount,
-        sum(claim_kpis.paid_amount) as paid_amount,
-        sum(claim_kpis.patient_responsibility) as patient_responsibility,
-        sum(claim_kpis.contractual_amount) as contractual_amount,
-        sum(case when claim_kpis.initially_denied then 1 else 0 end) as initially_denied_claims,
-        sum(claim_kpis.initial_denied_amount) as initial_denied_amount,
-        sum(case when claim_kpis.initially_denied then claim_kpis.remit_billed_amount else 0 end)
+        sum(remit_billed_amount) as billed_amount,
+        sum(paid_amount) as paid_amount,
+        sum(patient_responsibility) as patient_responsibility,
+        sum(contractual_amount) as contractual_amount,
+        sum(case when initially_denied then 1 else 0 end) as initially_denied_claims,
+        sum(initial_denied_amount) as initial_denied_amount,
+        sum(case when initially_denied then remit_billed_amount else 0 end)
             as initially_denied_charges,
-        sum(case when not claim_kpis.initially_denied then 1 else 0 end) as clean_claims,
-        sum(case when claim_kpis.finally_written_off then 1 else 0 end) as final_write_off_claims,
-        sum(case when claim_kpis.finally_written_off then claim_kpis.initial_provider_denied_amount else 0 end)
+        sum(case when not initially_denied then 1 else 0 end) as clean_claims,
+        sum(case when finally_written_off then 1 else 0 end) as final_write_off_claims,
+        sum(case when finally_written_off then initial_provider_denied_amount else 0 end)
             as final_denial_write_off_amount,
-        avg(cast(claim_kpis.days_to_pay as double precision)) as avg_days_to_pay,
-        sum(case when claim_kpis.overturned then 1 else 0 end) as overturned_claims,
-        sum(case when claim_kpis.appeal_overturned then 1 else 0 end) as appeal_overturned_claims,
-        sum(claim_kpis.recovered_amount) as recovered_amount,
-        sum(
-            case
-                when not claim_kpis.initially_denied then 0
-                when claim_kpis.primary_denial_hard_or_soft = 'soft' then costs.soft_cost
-                else costs.hard_cost
-            end
-        ) as denial_rework_cost,
-        count(*) * max(costs.claim_cost) as claim_processing_cost
+        avg(cast(days_to_pay as double precision)) as avg_days_to_pay,
+        sum(case when overturned then 1 else 0 end) as overturned_claims,
+        sum(case when appeal_overturned then 1 else 0 end) as appeal_overturned_claims,
+        sum(case when worked_overturned then 1 else 0 end) as worked_overturned_claims,
+        sum(recovered_amount) as recovered_amount
     from claim_kpis
-    cross join costs
-    group by claim_kpis.organization_id, claim_kpis.client_id, claim_kpis.adjudication_month
+    group by organization_id, client_id, adjudication_month
 ),
 case_outcomes as (
     select * from {{ ref('int_denial_case_outcomes') }}
@@ -246,14 +271,24 @@ case_monthly as (
 -- intervals after day 90 from the statement end; DNFB from the statement end to the submission date.
 segments as (
     select
-        organization_id, client_id, 'ar' as balance, coalesce(submission_date, statement_to) as opened,
+        organization_id, client_id, 'ar' as balance, coalesce(kpi_submission_date, statement_to) as opened,
         initial_payment_date as closed, billed_amount as amount, statement_to
     from claims
-    where coalesce(submission_date, statement_to) is not null and billed_amount is not null
+    where coalesce(kpi_submission_date, statement_to) is not null and billed_amount is not null
     union all
+    -- the same charges awaiting their first remittance, apart: net A/R values them net of contractual
+    select
+        organization_id, client_id, 'awaiting' as balance, coalesce(kpi_submission_date, statement_to) as opened,
+        initial_payment_date as closed, billed_amount as amount, statement_to
+    from claims
+    where coalesce(kpi_submission_date, statement_to) is not null and billed_amount is not null
+    union all
+    -- denied: open until paid later (the overturn) or written off (the appeal window closed): a
+    -- written-off balance leaves A/R
     select
         organization_id, client_id, 'ar' as balance, initial_payment_date as opened,
-        case when overturned then recovery_date end as closed, initial_denied_amount as amount, statement_to
+        case when overturned then recovery_date else write_off_date end as closed, initial_denied_amount as amount,
+        statement_to
     from claims
     where initially_denied
     union all
@@ -266,10 +301,10 @@ segments as (
     where not initially_denied and currently_denied and last_payment_date is not null
     union all
     select
-        organization_id, client_id, 'dnfb' as balance, statement_to as opened, submission_date as closed,
+        organization_id, client_id, 'dnfb' as balance, statement_to as opened, kpi_submission_date as closed,
         billed_amount as amount, statement_to
     from claims
-    where submission_date is not null and statement_to is not null and billed_amount is not null
+    where kpi_submission_date is not null and statement_to is not null and billed_amount is not null
 ),
 balance_segments as (
     select organization_id, client_id, balance, opened, closed, amount from segments
@@ -297,6 +332,7 @@ monthly_deltas as (
         client_id,
         month,
         sum(case when balance = 'ar' then delta else 0 end) as ar_delta,
+        sum(case when balance = 'awaiting' then delta else 0 end) as awaiting_delta,
         sum(case when balance = 'aged_ar' then delta else 0 end) as aged_ar_delta,
         sum(case when balance = 'dnfb' then delta else 0 end) as dnfb_delta
     from deltas
@@ -307,8 +343,8 @@ discharges as (
         organization_id,
         client_id,
         {{ month_of('statement_to') }} as month,
-        sum(case when submission_date is not null then billed_amount else 0 end) as discharged_billed_charges,
-        count(submission_date) as discharged_claims_with_submission_date
+        sum(case when kpi_submission_date is not null then billed_amount else 0 end) as discharged_billed_charges,
+        count(kpi_submission_date) as discharged_claims_with_submission_date
     from claims
     where statement_to is not null
     group by organization_id, client_id, {{ month_of('statement_to') }}
@@ -353,6 +389,7 @@ balances as (
         cast({{ dbt.datediff('spine.month', dbt.dateadd('month', 1, 'spine.month'), 'day') }} as integer)
             as days_in_month,
         sum(coalesce(monthly_deltas.ar_delta, 0)) over tenant_months as ar_amount,
+        sum(coalesce(monthly_deltas.awaiting_delta, 0)) over tenant_months as awaiting_ar_amount,
         sum(coalesce(monthly_deltas.aged_ar_delta, 0)) over tenant_months as aged_ar_amount,
         sum(coalesce(monthly_deltas.dnfb_delta, 0)) over tenant_months as dnfb_amount
     from spine
@@ -397,10 +434,13 @@ monthly as (
         cohort.avg_days_to_pay,
         coalesce(cohort.overturned_claims, 0) as overturned_claims,
         coalesce(cohort.appeal_overturned_claims, 0) as appeal_overturned_claims,
+        coalesce(cohort.worked_overturned_claims, 0) as worked_overturned_claims,
         coalesce(cohort.recovered_amount, 0) as recovered_amount,
-        coalesce(cohort.claim_processing_cost, 0) + coalesce(cohort.denial_rework_cost, 0) as cost_to_collect_amount,
+        -- HFMA MAP Key "Cost to Collect": the costs a manager recorded for the month, null without any
+        collection_costs.collection_cost_amount as cost_to_collect_amount,
         -- after the data horizon's month no file speaks of the balances yet: unknown, not 0
         case when not {{ after_horizon }} then balances.ar_amount end as ar_amount,
+        case when not {{ after_horizon }} then balances.awaiting_ar_amount end as awaiting_ar_amount,
         case when not {{ after_horizon }} then balances.aged_ar_amount end as aged_ar_amount,
         case when not {{ after_horizon }} then balances.dnfb_amount end as dnfb_amount,
         coalesce(discharges.discharged_billed_charges, 0) as discharged_billed_charges,
@@ -417,6 +457,9 @@ monthly as (
         and case_monthly.month = balances.month
     left join horizon
         on horizon.organization_id = balances.organization_id and horizon.client_id = balances.client_id
+    left join {{ ref('stg_ops__collection_costs') }} as collection_costs
+        on collection_costs.organization_id = balances.organization_id
+        and collection_costs.client_id = balances.client_id and collection_costs.month = balances.month
 ),
 -- Average daily revenue over the month and the two before it (HFMA's usual three-month basis), so a
 -- month with little adjudicated does not make the days in A/R explode.
@@ -426,11 +469,26 @@ with_trailing as (
         sum(net_patient_revenue) over last_three as trailing_net_patient_revenue,
         sum(days_in_month) over last_three as trailing_days,
         sum(discharged_billed_charges) over last_three as trailing_discharged_charges,
+        -- the tenant's contractual allowance rate to the month (all its months so far): net A/R
+        sum(contractual_amount) over to_date as contractual_to_date,
+        sum(billed_amount) over to_date as billed_to_date,
         sum(discharged_claims_with_submission_date) over last_three as trailing_submitted_discharges
     from monthly
-    window last_three as (
-        partition by organization_id, client_id order by month rows between 2 preceding and current row
-    )
+    window
+        last_three as (
+            partition by organization_id, client_id order by month rows between 2 preceding and current row
+        ),
+        to_date as (partition by organization_id, client_id order by month rows unbounded preceding)
+),
+-- HFMA MAP Key "Net Days in A/R": net A/R = the A/R less the expected contractual allowance of the
+-- charges still awaiting their first remittance, at the tenant's contractual rate to date (denied
+-- balances are already net of it; no rate yet: valued at the charge).
+with_net as (
+    select
+        *,
+        ar_amount
+        - awaiting_ar_amount * coalesce({{ ratio('contractual_to_date', 'billed_to_date') }}, 0) as net_ar_amount
+    from with_trailing
 )
 select
     {{ tenant_key('organization_id', 'client_id', 'month') }} as kpi_key,
@@ -461,7 +519,8 @@ select
     avg_days_to_pay,
     overturned_claims,
     appeal_overturned_claims,
-    {{ ratio('appeal_overturned_claims', 'initially_denied_claims') }} as overturn_rate,
+    worked_overturned_claims,
+    {{ ratio('worked_overturned_claims', 'initially_denied_claims') }} as overturn_rate,
     data_as_of is not null
     and cast({{ dbt.dateadd('day', maturity_days, dbt.dateadd('month', 1, 'month')) }} as date)
     <= cast({{ dbt.dateadd('day', 1, 'data_as_of') }} as date) as is_mature,
@@ -476,7 +535,10 @@ select
     {{ ratio('cases_won + cases_partially_won', 'cases_decided') }} as case_win_rate,
     {{ money('case_recovered_amount') }} as case_recovered_amount,
     {{ money('case_written_off_amount') }} as case_written_off_amount,
-    {{ ratio('paid_amount', 'billed_amount - contractual_amount') }} as net_collection_rate,
+    -- payer payments over what the payers owed: patient payments are not received by the platform, so
+    -- the patient's liability is out of the denominator too (HFMA MAP Key adjusted collection rate)
+    {{ ratio('paid_amount', 'billed_amount - contractual_amount - patient_responsibility') }}
+        as net_collection_rate,
     {{ money('cost_to_collect_amount') }} as cost_to_collect_amount,
     {{ ratio('cost_to_collect_amount', 'paid_amount') }} as cost_to_collect,
     {{ money('ar_amount') }} as ar_amount,
@@ -485,7 +547,8 @@ select
     days_in_month,
     trailing_days,
     {{ money('trailing_net_patient_revenue') }} as trailing_net_patient_revenue,
-    {{ ratio('ar_amount', ratio('trailing_net_patient_revenue', 'trailing_days')) }} as days_in_ar,
+    {{ money('net_ar_amount') }} as net_ar_amount,
+    {{ ratio('net_ar_amount', ratio('trailing_net_patient_revenue', 'trailing_days')) }} as days_in_ar,
     -- DNFB needs 837 submission dates: null unless claims discharged in the three months carry one.
     {{ money('case when trailing_submitted_discharges > 0 then dnfb_amount end') }} as dnfb_amount,
     {{ money('discharged_billed_charges') }} as discharged_billed_charges,
@@ -494,4 +557,4 @@ select
         'case when trailing_submitted_discharges > 0 then dnfb_amount end',
         ratio('trailing_discharged_charges', 'trailing_days'),
     ) }} as days_in_dnfb
-from with_trailing
+from with_net

@@ -12,8 +12,11 @@
 -- tail of a payer's run-off) has a biased mix (only the slowest claims, say) and is not tested.
 -- carc_denial_rate: every CARC of a denial adjustment (claim or line level) on the claim's initial
 -- remittance counts, not only the primary one; a claim counts once per CARC. k = denied_claims of
--- n = claims_adjudicated against K and N summed over the baseline months; tested when
--- k >= {{ var('alert_min_denials', 5) }} (the minimum denial count: one or two denials never alert).
+-- n = claims_adjudicated against K and N summed over the baseline months; tested when the total
+-- k + K >= {{ var('alert_min_denials', 5) }} (the minimum denial count). The filter is on the total,
+-- never on k alone (issue 24): the test is conditional on k + K (k ~ Binomial(k + K, n / (n + N))
+-- under no change), so a filter on the total leaves its p-values exact, while keeping only the cells
+-- whose own k is high selects on the outcome and tests only the cells already up.
 -- days_to_pay: the month's mean days to pay against the mean and the standard deviation of the
 -- baseline months' means (month-to-month spread, which holds the payment-calendar effects a
 -- claim-level spread ignores).
@@ -110,7 +113,7 @@ carc_cells as (
     where
         baseline_months >= {{ var('alert_min_baseline_months', 3) }}
         and claims_adjudicated >= {{ var('alert_min_claims', 20) }}
-        and denied_claims >= {{ var('alert_min_denials', 5) }}
+        and denied_claims + baseline_denied_claims >= {{ var('alert_min_denials', 5) }}
         and claims_adjudicated >= {{ var('alert_min_volume_share', 0.5) }} * baseline_monthly_claims
 ),
 days_baselines as (

@@ -1,7 +1,10 @@
 -- One row per SVC service line: billed vs allowed vs paid vs patient responsibility, its
 -- adjustments by group, and the expected (contracted) allowed amount with the variance.
--- Allowed is AMT*B6 when the payer sent it, else paid + patient responsibility (PR adjustments):
--- allowed_source says which; a value that cannot be known stays null, never 0.
+-- Allowed is AMT*B6 when the payer sent it, else paid + patient responsibility (PR adjustments) +
+-- sequestration (CARC 253): allowed_source says which; a value that cannot be known stays null, never 0.
+-- Sequestration (2% of Medicare payments, 2 U.S.C. 901a; CMS MLN "Mandatory Payment Reductions", CARC
+-- 253) reduces the payment after the allowed amount is fixed: it is part of the allowed amount, so a
+-- line paid 98 with CO-253 2 on an allowed 100 is never an underpayment, with or without AMT*B6.
 -- Expected allowed: the line-level contract term in effect (int_contract_pricing_lines; pricing
 -- rules in macros/contract_pricing.sql), with the term that priced it (contract_term_id, method,
 -- source, effective dates). Lines of a claim priced as a whole (DRG case rate, per diem) carry no
@@ -29,6 +32,7 @@ adjustments as (
         sum(case when group_code = 'PR' then amount else 0 end) as pr_amount,
         sum(case when group_code = 'OA' then amount else 0 end) as oa_amount,
         sum(case when group_code = 'PI' then amount else 0 end) as pi_amount,
+        sum(case when carc = '253' then amount else 0 end) as sequestration_amount,
         sum(case when is_payer_denial then amount else 0 end) as denied_amount,
         bool_or(is_payer_denial) as is_denied
     from {{ ref('fct_claim_adjustments') }}
@@ -83,7 +87,10 @@ joined as (
         coalesce(adjustments.denied_amount, 0) as denied_amount,
         coalesce(adjustments.is_denied, false) as is_denied,
         lines.allowed_amount as reported_allowed_amount,
-        coalesce(lines.allowed_amount, lines.paid_amount + coalesce(adjustments.pr_amount, 0)) as line_allowed_amount,
+        coalesce(
+            lines.allowed_amount,
+            lines.paid_amount + coalesce(adjustments.pr_amount, 0) + coalesce(adjustments.sequestration_amount, 0)
+        ) as line_allowed_amount,
         case
             when lines.allowed_amount is not null then 'amt_b6'
             when lines.paid_amount is not null then 'paid_plus_patient'

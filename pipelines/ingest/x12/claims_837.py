@@ -34,7 +34,7 @@ _OTHER = ("ABF", "BF")
 _ST, _SE, _HL, _CLM = 1, 2, 3, 4
 # Kinds of state events.
 _EV_ST, _EV_HL, _EV_NM1, _EV_DMG, _EV_CLM, _EV_SBR = 1, 2, 3, 4, 5, 6
-_USED = ("ST", "BHT", "HL", "SBR", "CLM", "LX", "NM1", "DMG", "DTP", "DTM", "REF", "HI", "SV1", "SV2")
+_USED = ("ST", "BHT", "HL", "SBR", "CLM", "LX", "NM1", "DMG", "DTP", "DTM", "REF", "HI", "SV1", "SV2", "SV3")
 
 
 def claim_type(envelope: TransactionEnvelope) -> str | None:
@@ -366,7 +366,10 @@ def _claims(
 
 
 def _lines(segs: _Segments, comp: str) -> pl.DataFrame:
-    """One row per LX of an open claim with its SV1/SV2 service and first DTP*472 date (strings)."""
+    """One row per LX of an open claim with its SV1/SV2/SV3 service and first DTP*472 date (strings).
+
+    SV3 is the dental service of the 837D (005010X224A2, loop 2400): SV301 the procedure composite
+    (AD:D2740), SV302 the line charge, SV303 the place of service, SV306 the procedure count (units)."""
     lx = segs("LX", _IN_CLAIM).select(
         "transaction_index",
         "claim_index",
@@ -399,6 +402,16 @@ def _lines(segs: _Segments, comp: str) -> pl.DataFrame:
                 pl.lit(None, s).alias("place_of_service"),
                 _e(1).alias("revenue_code"),
             ),
+            segs("SV3", _LINE_LEVEL).select(
+                "_lx_n",
+                "seg_no",
+                "sid",
+                _e(1).alias("_proc"),
+                _e(2).alias("charge_amount"),
+                _e(6).alias("units"),
+                _e(3).alias("place_of_service"),
+                pl.lit(None, s).alias("revenue_code"),
+            ),
         ],
         how="vertical",
     ).sort("seg_no")
@@ -417,8 +430,8 @@ def _lines(segs: _Segments, comp: str) -> pl.DataFrame:
             for k in range(1, 6)
         ],
     )
-    # Place of service only comes from SV1 and the revenue code only from SV2: the last of each kind.
-    pos = _last_per(sv.filter(pl.col("sid") == "SV1"), "_lx_n").select("_lx_n", "place_of_service")
+    # Place of service only comes from SV1/SV3 and the revenue code only from SV2: the last of each kind.
+    pos = _last_per(sv.filter(pl.col("sid").is_in(["SV1", "SV3"])), "_lx_n").select("_lx_n", "place_of_service")
     rev = _last_per(sv.filter(pl.col("sid") == "SV2"), "_lx_n").select("_lx_n", "revenue_code")
     dtp = pl.concat(
         [

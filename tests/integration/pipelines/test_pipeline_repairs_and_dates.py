@@ -26,6 +26,7 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.denial_cases import HandCase, replace_cases
 from tests.support.paths import TESTS_DIR
 
 pytestmark = pytest.mark.slow
@@ -51,6 +52,24 @@ def world(hand_world):
     assert _repair_and_confirm(hand_world, deposits, {"amount": "90.00"})["status"] == "confirmed"
     dated = hand_world.post("no_bpr16_dtm405.835", "no_payment_date.835")
     assert [b["status"] for b in dated] == ["confirmed", "confirmed"]
+    # ROI counts denial work by a person only (issue 24): both denials' cases were worked by the user
+    user_id = hand_world.rpc.query("auth.session").data["userId"]
+    replace_cases(
+        hand_world,
+        [
+            HandCase(
+                name,
+                claim,
+                "2026-10-29",
+                "in_appeal",
+                "2026-10-30",
+                amount,
+                mover_user_id=user_id,
+                moves=[("open", "in_appeal", "2026-10-30")],
+            )
+            for name, claim, amount in (("D1", "HAND-D01", "100.00"), ("D2", "HAND-D02", "60.00"))
+        ],
+    )
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     return hand_world

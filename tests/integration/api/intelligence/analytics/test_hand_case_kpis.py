@@ -10,7 +10,9 @@ The cases (opened / moves / state now; money):
   history); recovered 450.
 - C2 KPI-003: opened 02-12; written_off 09-10 (state now); written off 50 - a claim the remittance rule
   already writes off: counted in case_written_off_amount, not again in the final write-off.
-- C3 KPI-007: opened 11-21; lost 12-05 (state now, after the horizon's month); written off 100.
+- C3 KPI-007: opened 11-21; lost 12-05 (state now, after the horizon's month); written off 100 - a claim the
+  remittance rule writes off too since issue 24 (its appeal window closed on 2026-05-19, before the build
+  date): counted once, by the remittance rule, in November.
 - C4 KPI-004: opened 04-20; in_appeal 04-25, partially_won 05-15 (state now); recovered 250, written off 50
   (partially won: not a final write-off).
 - C5 KPI-009: opened 06-20; in_appeal 06-25 (state now: worked, no decision).
@@ -164,8 +166,10 @@ MONTHS = {
     "2025-11-01": {
         **ZERO,
         "cases_opened": 1,  # C3
-        "final_denial_write_off_amount": D("0.00"),
-        "ar_amount": D("400.00"),  # unchanged by the cases: KPI-003 50 + KPI-006 250 + KPI-007 100
+        "final_write_off_claims": 1,  # KPI-007 by the remittance rule (window closed before the build date)
+        "final_denial_write_off_amount": D("100.00"),
+        # unchanged by the cases: KPI-006 250 + KPI-007 100 (KPI-003 written off on 08-09 left A/R)
+        "ar_amount": D("350.00"),
     },
     # After the horizon's month: a row only because C3 was decided in it; its balances are unknown.
     "2025-12-01": {
@@ -174,9 +178,9 @@ MONTHS = {
         "cases_lost": 1,
         "case_win_rate": 0.0,
         "case_written_off_amount": D("100.00"),
-        "case_final_write_off_amount": D("100.00"),
-        "final_write_off_claims": 1,  # KPI-007
-        "final_denial_write_off_amount": D("100.00"),
+        "case_final_write_off_amount": D("0.00"),  # KPI-007 is the remittance rule's (November)
+        "final_write_off_claims": 0,
+        "final_denial_write_off_amount": D("0.00"),
         "final_denial_write_off_pct": None,
         "claims_adjudicated": 0,
         "ar_amount": None,
@@ -233,10 +237,11 @@ def test_kpis_serve_the_case_figures_and_the_combined_write_off(case_world):
     assert k["caseWinRate"] == 0.5  # (1 + 1) / 4
     assert D(k["caseRecoveredAmount"]) == D("700.00")  # 450 + 250
     assert D(k["caseWrittenOffAmount"]) == D("150.00")  # C2 50 + C3 100
-    assert D(k["caseFinalWriteOffAmount"]) == D("100.00")  # C3 only: KPI-003 is the remittance rule's
+    # KPI-003 and KPI-007 are the remittance rule's: their cases add nothing
+    assert D(k["caseFinalWriteOffAmount"]) == D("0.00")
     assert (k["finalWriteOffClaims"], D(k["finalDenialWriteOffAmount"])) == (2, D("150.00"))  # 50 + 100
     # The balances come from November, the last month that has them, not from December.
-    assert (k["balancesMonth"], D(k["arAmount"])) == ("2025-11", D("400.00"))
+    assert (k["balancesMonth"], D(k["arAmount"])) == ("2025-11", D("350.00"))
 
 
 def test_a_range_of_months_without_decisions_has_a_null_win_rate(case_world):

@@ -3,7 +3,8 @@ upload -> confirm -> pipeline -> analytics.kpis / analytics.trend / arOperations
 PostgreSQL operational databases, with the PostgreSQL dbt build of fct_kpis_monthly held to the same
 numbers. Every expected figure is written by hand from the segments (numerator, denominator, value).
 
-The world (payer A = KPI PAYER A, payer B = KPI PAYER B; data horizon = last payment 2025-11-20):
+The world (payer A = KPI PAYER A, payer B = KPI PAYER B; data horizon = last payment 2025-11-20; the final
+denial write-off horizon is the build date, the run's day, after 2026-05-19):
 - 837 BHT04 2025-01-25: KPI-001 1000.00 (stmt to 01-10), KPI-002 500.00 (01-20), KPI-003 400.00 (01-18),
   KPI-004 300.00 (01-22). 837 BHT04 2025-03-05: KPI-006 250.00 (stmt to 02-20), never adjudicated.
 - 835 A 2025-02-10: KPI-001 paid 700, CO-45 200, PR-2 100 (clean); KPI-002 CLP02=4 CO-50 500 (hard);
@@ -14,7 +15,9 @@ The world (payer A = KPI PAYER A, payer B = KPI PAYER B; data horizon = last pay
 - 835 A 2025-07-14: KPI-008 CLP02=2 paid 400 (processed as secondary: a COB adjudication, not an overturn);
   KPI-009 paid 180 with CLP09=7 (the corrected claim paid, not an appeal won).
 - 835 A 2025-11-20: KPI-005 paid 150, CO-45 50 (stmt to 10-05); KPI-007 CLP02=4 CO-50 100 (stmt to 10-03).
-Cost assumptions (seed): 5.00 per claim, 118.00 per hard denial, 25.00 per soft denial.
+No collection cost is recorded (cost to collect is null) and no case is worked by a person (the overturn
+rate credits none of the payers' reprocessing). Net A/R values the charges awaiting their first remittance
+net of the contractual rate to date (issue 24).
 """
 
 from __future__ import annotations
@@ -56,19 +59,22 @@ FEB = {
     "final_denial_write_off_pct": 50 / 1550,
     "overturned_claims": 1,
     "appeal_overturned_claims": 1,  # KPI-002 paid by the same payer A
-    "overturn_rate": 1 / 2,
+    "worked_overturned_claims": 0,  # nobody worked KPI-002's case before payer A paid it
+    "overturn_rate": 0.0,
     "is_mature": True,
-    "net_collection_rate": 1400 / (1900 - 300),
-    "cost_to_collect_amount": D("158.00"),  # 3 x 5 + 118 (KPI-002 hard) + 25 (KPI-003 soft)
-    "cost_to_collect": 158 / 1400,
+    "net_collection_rate": 1400 / (1900 - 300 - 150),  # patient liability 100 + 50 out of the denominator
+    "cost_to_collect_amount": None,  # no cost recorded
+    "cost_to_collect": None,
     "ar_amount": D("850.00"),  # at 02-28: KPI-002 denied 500 + KPI-003 denied 50 + KPI-004 awaiting 300
     "aged_ar_amount": D("0.00"),
     "aged_ar_over_90_pct": 0.0,
-    # Days in A/R over the average daily revenue of the month and the ones before it (January, 31 days:
-    # no revenue; February, 28 days: 1550).
+    # Net days in A/R over the average daily revenue of the month and the ones before it (January, 31
+    # days: no revenue; February, 28 days: 1550). Net A/R: KPI-004's 300 awaiting less the contractual
+    # rate to date 300 / 1900.
+    "net_ar_amount": D("802.63"),  # 850 - 300 x 300 / 1900
     "trailing_days": 59,
     "trailing_net_patient_revenue": D("1550.00"),
-    "days_in_ar": 850 / (1550 / 59),
+    "days_in_ar": (850 - 300 * 300 / 1900) / (1550 / 59),
     "dnfb_amount": D("250.00"),  # KPI-006 discharged 02-20, billed 03-05
     "discharged_billed_charges": D("250.00"),
     "trailing_discharged_charges": D("2450.00"),  # January's four claims 2200 + KPI-006 250
@@ -84,8 +90,9 @@ MAR = {
     "overturn_rate": None,
     "net_collection_rate": None,
     "cost_to_collect": None,
-    # The balances still have a basis: January to March, 90 days, 1550 of revenue.
-    "days_in_ar": 1100 / (1550 / 90),
+    # The balances still have a basis: January to March, 90 days, 1550 of revenue; 550 awaiting
+    # (KPI-004 300, KPI-006 250) less the contractual rate to date 300 / 1900.
+    "days_in_ar": (1100 - 550 * 300 / 1900) / (1550 / 90),
     "ar_amount": D("1100.00"),  # 500 (KPI-002 denied until 04-15) + 50 + 300 (KPI-004 awaiting) + 250 (KPI-006)
     "aged_ar_amount": D("0.00"),  # the oldest statement end (01-18) is 72 days old at 03-31
     "aged_ar_over_90_pct": 0.0,
@@ -103,26 +110,32 @@ APR = {
     "overturn_rate": 0.0,
     "final_denial_write_off_amount": D("0.00"),
     "final_denial_write_off_pct": 0.0,
-    "net_collection_rate": 250 / (300 - 20),
-    "cost_to_collect_amount": D("30.00"),  # 5 + 25 (CO-109 soft)
-    "cost_to_collect": 30 / 250,
+    "net_collection_rate": 250 / (300 - 20 - 30),  # payer B's PR-2 30 out of the denominator
+    "cost_to_collect_amount": None,
+    "cost_to_collect": None,
     "ar_amount": D("600.00"),  # at 04-30: KPI-004 denied 300 + KPI-003 50 + KPI-006 250
     "aged_ar_amount": D("350.00"),  # KPI-004 (01-22 + 91 = 04-23) 300 + KPI-003 (04-19) 50
     "aged_ar_over_90_pct": 350 / 600,
-    "days_in_ar": 600 / ((1550 + 0 + 280) / (28 + 31 + 30)),  # February to April
+    # February to April; KPI-006's 250 awaiting less the contractual rate to date (300 + 20) / (1900 + 300)
+    "days_in_ar": (600 - 250 * 320 / 2200) / ((1550 + 0 + 280) / (28 + 31 + 30)),
 }
 NOV = {
     "claims_adjudicated": 2,  # KPI-005, KPI-007
     "initial_denial_rate": 1 / 2,
     "initial_denial_rate_dollars": 100 / 300,
-    "final_denial_write_off_amount": D("0.00"),  # KPI-007's appeal window is still open
+    # KPI-007 (denied 2025-11-20): its appeal window closed on 2026-05-19, before the build date (before
+    # issue 24 the horizon was the data's last payment, 2025-11-20: 0)
+    "final_denial_write_off_amount": D("100.00"),
     "overturn_rate": 0.0,
     "is_mature": False,  # 11-30 + 90 days is after the horizon 11-20
     "net_collection_rate": 150 / (300 - 50),
-    "cost_to_collect_amount": D("128.00"),  # 2 x 5 + 118 (CO-50 hard)
-    "ar_amount": D("400.00"),  # KPI-003 50 + KPI-006 250 + KPI-007 100
-    "aged_ar_amount": D("300.00"),  # KPI-003 50 + KPI-006 250 (KPI-007 is 58 days old)
-    "days_in_ar": 400 / (150 / (30 + 31 + 30)),  # September to November: only November has revenue
+    "cost_to_collect_amount": None,
+    # KPI-006 250 + KPI-007 100; KPI-003's 50 left A/R when written off on 08-09 (02-10 + 180 days)
+    "ar_amount": D("350.00"),
+    "aged_ar_amount": D("250.00"),  # KPI-006 (KPI-007 is 58 days old)
+    # September to November: only November has revenue; KPI-006's 250 awaiting less the contractual rate
+    # to date (300 + 20 + 120 + 50) / (1900 + 300 + 700 + 300)
+    "days_in_ar": (350 - 250 * 490 / 3200) / (150 / (30 + 31 + 30)),
 }
 JUN = {
     "claims_adjudicated": 2,  # KPI-008, KPI-009
@@ -195,11 +208,13 @@ def test_kpis_over_one_month(kpi_world):
     assert "277CA" in k["cleanClaimRateUnavailable"]
     assert (D(k["finalDenialWriteOffAmount"]), D(k["netPatientRevenue"])) == (D("50.00"), D("1550.00"))
     assert k["finalDenialWriteOffPct"] == pytest.approx(50 / 1550, abs=1e-6)
-    assert (k["appealOverturnedClaims"], k["overturnRate"], k["immatureMonths"]) == (1, 0.5, 0)
-    assert k["netCollectionRate"] == pytest.approx(1400 / 1600, abs=1e-6)
-    assert (D(k["costToCollectAmount"]), k["costToCollect"]) == (D("158.00"), pytest.approx(158 / 1400, abs=1e-6))
+    assert (k["appealOverturnedClaims"], k["workedOverturnedClaims"], k["overturnRate"]) == (1, 0, 0.0)
+    assert k["immatureMonths"] == 0
+    assert k["netCollectionRate"] == pytest.approx(1400 / 1450, abs=1e-6)
+    assert (k["costToCollectAmount"], k["costToCollect"]) == (None, None)
     assert (k["balancesMonth"], D(k["arAmount"]), D(k["agedArAmount"])) == ("2025-02", D("850.00"), D("0.00"))
-    assert k["daysInAr"] == pytest.approx(850 * 28 / 1550, abs=1e-6)
+    assert D(k["netArAmount"]) == D("802.63")
+    assert k["daysInAr"] == pytest.approx(802.63 * 28 / 1550, abs=1e-6)
     assert (D(k["dnfbAmount"]), k["daysInDnfb"]) == (D("250.00"), pytest.approx(28.0, abs=1e-6))
 
 
@@ -231,7 +246,8 @@ def test_overturn_rate_excludes_other_payers_cob_and_corrected_claims_and_flags_
     # 6 initial denials (KPI-002, -003, -004, -007, -008, -009); 4 paid later by anyone (KPI-002, -004,
     # -008, -009), 1 appeal won from the same payer (KPI-002).
     assert (k["initiallyDeniedClaims"], k["overturnedClaims"], k["appealOverturnedClaims"]) == (6, 4, 1)
-    assert k["overturnRate"] == pytest.approx(1 / 6, abs=1e-6)
+    # nobody worked a case: the payer's reprocessing is not credited to denial work (issue 24)
+    assert (k["workedOverturnedClaims"], k["overturnRate"]) == (0, 0.0)
     # August to November end less than 90 days before the horizon (2025-11-20).
     assert k["immatureMonths"] == 4
     trend = kpi_world.rpc.query(

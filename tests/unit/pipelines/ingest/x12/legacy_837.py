@@ -266,10 +266,13 @@ def _claim_segment(claim: dict[str, Any], sid: str, el: list[str], comp: str) ->
 
 
 def _line_segment(line: dict[str, Any], sid: str, el: list[str], comp: str, seg_no: int) -> None:
-    if sid in ("SV1", "SV2"):
+    if sid in ("SV1", "SV2", "SV3"):
         if sid == "SV1":
             procedure, charge, units = _el(el, 1), _el(el, 2), _el(el, 4)
             line["place_of_service"] = _el(el, 5)
+        elif sid == "SV3":  # 837D dental service: SV301 procedure, SV302 charge, SV303 place, SV306 count
+            procedure, charge, units = _el(el, 1), _el(el, 2), _el(el, 6)
+            line["place_of_service"] = _el(el, 3)
         else:
             line["revenue_code"] = _el(el, 1)
             procedure, charge, units = _el(el, 2), _el(el, 3), _el(el, 5)

@@ -107,3 +107,25 @@ def test_837_bad_charge_raises_with_segment() -> None:
     with pytest.raises(X12ParseError) as err:
         parse_x12(_837i().replace("CLM*ACCT2*200*", "CLM*ACCT2*2OO*"), source="in.837")
     assert (err.value.segment_number, err.value.segment_id) == (24, "CLM")
+
+
+def test_837d_sv3_lines_carry_their_charge_procedure_and_count() -> None:
+    """837D dental lines (005010X224A2 loop 2400 SV3: SV301 procedure AD:code, SV302 charge, SV303 place of
+    service, SV306 procedure count) parse with their charge and code (issue 24; they parsed empty before).
+    tests/fixtures/x12/hand/dental_sv3.837, figures by hand."""
+    result = parse_x12_file(X12_FIXTURES / "hand" / "dental_sv3.837")
+    claims = result.tables["claims"]
+    assert claims["claim_type"].to_list() == ["837D"]
+    assert (claims.row(0, named=True)["total_charge"], claims.row(0, named=True)["line_count"]) == (
+        Decimal("1325.00"),
+        3,
+    )
+    lines = result.tables["claim_lines"]
+    assert lines["procedure_qualifier"].to_list() == ["AD", "AD", "AD"]
+    assert lines["procedure_code"].to_list() == ["D2740", "D0220", "D1110"]
+    assert lines["modifier_1"].to_list() == [None, "XX", None]
+    # 1200 + 25 + 100 = 1325, the CLM02
+    assert lines["charge_amount"].to_list() == [Decimal("1200.00"), Decimal("25.00"), Decimal("100.00")]
+    assert lines["units"].to_list() == [Decimal("1"), Decimal("2"), None]
+    assert lines["place_of_service"].to_list() == ["11", "11", None]
+    assert lines["revenue_code"].to_list() == [None, None, None]

@@ -148,7 +148,7 @@ def _dtp(draw, qualifiers: list[str]) -> str:
 
 
 def _segment(draw) -> str:
-    kind = draw(st.sampled_from(["HL", "NM1", "DMG", "CLM", "LX", "SV1", "SV2", "DTP", "REF", "HI", "N3"]))
+    kind = draw(st.sampled_from(["HL", "NM1", "DMG", "CLM", "LX", "SV1", "SV2", "SV3", "DTP", "REF", "HI", "N3"]))
     if kind == "HL":
         return f"HL*1**{draw(st.sampled_from(['20', '22', '23', '', '99']))}*0"
     if kind == "NM1":
@@ -162,11 +162,13 @@ def _segment(draw) -> str:
         return f"CLM*{draw(_TEXT)}*{charge}***{composite}**A*Y*Y"
     if kind == "LX":
         return "LX*1"
-    if kind in ("SV1", "SV2"):
-        proc = draw(st.sampled_from(["HC:99213", "HC:99213:25:59", "", "HC", "HC::25", "HC:A:B:C:D:E"]))
+    if kind in ("SV1", "SV2", "SV3"):
+        proc = draw(st.sampled_from(["HC:99213", "HC:99213:25:59", "", "HC", "HC::25", "HC:A:B:C:D:E", "AD:D2740"]))
         charge, units = draw(st.sampled_from(["10", "", "7.25"])), draw(st.sampled_from(["1", "", "2.5"]))
         if kind == "SV1":
             return f"SV1*{proc}*{charge}*UN*{units}*{draw(st.sampled_from(['', '11']))}**1"
+        if kind == "SV3":
+            return f"SV3*{proc}*{charge}*{draw(st.sampled_from(['', '11']))}***{units}"
         return f"SV2*{draw(st.sampled_from(['0450', '']))}*{proc}*{charge}*UN*{units}"
     if kind == "DTP":
         return draw(_dtp(["434", "435", "472", "431"]))
