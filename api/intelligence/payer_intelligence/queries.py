@@ -11,6 +11,7 @@ from api.intelligence.payer_intelligence.schemas import DenialReason, PayerScore
 
 SCORE_MARTS = ("fct_payer_monthly", "dim_payers")
 CLAIM_MARTS = ("fct_claim_reconciliation",)
+PAYER_CLAIM_MARTS = ("fct_claim_payers",)
 
 # Per payer of each claim's COB chain (fct_payer_monthly counts claim x payer, int_claim_payer_adjudications):
 # a Medigap secondary paying the coinsurance after Medicare is a payer of its own here, not folded into the
@@ -106,7 +107,8 @@ def denial_reasons(
 def time_to_pay(m: ScopedMarts, months: MonthRange, payer: str | None) -> tuple[float | None, list[PayerTimeToPay]]:
     """(mean days to pay over every payer, each payer's distribution of days to pay, slowest first)."""
     where, params = months.month_params("adjudication_month")
-    base = f"from fct_claim_reconciliation where days_to_pay is not null and {where}"
+    # per payer of the claim (fct_claim_payers): a COB secondary's days to pay are its own
+    base = f"from fct_claim_payers where days_to_pay is not null and {where}"
     mean_all = round_days(m.one(f"select avg(days_to_pay) as d {base}", params)["d"])
     base = payer_filter(base, params, payer)
     rows = m.rows(

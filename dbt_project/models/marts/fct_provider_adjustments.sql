@@ -16,7 +16,9 @@ with adjustments as (
         trim(adjustments.reference_id) as ref_full,
         case
             when upper(trim(adjustments.reference_id)) like adjustments.reason_code || '%'
-                then nullif(ltrim(substr(trim(adjustments.reference_id), length(adjustments.reason_code) + 1), ' -:'), '')
+                then nullif(
+                    ltrim(substr(trim(adjustments.reference_id), length(adjustments.reason_code) + 1), ' -:'), ''
+                )
         end as ref_stripped
     from {{ ref('stg_era__provider_adjustments') }} as adjustments
     inner join {{ ref('int_remittances_identified') }} as remittances
@@ -24,16 +26,24 @@ with adjustments as (
 ),
 candidates as (
     select provider_adjustment_key, organization_id, client_id, payer_key, 1 as rank_, ref_full as candidate
-    from adjustments where ref_full is not null
+    from adjustments
+    where ref_full is not null
     union all
-    select provider_adjustment_key, organization_id, client_id, payer_key, 2 as rank_, ref_stripped
-    from adjustments where ref_stripped is not null
+    select provider_adjustment_key, organization_id, client_id, payer_key, 2 as rank_, ref_stripped as candidate
+    from adjustments
+    where ref_stripped is not null
     union all
-    select provider_adjustment_key, organization_id, client_id, payer_key, 3 as rank_, split_part(ref_full, ' ', 1)
-    from adjustments where ref_full is not null
+    select
+        provider_adjustment_key, organization_id, client_id, payer_key, 3 as rank_,
+        split_part(ref_full, ' ', 1) as candidate
+    from adjustments
+    where ref_full is not null
     union all
-    select provider_adjustment_key, organization_id, client_id, payer_key, 4 as rank_, split_part(ref_stripped, ' ', 1)
-    from adjustments where ref_stripped is not null
+    select
+        provider_adjustment_key, organization_id, client_id, payer_key, 4 as rank_,
+        split_part(ref_stripped, ' ', 1) as candidate
+    from adjustments
+    where ref_stripped is not null
 ),
 remitted as (
     select organization_id, client_id, claim_key, payer_key, payer_claim_control_number, payment_date, paid_amount
@@ -41,7 +51,7 @@ remitted as (
 ),
 matches as (
     -- a claim key of the tenant first, then a payer claim control number of the same payer
-    select candidates.provider_adjustment_key, candidates.rank_ as rank_, remitted.claim_key
+    select candidates.provider_adjustment_key, candidates.rank_, remitted.claim_key
     from candidates
     inner join remitted
         on remitted.organization_id = candidates.organization_id and remitted.client_id = candidates.client_id
@@ -58,7 +68,9 @@ linked as (
     select provider_adjustment_key, min(claim_key) as linked_claim_key
     from (
         select
-            matches.*,
+            provider_adjustment_key,
+            rank_,
+            claim_key,
             min(rank_) over (partition by provider_adjustment_key) as best_rank
         from matches
     ) as ranked

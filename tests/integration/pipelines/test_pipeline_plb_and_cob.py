@@ -135,3 +135,11 @@ def test_the_cob_secondary_payer_is_in_the_scorecard(world):
     # COB-1: Medicare paid 80, the Medigap secondary 20; each is a payer of the claim.
     assert by_payer["HAND MEDICARE"] == (1, D("80.00"))
     assert by_payer["HAND MEDIGAP"] == (1, D("20.00"))
+    days = {i["payerKey"]: i["avgDaysToPay"] for i in items}
+    # statement end 2026-02-10 (DTM*233): Medicare paid 2026-03-02 (20 days), the Medigap 2026-03-16 (34 days)
+    assert (days["HAND MEDICARE"], days["HAND MEDIGAP"]) == (20.0, 34.0)
+    ttp = {
+        p["payerKey"]: (p["paidClaims"], p["meanDays"])
+        for p in hw.rpc.query("payerIntelligence.timeToPay", {}).data["payers"]
+    }
+    assert (ttp["HAND MEDICARE"], ttp["HAND MEDIGAP"]) == ((1, 20.0), (1, 34.0))
