@@ -11,6 +11,8 @@ with adjustments as (
     select
         adjustments.*,
         remittances.payer_key,
+        remittances.payer_id,
+        remittances.payer_identity,
         remittances.payment_date,
         remittances.trace_number,
         trim(adjustments.reference_id) as ref_full,
@@ -108,6 +110,8 @@ select
     meant.client_id,
     {{ tenant_key('meant.organization_id', 'meant.client_id', 'meant.payer_key') }} as payer_sk,
     meant.payer_key,
+    meant.payer_id,
+    meant.payer_identity,
     meant.payment_date,
     {{ month_of('meant.payment_date') }} as payment_month,
     meant.trace_number,
