@@ -43,8 +43,8 @@ def denial_reasons(ctx: Context, input: DenialReasonsIn) -> DenialReasonsOut:
 def time_to_pay(ctx: Context, input: TimeToPayIn) -> TimeToPayOut:
     """Days from the payer's receipt of a claim (or the statement end) to its first payment, per payer:
     mean, median, 90th percentile and range, slowest payer first, and how far each payer is from the
-    mean over all payers."""
-    with open_marts(ctx, *queries.CLAIM_MARTS) as m:
+    mean over all payers. Each payer of a claim counts (a COB secondary payer too)."""
+    with open_marts(ctx, *queries.PAYER_CLAIM_MARTS) as m:
         mean_all, payers = queries.time_to_pay(m, input, input.payer)
         snap = snapshot_of(m)
     return TimeToPayOut(snapshot=snap, all_payers_mean_days=mean_all, payers=payers)

@@ -9,20 +9,24 @@ from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import money_ratio, rate, round_days
 from api.intelligence.payer_intelligence.schemas import DenialReason, PayerScore, PayerTimeToPay
 
-SCORE_MARTS = ("fct_claim_reconciliation", "dim_payers")
+SCORE_MARTS = ("fct_payer_monthly", "dim_payers")
 CLAIM_MARTS = ("fct_claim_reconciliation",)
+PAYER_CLAIM_MARTS = ("fct_claim_payers",)
 
+# Per payer of each claim's COB chain (fct_payer_monthly counts claim x payer, int_claim_payer_adjudications):
+# a Medigap secondary paying the coinsurance after Medicare is a payer of its own here, not folded into the
+# primary (fct_claim_reconciliation's payer_key is the first payer only).
 SCORE_SQL = """
     with claims as (
-        select payer_key, count(*) as claims_adjudicated, sum(billed_amount) as billed_amount,
+        select payer_key, sum(claims_adjudicated) as claims_adjudicated, sum(billed_amount) as billed_amount,
                sum(paid_amount) as paid_amount,
-               count(*) filter (where initially_denied) as denied_claims,
-               sum(initial_denied_amount) as denied_amount,
-               count(*) filter (where not initially_denied) as clean_claims,
-               avg(days_to_pay) as avg_days_to_pay,
-               count(*) filter (where overturned) as overturned_claims,
+               sum(denied_claims) as denied_claims,
+               sum(denied_amount) as denied_amount,
+               sum(claims_adjudicated) - sum(denied_claims) as clean_claims,
+               sum(total_days_to_pay) / nullif(sum(claims_with_days_to_pay), 0) as avg_days_to_pay,
+               sum(overturned_claims) as overturned_claims,
                sum(recovered_amount) as recovered_amount
-        from fct_claim_reconciliation
+        from fct_payer_monthly
         where adjudication_month is not null and {where}
         group by payer_key
     ),
@@ -103,7 +107,8 @@ def denial_reasons(
 def time_to_pay(m: ScopedMarts, months: MonthRange, payer: str | None) -> tuple[float | None, list[PayerTimeToPay]]:
     """(mean days to pay over every payer, each payer's distribution of days to pay, slowest first)."""
     where, params = months.month_params("adjudication_month")
-    base = f"from fct_claim_reconciliation where days_to_pay is not null and {where}"
+    # per payer of the claim (fct_claim_payers): a COB secondary's days to pay are its own
+    base = f"from fct_claim_payers where days_to_pay is not null and {where}"
     mean_all = round_days(m.one(f"select avg(days_to_pay) as d {base}", params)["d"])
     base = payer_filter(base, params, payer)
     rows = m.rows(

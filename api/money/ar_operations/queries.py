@@ -13,7 +13,7 @@ from api.infra.marts.serving import to_money
 from api.money.ar_operations.models import FollowUpAssignment
 from api.money.ar_operations.schemas import BUCKETS, AgingBucket, AgingIn, FollowUpItem, FollowUpQueueIn
 
-AR_MARTS = ("fct_claim_reconciliation",)
+AR_MARTS = ("fct_claim_reconciliation", "fct_provider_adjustments")
 ClaimState = Literal["open", "closed", "missing"]
 
 # Open today: awaiting a remittance, or the claim's current decision (the last payer in its COB chain,
@@ -26,7 +26,7 @@ _OPEN = "claim_outcome in ('awaiting_remittance', 'denied', 'partially_denied')"
 # claim was paid by $as_of, its state then is its current state (current decision, recoupments
 # included); otherwise (later events) the state at $as_of is its first decision, denied and not yet
 # overturned by $as_of -> the denied amount is open. A claim paid after $as_of was open at $as_of.
-_OPEN_SQL = """
+_CLAIM_OPEN_SQL = """
     select claim_key, payer_key, statement_to, denial_category, reason, open_amount,
            greatest(0, date_diff('day', statement_to, $as_of)) as age_days
     from (
@@ -52,6 +52,25 @@ _OPEN_SQL = """
         from fct_claim_reconciliation
     )
     where is_open and statement_to is not null and statement_to <= $as_of"""
+# A claim's money a payer took back through a provider-level adjustment (835 PLB WO/WU, or FB withholding,
+# naming the claim in PLB03-2; X12 835 TR3 PLB03) is open from the remittance's date until the same payer
+# pays the claim again (fct_provider_adjustments.open_recouped_amount): reason `recouped`.
+_RECOUPED_SQL = """
+    select plb.linked_claim_key as claim_key, plb.payer_key, claims.statement_to,
+           null as denial_category, 'recouped' as reason, plb.open_recouped_amount as open_amount,
+           greatest(0, date_diff('day', coalesce(claims.statement_to, plb.payment_date), $as_of)) as age_days
+    from fct_provider_adjustments as plb
+    left join fct_claim_reconciliation as claims on claims.claim_key = plb.linked_claim_key
+    where plb.is_claim_recoupment and plb.open_recouped_amount > 0 and plb.payment_date <= $as_of"""
+# One row per claim: its open claim-level balance and what a PLB recouped (a claim denied and recouped
+# keeps its claim-level reason; the amounts add up).
+_OPEN_SQL = f"""
+    select claim_key, any_value(payer_key) as payer_key, min(statement_to) as statement_to,
+           max(denial_category) as denial_category,
+           coalesce(max(case when reason <> 'recouped' then reason end), 'recouped') as reason,
+           sum(open_amount) as open_amount, max(age_days) as age_days
+    from ({_CLAIM_OPEN_SQL} union all {_RECOUPED_SQL})
+    group by claim_key"""
 _BUCKET_SQL = """case when age_days <= 30 then '0-30' when age_days <= 60 then '31-60'
                       when age_days <= 90 then '61-90' when age_days <= 120 then '91-120' else '120+' end"""
 
@@ -146,6 +165,11 @@ def claim_state(m: ScopedMarts, claim_key: str) -> ClaimState:
     """open (a balance to follow up), closed (paid or overturned) or missing from the snapshot."""
     params = {"c": claim_key}
     if m.one_or_none(f"select claim_key from fct_claim_reconciliation where claim_key = $c and {_OPEN}", params):
+        return "open"
+    recouped = (
+        "select linked_claim_key from fct_provider_adjustments where linked_claim_key = $c and open_recouped_amount > 0"
+    )
+    if m.one_or_none(recouped, params):
         return "open"
     if m.one_or_none("select claim_key from fct_claim_reconciliation where claim_key = $c", params):
         return "closed"

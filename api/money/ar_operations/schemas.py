@@ -49,7 +49,9 @@ class FollowUpQueueIn(MartPageInput):
 class FollowUpItem(Output):
     claim_key: str
     payer_key: str | None
-    reason: str = Field(description="awaiting_remittance | denied | partially_denied")
+    reason: str = Field(
+        description="awaiting_remittance | denied | partially_denied | recouped (a PLB took the claim's money back)"
+    )
     statement_to: date | None
     age_days: int
     bucket: str

@@ -34,12 +34,20 @@ class CashFigures(Output):
     )
     era_payments: Money = Field(description="ERA payment amounts (BPR02) of those rows")
     claim_payments: Money = Field(description="Claim payments (CLP04) in those ERAs")
-    provider_adjustments: Money = Field(description="PLB amounts withheld (positive) or added (negative)")
+    provider_adjustments: Money = Field(
+        description="PLB amounts withheld (positive) or added (negative): provider-level, not in the gap"
+    )
+    plb_recoupments: Money = Field(
+        default=_ZERO,
+        description="Of the PLB: money taken back for a named claim (WO/WU, FB withholding; X12 835 TR3 PLB03), "
+        "followed up as A/R",
+    )
+    plb_interest: Money = Field(default=_ZERO, description="Of the PLB: interest paid to the provider (L6...): income")
     contract_shortfall: Money = Field(description="Money allowed below contract on the paid lines")
     cash_expected: Money = Field(
-        description="Cash had every line been allowed at contract: ERA payments + shortfall + PLB"
+        description="Cash had every line been allowed at contract: ERA payments + shortfall (PLB apart)"
     )
-    gap: Money = Field(description="cash_expected - cash_received")
+    gap: Money = Field(description="cash_expected - cash_received: the real shortfall, PLB excluded")
 
 
 class CashDay(CashFigures):
@@ -77,3 +85,6 @@ class CashGap(CashFigures):
 class GapsOut(MartPage[CashGap]):
     basis: Basis = _BASIS
     total_gap: Money
+    total_provider_adjustments: Money = Field(
+        default=_ZERO, description="PLB money of every payer-month in the range, apart from the gap"
+    )

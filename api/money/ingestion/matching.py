@@ -7,7 +7,8 @@ number, and failing that by a unique (billed amount, service date) pair. Then:
 - unmatched_remittance: a remitted claim (paid, reversed or denied) that nobody billed;
 - unmatched_claim: a billed claim with no remittance at all;
 - amount_mismatch: the remittance's billed charge (CLP03) differs from the claim's charge;
-- duplicate_payment: more than one positive payment for a claim that no reversal cancels.
+- duplicate_payment: more than one positive payment by the same payer for a claim that no reversal
+  of that payer cancels (two payers paying one claim is coordination of benefits).
 """
 
 from __future__ import annotations
@@ -208,19 +209,39 @@ def _amount_mismatch(remit: _Remit, claim: _Claim) -> Finding | None:
 
 
 def _duplicate_payment(remit: _Remit, claim: _Claim) -> Finding | None:
-    """More positive payments than reversals and recoupments cancel: the payer paid the claim more than once."""
-    paid = [e for e in remit.entries if e.component == "paid"]
-    payments = [e for e in paid if e.entry_type == "payment" and e.amount > 0]
-    # a recoupment (negative CLP04 without CLP02=22) takes a payment back as a reversal does
-    reversals = [e for e in paid if e.entry_type in ("reversal", "recoupment") and e.amount < 0]
-    if len(payments) - len(reversals) <= 1:
+    """One payer paid the claim more than once: more positive payments by the SAME payer than that
+    payer's reversals and recoupments cancel. Payments by different payers are coordination of
+    benefits (a primary, then a secondary paying the coinsurance; X12 835 TR3 CLP02 = 19 / 2), never
+    a duplicate. The payer with the most uncancelled payments is reported."""
+    found: tuple[int, list[LedgerEntry], list[LedgerEntry]] | None = None
+    for payments, reversals in _payments_by_payer(remit).values():
+        extra = len(payments) - len(reversals)
+        if extra > 1 and (found is None or extra > found[0]):
+            found = (extra, payments, reversals)
+    if found is None:
         return None
+    _, payments, reversals = found
     return Finding(
         "duplicate_payment",
         claim.key,
-        remit.payer,
+        payments[0].payer,
         max(p.amount for p in payments),
-        sum((e.amount for e in paid), Decimal("0.00")),
-        f"{len(payments)} payments and {len(reversals)} reversals for one claim",
+        sum((e.amount for e in payments + reversals), Decimal("0.00")),
+        f"{len(payments)} payments and {len(reversals)} reversals by one payer for one claim",
         tuple(e.id for e in payments),
     )
+
+
+def _payments_by_payer(remit: _Remit) -> dict[str | None, tuple[list[LedgerEntry], list[LedgerEntry]]]:
+    """Per payer (as the remittance names it): its positive payments and the reversals and recoupments
+    (a negative CLP04 without CLP02=22 takes a payment back as a reversal does) that cancel them."""
+    out: dict[str | None, tuple[list[LedgerEntry], list[LedgerEntry]]] = {}
+    for e in remit.entries:
+        if e.component != "paid":
+            continue
+        payments, reversals = out.setdefault(e.payer, ([], []))
+        if e.entry_type == "payment" and e.amount > 0:
+            payments.append(e)
+        elif e.entry_type in ("reversal", "recoupment") and e.amount < 0:
+            reversals.append(e)
+    return out

@@ -19,7 +19,11 @@ the parsed totals to the cent:
   back, typically in a BPR03=D debit remittance) posts its CLP04 as `recoupment`, not
   as a negative `payment`, so payment totals are not netted silently; its CAS amounts
   post as for any adjudication.
-- PLB: `provider_adjustment` with the PLB amount (positive reduces the payment).
+- PLB: `provider_adjustment` with the PLB amount (positive reduces the payment), tied to the claim
+  PLB03-2 names when it names a known one (``pipelines.ingest.plb``: X12 835 TR3 PLB03). A WO/WU
+  overpayment recovery or an FB forwarding balance that withholds money (positive PLB04) for a named
+  claim is money taken back for that claim: it posts as `recoupment` (component `plb`) with the claim
+  key and the NEGATED amount, as a negative-CLP04 recoupment does (negative = money taken back).
 - 837 claim / CSV claim: `charge`; CSV payment: `payment` (+ `adjustment`);
   CSV denial (the hospital's worklist): `denial` when its group and CARC classify as one,
   `patient_responsibility` for group PR, else `adjustment`.
@@ -41,6 +45,7 @@ from pipelines.ingest.classify import (
     classify_adjustment,
     counts_as_denial,
 )
+from pipelines.ingest.plb import is_claim_recoupment, resolve_claim
 
 DENIED_STATUS = "4"
 
@@ -111,18 +116,41 @@ def _memoised(classifier: Classifier) -> Classifier:
     return classify
 
 
-def plan_entries(rows: Iterable[RowView], classifier: Classifier = classify_adjustment) -> list[EntryPlan]:
-    """Entry plans for rows that are already filtered to included, valid (or repaired) ones."""
+@dataclass
+class KnownClaims:
+    """The claims a PLB03-2 reference may name: claim keys (CLP01 / the 837's patient control number)
+    and payer claim control numbers (CLP07) -> their claim key."""
+
+    claim_keys: set[str] = field(default_factory=set)
+    payer_claim_numbers: dict[str, str] = field(default_factory=dict)
+
+    def with_rows(self, rows: Iterable[RowView]) -> KnownClaims:
+        """These claims plus the batch's own remitted and billed claims."""
+        keys, numbers = set(self.claim_keys), dict(self.payer_claim_numbers)
+        for r in rows:
+            if r.entity in ("remittance_claim", "claim") and r.data.get("patient_control_number"):
+                keys.add(r.data["patient_control_number"])
+                if r.data.get("payer_claim_control_number"):
+                    numbers[r.data["payer_claim_control_number"]] = r.data["patient_control_number"]
+        return KnownClaims(keys, numbers)
+
+
+def plan_entries(
+    rows: Iterable[RowView], classifier: Classifier = classify_adjustment, known: KnownClaims | None = None
+) -> list[EntryPlan]:
+    """Entry plans for rows that are already filtered to included, valid (or repaired) ones; `known`:
+    the claims already in the ledger a PLB may name (the batch's own claims are added)."""
     rows = list(rows)
     classify = _memoised(classifier)
     claims = {r.row_number: r for r in rows if r.entity == "remittance_claim"}
+    known = (known or KnownClaims()).with_rows(r for r in rows if r.entity in ("remittance_claim", "claim"))
     plans: list[EntryPlan] = []
     for row in rows:
-        plans.extend(_row_plans(row, claims, classify))
+        plans.extend(_row_plans(row, claims, classify, known))
     return plans
 
 
-def _row_plans(row: RowView, claims: dict[int, RowView], classifier: Classifier) -> list[EntryPlan]:
+def _row_plans(row: RowView, claims: dict[int, RowView], classifier: Classifier, known: KnownClaims) -> list[EntryPlan]:
     """What one row posts, by its entity; rows that carry no money (service and claim lines) post nothing."""
     if row.entity == "remittance_claim":
         return _remittance_claim_plans(row)
@@ -131,7 +159,7 @@ def _row_plans(row: RowView, claims: dict[int, RowView], classifier: Classifier)
         # The claim was excluded: its adjustments go with it.
         return [] if claim is None else [_adjustment_plan(row, claim, classifier)]
     if row.entity == "provider_adjustment":
-        return [_provider_adjustment_plan(row)]
+        return [_provider_adjustment_plan(row, known)]
     if row.entity == "claim":
         return [_claim_charge_plan(row)]
     if row.entity.startswith("csv_"):
@@ -222,14 +250,19 @@ def _adjustment_plan(row: RowView, claim: RowView, classifier: Classifier) -> En
     )
 
 
-def _provider_adjustment_plan(row: RowView) -> EntryPlan:
-    """A PLB amount: provider-level money not tied to one claim."""
+def _provider_adjustment_plan(row: RowView, known: KnownClaims) -> EntryPlan:
+    """A PLB amount, tied to the claim PLB03-2 names when it names a known one; a claim-linked WO/WU/FB
+    that withholds money is a `recoupment` of that claim (the amount negated: money taken back)."""
     d = row.data
+    amount = _amount(d.get("amount"))
+    claim_key = resolve_claim(d.get("reason_code"), d.get("reference_id"), known.claim_keys, known.payer_claim_numbers)
+    recouped = claim_key is not None and is_claim_recoupment(d.get("reason_code"), amount)
     return EntryPlan(
         row.row_id,
-        "provider_adjustment",
+        "recoupment" if recouped else "provider_adjustment",
         "plb",
-        _amount(d.get("amount")),
+        -amount if recouped else amount,
+        claim_key=claim_key,
         payer=d.get("payer_name"),
         carc=d.get("reason_code"),
         payment_date=_date(d.get("payment_date")),

@@ -16,7 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Table, delete, func, insert, select, update
+from sqlalchemy import Table, delete, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -30,9 +30,10 @@ from api.money.ingestion import file_reader as parsing
 from api.money.ingestion.landing import LandingZone, StoredFile, content_sha256
 from api.money.ingestion.lifecycle import IMPORT_BATCH
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, LandingFile, PostedRemittance
-from api.money.ingestion.posting import EntryPlan, PostedEntry, RowView, link_reversals, plan_entries
+from api.money.ingestion.posting import EntryPlan, KnownClaims, PostedEntry, RowView, link_reversals, plan_entries
 from api.money.ingestion.rules import RepairError, repair_tabular, repair_x12
 from api.money.payment_integrity.service import store_uploaded_terms
+from pipelines.ingest.plb import reference_candidates
 from pipelines.ingest.tabular import ConnectorProfile, SpreadsheetLimits
 
 INSERT_CHUNK = 1000
@@ -482,7 +483,7 @@ def confirm(
     if batch.kind == "csv_contract_terms":
         # Contract terms post no money: they become the client's stored terms.
         store_uploaded_terms(db, batch.id, [(r.row_number, r.data) for r in rows])
-    plans = plan_entries(rows)
+    plans = plan_entries(rows, known=_claims_plbs_name(db, rows))
     _post_entries(db, batch, plans)
     batch.entries_posted = len(plans)
     batch.confirmed_by = user_id
@@ -565,6 +566,33 @@ def _held_message(batch: ImportBatch) -> str:
         "Confirm with acknowledgeImbalance: {reason} to post it as it is, or discard it "
         "(ingestion.discardImportBatch) and ask the payer for a corrected file"
     )
+
+
+def _claims_plbs_name(db: Session, rows: list[RowView]) -> KnownClaims:
+    """The ledger's claims the batch's PLB03-2 references may name (by claim key or payer claim number)."""
+    refs = {
+        c
+        for r in rows
+        if r.entity == "provider_adjustment"
+        for c in reference_candidates(r.data.get("reason_code"), r.data.get("reference_id"))
+    }
+    known = KnownClaims()
+    ordered = sorted(refs)
+    for chunk in (ordered[i : i + 500] for i in range(0, len(ordered), 500)):
+        found = db.execute(
+            select(FinancialEntry.claim_key, FinancialEntry.payer_claim_number)
+            .where(
+                FinancialEntry.claim_key.is_not(None),
+                or_(FinancialEntry.claim_key.in_(chunk), FinancialEntry.payer_claim_number.in_(chunk)),
+            )
+            .distinct()
+        ).all()
+        for claim_key, number in found:
+            if claim_key in chunk:
+                known.claim_keys.add(str(claim_key))
+            if number is not None and number in chunk:
+                known.payer_claim_numbers[str(number)] = str(claim_key)
+    return known
 
 
 def _postable_rows(db: Session, batch_id: int) -> list[RowView]:

@@ -21,6 +21,8 @@ select
     {{ ratio('sum(initial_denied_amount)', 'sum(remit_billed_amount)') }} as denial_rate_dollars,
     {{ ratio('sum(case when not initially_denied then 1 else 0 end)', 'count(*)') }} as first_pass_yield,
     avg(cast(days_to_pay as double precision)) as avg_days_to_pay,
+    count(days_to_pay) as claims_with_days_to_pay,
+    sum(days_to_pay) as total_days_to_pay,
     sum(case when overturned then 1 else 0 end) as overturned_claims,
     {{ ratio('sum(case when overturned then 1 else 0 end)', 'sum(case when initially_denied then 1 else 0 end)') }}
         as overturn_rate,

@@ -15,15 +15,12 @@ from tests.integration.api.money.ingestion.conftest import all_pages, expect_ok,
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("corpus")
-    # The situations of issue 8 (COB chains, re-deliveries, ...) are off here: a secondary payer's payment is
-    # a duplicate payment to the ledger until the identity branch (test_a_cob_secondary_payment_is_no_duplicate).
+    # The situations of issue 8 (COB chains, re-deliveries, ...) are off here: this corpus plants only the
+    # unmatched claims and remittances (COB: test_a_cob_secondary_payment_is_no_duplicate_payment).
     generate_corpus(CorpusSpec(seed=7, claims=200, claims_per_file=100).without_situations(), out)
     return out
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a COB secondary payment counts as a duplicate payment until the identity branch"
-)
 def test_a_cob_secondary_payment_is_no_duplicate_payment(member, tmp_path):
     """Generator truth ``situations.cob``: Medicare primary (CLP02=19) then a secondary payer (CLP02=2)
     paying the coinsurance is one claim adjudicated by two payers, not a claim paid twice."""

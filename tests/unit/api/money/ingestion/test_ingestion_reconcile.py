@@ -60,3 +60,31 @@ def test_fallback_matches_a_unique_claim_by_amount_and_service_date():
     entries = [_charge(1, "CLAIM-1", "123.45", day), _paid(2, "REMIT-KEY", "100.00", billed="123.45", day=day)]
     result = reconcile(entries)
     assert result.findings == [] and result.matched == 1
+
+
+def _payer_paid(i, key, amount, payer, entry_type="payment"):
+    return LedgerEntry(i, entry_type, "paid", Decimal(amount), key, billed_amount=Decimal("100.00"), payer=payer)
+
+
+def test_a_second_payment_by_another_payer_is_cob_not_a_duplicate():
+    # COB-1: Medicare pays 80, the Medigap secondary pays the 20 coinsurance: one claim, two payers.
+    # DUP-1: the same payer pays 80 twice with no reversal between: a duplicate (expected 80, paid 160).
+    # REV-1: the payer pays 80, reverses it and pays 80 again: no duplicate.
+    entries = [
+        _charge(1, "COB-1", "100.00"),
+        _payer_paid(2, "COB-1", "80.00", "HAND MEDICARE"),
+        _payer_paid(3, "COB-1", "20.00", "HAND MEDIGAP"),
+        _charge(4, "DUP-1", "100.00"),
+        _payer_paid(5, "DUP-1", "80.00", "HAND COMMERCIAL"),
+        _payer_paid(6, "DUP-1", "80.00", "HAND COMMERCIAL"),
+        _charge(7, "REV-1", "100.00"),
+        _payer_paid(8, "REV-1", "80.00", "HAND COMMERCIAL"),
+        _payer_paid(9, "REV-1", "-80.00", "HAND COMMERCIAL", entry_type="reversal"),
+        _payer_paid(10, "REV-1", "80.00", "HAND COMMERCIAL"),
+    ]
+    findings = reconcile(entries).findings
+    assert [(f.exception_type, f.claim_key, f.payer) for f in findings] == [
+        ("duplicate_payment", "DUP-1", "HAND COMMERCIAL")
+    ]
+    assert (findings[0].expected_amount, findings[0].actual_amount) == (Decimal("80.00"), Decimal("160.00"))
+    assert findings[0].entry_ids == (5, 6)
