@@ -62,7 +62,9 @@ LOCK_NAMESPACE = 2024
 
 def open_cases_for_batch(db: Session, batch_id: int) -> list[int]:
     """Open and update the cases of every claim x payer the batch touches so they show the payer's
-    whole history (``api.denials.cases.history``); the ids of the cases opened."""
+    whole history (``api.denials.cases.history``); the ids of the cases opened, and of the cases whose
+    deadline facts changed (adopted by another source's payer, a new stated deadline from the hospital's
+    export): what follows an opening (deadlines, the rank) must be computed again for them."""
     batch = db.scalar(select(ImportBatch).where(ImportBatch.id == batch_id))
     if batch is None:
         return []
@@ -148,6 +150,7 @@ class _EventInfo:
     identity: str
     payer_class: str | None
     entries: tuple[EntryFact, ...]
+    stated_deadline: date | None = None  # a worklist export's own appeal deadline column
 
 
 @dataclass
@@ -216,6 +219,7 @@ class _Places:
 
     rows: dict[int, _RowPlace] = field(default_factory=dict)
     batch_kind: dict[int, str] = field(default_factory=dict)
+    stated: dict[int, date] = field(default_factory=dict)  # row id -> the export's own appeal deadline
     remittances: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
 
 
@@ -240,6 +244,7 @@ def _ledger_events(db: Session, claim_keys: Sequence[str], aliases: _Aliases) ->
 
 _TXN = ImportRow.data["transaction_index"].as_integer()
 _FILING = ImportRow.data["filing_indicator"].as_string()
+_STATED = ImportRow.data["appeal_deadline"].as_string()
 
 
 def _places(db: Session, entries: Sequence[EntryRow]) -> _Places:
@@ -248,7 +253,9 @@ def _places(db: Session, entries: Sequence[EntryRow]) -> _Places:
     own = _own_rows(db, sorted({int(e.row_id) for e in entries if e.row_id is not None}))
     parents = sorted({(r[0], r[3]) for r in own.values() if r[1] == "adjustment" and r[3] is not None})
     claim_rows = _claim_rows(db, parents)
-    for row_id, (batch_id, entity, number, parent, txn, filing) in own.items():
+    for row_id, (batch_id, entity, number, parent, txn, filing, stated) in own.items():
+        if stated:
+            out.stated[row_id] = date.fromisoformat(stated)
         if entity == "adjustment" and parent is not None:
             out.rows[row_id] = _RowPlace(entity, parent, *claim_rows.get((batch_id, parent), (None, None)))
         else:
@@ -267,16 +274,17 @@ def _read_batches(db: Session, batch_ids: Sequence[int], out: _Places) -> None:
                     out.remittances[(b.id, int(r["transactionIndex"]))] = r
 
 
-_OwnRow = tuple[int, str, int, int | None, int | None, str | None]
+_OwnRow = tuple[int, str, int, int | None, int | None, str | None, str | None]
 
 
 def _own_rows(db: Session, row_ids: Sequence[int]) -> dict[int, _OwnRow]:
-    """Row id -> (batch, entity, row number, parent row number, transaction index, CLP06)."""
+    """Row id -> (batch, entity, row number, parent row number, transaction index, CLP06, the export's
+    appeal deadline)."""
     out: dict[int, _OwnRow] = {}
     columns = (ImportRow.id, ImportRow.batch_id, ImportRow.entity, ImportRow.row_number, ImportRow.parent_row_number)
     for chunk in _chunks(row_ids):
-        for r in db.execute(select(*columns, _TXN, _FILING).where(ImportRow.id.in_(chunk))):
-            out[r[0]] = (r[1], r[2], r[3], r[4], r[5], r[6])
+        for r in db.execute(select(*columns, _TXN, _FILING, _STATED).where(ImportRow.id.in_(chunk))):
+            out[r[0]] = (r[1], r[2], r[3], r[4], r[5], r[6], r[7])
     return out
 
 
@@ -324,30 +332,31 @@ def _fact(e: EntryRow) -> EntryFact:
 
 def _money_of(facts: Sequence[EntryFact]) -> tuple[Decimal, Decimal, Decimal]:
     """(paid, denied, taken back) of one event: the `paid` component; positive `denial` entries; a
-    `recoupment`'s money (a negative CLP04 is taken back as -amount, a claim-linked PLB WO/FB as its
-    amount: a positive PLB amount reduces the payment, X12 835 TR3 PLB04)."""
+    `recoupment`'s money, -amount (a negative CLP04, and a claim-linked PLB WO/FB, which posting negates:
+    a positive PLB04 reduces the payment, X12 835 TR3 PLB04, so the entry is money leaving the claim)."""
     paid = sum((f.amount for f in facts if f.component == "paid"), ZERO)
     denied = sum((f.amount for f in facts if f.entry_type == "denial" and f.amount > 0), ZERO)
-    taken = sum((-f.amount if f.component == "paid" else f.amount for f in facts if f.entry_type == "recoupment"), ZERO)
+    taken = sum((-f.amount for f in facts if f.entry_type == "recoupment"), ZERO)
     return money(paid), money(denied), money(max(taken, ZERO))
 
 
 def _event(key: tuple[Any, ...], rows: list[EntryRow], places: _Places, aliases: _Aliases) -> PayerEvent:
     facts = tuple(_fact(e) for e in rows)
     if key[0] == TABULAR:
-        return _tabular_event(key, rows[0], facts, aliases)
+        stated = max((places.stated[e.row_id] for e in rows if e.row_id in places.stated), default=None)
+        return _tabular_event(key, rows[0], facts, aliases, stated)
     return _remittance_event(rows[0], facts, places, aliases)
 
 
 def _tabular_event(
-    key: tuple[Any, ...], first: EntryRow, facts: tuple[EntryFact, ...], aliases: _Aliases
+    key: tuple[Any, ...], first: EntryRow, facts: tuple[EntryFact, ...], aliases: _Aliases, stated: date | None
 ) -> PayerEvent:
     """A decision of the hospital's export: named by (payer, date, payer claim number), so the same
     denial exported again is one event (its first batch counts)."""
     paid, denied, taken = _money_of(facts)
     name = (first.payer or UNKNOWN_PAYER).strip().upper()
     payer_key, payer_id, alias_class = aliases.resolve(None, name)
-    info = _EventInfo(first.payer or UNKNOWN_PAYER, payer_id, payer_id or payer_key, alias_class, facts)
+    info = _EventInfo(first.payer or UNKNOWN_PAYER, payer_id, payer_id or payer_key, alias_class, facts, stated)
     order = EventOrder(payment_date=first.payment_date, claim=int(first.row_id or 0), batch=int(first.batch_id))
     return PayerEvent(order, paid, denied, taken, None, f"tabular|{key[2]}|{key[3]}|{key[4]}", TABULAR, info)
 
@@ -427,6 +436,7 @@ class _ClaimIntake:
         self.db, self.batch, self.claim_key, self.cases = db, batch, claim_key, cases
         self.claimed: set[int] = set()
         self.payers: dict[str, _Payer] = {}
+        self.changed: list[int] = []  # existing cases whose deadline facts changed
 
     def run(self, events: list[PayerEvent]) -> list[int]:
         by_identity = self._by_identity(events)
@@ -437,7 +447,7 @@ class _ClaimIntake:
                 new_id = self._show(self.payers[identity], found, episode)
                 if new_id is not None:
                     opened.append(new_id)
-        return opened
+        return opened + [c for c in self.changed if c not in opened]
 
     def _by_identity(self, events: list[PayerEvent]) -> dict[str, list[PayerEvent]]:
         """The 835 events by their payer identity, then each tabular event on the payer it matches."""
@@ -503,16 +513,21 @@ class _ClaimIntake:
     def _show(self, payer: _Payer, found: History, episode: Episode) -> int | None:
         """Make a case show the episode (open one when none does); the new case's id."""
         case = self._case_for(payer, episode.ordinal)
+        stated = _stated_deadline(found, episode)
         new_id = None
         if case is None:
             opening = opening_for(self._facts(payer, found, episode))
             new_id = self._open(opening)
-            if new_id is None or episode.recovered > 0 or not episode.is_open:
+            if new_id is None or episode.recovered > 0 or not episode.is_open or stated is not None:
                 case = self.db.scalar(select(DenialCase).where(DenialCase.denial_key == opening.denial_key))
         if case is None:
             return new_id
         self.claimed.add(case.id)
         self._adopt(case, payer, found, episode)
+        if stated is not None and case.stated_appeal_deadline != stated:
+            # the deadline scheduler prefers the export's own date to the computed one
+            case.stated_appeal_deadline = stated
+            self.changed.append(case.id)
         when = found.events[episode.last_event].order.payment_date
         update = sync(_open_case(case), episode, found.paid_total, when)
         if update is not None:
@@ -542,6 +557,7 @@ class _ClaimIntake:
         if case.payer_identity == payer.identity and case.episode == episode.ordinal:
             return
         case.payer_identity, case.episode = payer.identity, episode.ordinal
+        self.changed.append(case.id)
         case.denial_key = episode_key(self.claim_key, payer.identity, episode.ordinal)
         case.payer_id = case.payer_id or payer.payer_id
         if payer.from_835:
@@ -580,6 +596,17 @@ class _ClaimIntake:
                 details=details,
             )
         return new_id
+
+
+def _stated_deadline(found: History, episode: Episode) -> date | None:
+    """The appeal deadline the hospital's export states for the episode: its latest row that has one,
+    up to the next episode's opening (from the claim's first event for the first episode: an export's
+    denial date can come before the remittance's payment date)."""
+    later = [e.opened_by for e in found.episodes if e.opened_by > episode.opened_by]
+    start = 0 if episode.ordinal == 1 else episode.opened_by
+    rows = found.events[start : min(later, default=len(found.events))]
+    stated = [e.ref.stated_deadline for e in rows if e.source == TABULAR and e.ref.stated_deadline]
+    return stated[-1] if stated else None
 
 
 def _open_case(case: DenialCase) -> OpenCase:

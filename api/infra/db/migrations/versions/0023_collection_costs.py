@@ -2,7 +2,7 @@
 the numerator of HFMA's MAP Key "Cost to Collect"; no placeholder cost per claim any more.
 
 Revision ID: 0023
-Revises: 0021
+Revises: 0022
 Create Date: 2026-11-28 05:33:45.617773
 """
 
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0023"
-down_revision = "0021"
+down_revision = "0022"
 branch_labels = None
 depends_on = None
 

@@ -5,7 +5,7 @@ cases keep their denial_key and get no identity: the next remittance of their cl
 them (the intake matches them by payer id, name, alias or payer class).
 
 Revision ID: 0024
-Revises: 0021
+Revises: 0023
 Create Date: 2026-11-28 05:34:28.145457
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0024"
-down_revision = "0021"
+down_revision = "0023"
 branch_labels = None
 depends_on = None
 
