@@ -70,9 +70,11 @@ ledger as (
         claim_key,
         payer_identity,
         payer_key,
-        initially_denied,
-        initial_denied_amount,
-        recovered_to_date,
+        -- the provider's denial (is_denial: what the ledger posts as `denial` and a case is opened for),
+        -- not the payer's wider one (a CLP02=4 claim whose only adjustment is PR is the patient's to pay)
+        initial_provider_denied_amount > 0 as initially_denied,
+        initial_provider_denied_amount as initial_denied_amount,
+        greatest(paid_amount - initial_paid_amount, 0) as recovered_to_date,
         current_is_denied,
         reversals > 0 or is_reversed_out or paid_amount < initial_paid_amount as is_taken_back
     from {{ ref('int_claim_payer_adjudications') }}
@@ -80,7 +82,7 @@ ledger as (
     -- histories whose initial decision reached the ledger through a confirmed import batch (a file dropped
     -- in a drop folder feeds the marts without being posted, so no case can know it)
     where
-        (initially_denied or claim_key in (select cases.claim_key from cases))
+        (initial_provider_denied_amount > 0 or claim_key in (select cases.claim_key from cases))
         and initial_remittance_claim_key in (
             select posted.remittance_claim_key
             from {{ ref('stg_era__claims') }} as posted
