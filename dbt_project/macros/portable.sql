@@ -39,11 +39,13 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- The build date: the date the KPIs are measured at (issue 24). The `build_date` var when given (a rebuild
-    of a past day, a test), else the UTC day the dbt run started. Remittances dated after it are data-quality
-    findings (fct_kpi_data_findings), never counted; the final denial write-off horizon is this date. -#}
+{#- The build date: the date the KPIs are measured at (issue 24). The `build_date` var when given, else the
+    KPI_BUILD_DATE environment variable (a rebuild of a past day; a test whose generated history runs past
+    today), else the UTC day the dbt run started. Remittances dated after it are data-quality findings
+    (fct_kpi_data_findings), never counted; the final denial write-off horizon is this date. -#}
 {% macro build_date() -%}
     {#- run_started_at is dbt's; the linter's templater has none (it renders the var's default of 1 Jan 2000) -#}
     {%- set started = run_started_at.strftime("%Y-%m-%d") if run_started_at is defined else "2000-01-01" -%}
-    cast('{{ var("build_date", started) }}' as date)
+    {%- set given = env_var("KPI_BUILD_DATE", "") -%}
+    cast('{{ var("build_date", given or started) }}' as date)
 {%- endmacro %}

@@ -7,6 +7,7 @@ tenant, and the Dagster definitions materialise every asset in-process.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -77,6 +78,17 @@ def pipeline_world(tmp_path_factory) -> PipelineWorld:
     data_dir = tmp_path_factory.mktemp("pipeline_data")
     url = make_operational_db(data_dir)
     drop_corpus(corpus_dir, data_dir)
-    summary = run_pipeline(data_dir, url)
+    # The generated history (6 months of service from 2026-01 with the payers' later reprocessing) runs past
+    # today: the KPIs are measured after its last day, so no remittance is a future-dated finding and the
+    # ground truth counts every claim (the build-date rule itself is tested with hand files).
+    previous = os.environ.get("KPI_BUILD_DATE")
+    os.environ["KPI_BUILD_DATE"] = "2099-12-31"
+    try:
+        summary = run_pipeline(data_dir, url)
+    finally:
+        if previous is None:
+            os.environ.pop("KPI_BUILD_DATE", None)
+        else:
+            os.environ["KPI_BUILD_DATE"] = previous
     truth = json.loads((corpus_dir / "ground_truth.json").read_text())
     return PipelineWorld(data_dir, url, corpus_dir, truth, summary)
