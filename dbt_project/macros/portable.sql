@@ -46,6 +46,6 @@
 {% macro build_date() -%}
     {#- run_started_at is dbt's; the linter's templater has none (it renders the var's default of 1 Jan 2000) -#}
     {%- set started = run_started_at.strftime("%Y-%m-%d") if run_started_at is defined else "2000-01-01" -%}
-    {%- set given = env_var("KPI_BUILD_DATE", "") -%}
+    {%- set given = env_var("KPI_BUILD_DATE", "") if env_var is defined else "" -%}
     cast('{{ var("build_date", given or started) }}' as date)
 {%- endmacro %}
