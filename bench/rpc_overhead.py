@@ -100,9 +100,44 @@ def _settings(data_dir: Path, database_url: str | None):
     return Settings(data_dir=data_dir, database_url=database_url, job_worker_enabled=False)
 
 
+def bare_client(db, authorization: str, client_id: int):
+    """What a hand-written FastAPI + SQLAlchemy endpoint does before its query, with the same checks as the
+    RPC layer: bearer token -> SHA-256 digest -> live session -> enabled user; the client named by
+    `X-Client-Id` active and in an organization the user is a member of. The client, or HTTP 401/403.
+    Shared by the bare comparison routes of the benches (`bench/worklist_http.py` too)."""
+    from fastapi import HTTPException
+    from sqlalchemy import select
+
+    from api.infra.db.base import utcnow
+    from api.platform.auth.models import AuthSession, User
+    from api.platform.organizations.models import Client, Membership
+
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer":
+        raise HTTPException(401)
+    digest = hashlib.sha256(token.strip().encode()).hexdigest()
+    row = db.scalar(select(AuthSession).where(AuthSession.token_hash == digest))
+    if row is None or row.revoked_at is not None or row.expires_at <= utcnow():
+        raise HTTPException(401)
+    user = db.get(User, row.user_id)
+    if user is None or user.disabled:
+        raise HTTPException(401)
+    client = db.get(Client, client_id)
+    if client is None or client.status != "active":
+        raise HTTPException(403)
+    role = db.scalar(
+        select(Membership.role).where(
+            Membership.user_id == user.id, Membership.organization_id == client.organization_id
+        )
+    )
+    if role is None:
+        raise HTTPException(403)
+    return client
+
+
 def build_bench_app(data_dir: Path, database_url: str | None = None):
     """The real app plus the comparison routes (the app object is the product's, unmodified otherwise)."""
-    from fastapi import Header, HTTPException
+    from fastapi import Header
     from sqlalchemy import select
     from sqlalchemy.orm import sessionmaker
     from starlette.requests import Request
@@ -111,10 +146,7 @@ def build_bench_app(data_dir: Path, database_url: str | None = None):
 
     from api.app import create_app
     from api.infra.db import migrate
-    from api.infra.db.base import utcnow
     from api.money.ingestion.models import ImportBatch
-    from api.platform.auth.models import AuthSession, User
-    from api.platform.organizations.models import Client, Membership
 
     settings = _settings(data_dir, database_url)
     migrate.upgrade(settings.resolved_database_url)
@@ -141,27 +173,8 @@ def build_bench_app(data_dir: Path, database_url: str | None = None):
     @app.get("/bench/bare-batches")
     def bare_batches(authorization: str = Header(), x_client_id: int = Header()) -> dict:
         # What a hand-written FastAPI + SQLAlchemy endpoint would do, with the same checks.
-        scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer":
-            raise HTTPException(401)
-        digest = hashlib.sha256(token.strip().encode()).hexdigest()
         with bare_sessions() as db:
-            row = db.scalar(select(AuthSession).where(AuthSession.token_hash == digest))
-            if row is None or row.revoked_at is not None or row.expires_at <= utcnow():
-                raise HTTPException(401)
-            user = db.get(User, row.user_id)
-            if user is None or user.disabled:
-                raise HTTPException(401)
-            client = db.get(Client, x_client_id)
-            if client is None or client.status != "active":
-                raise HTTPException(403)
-            role = db.scalar(
-                select(Membership.role).where(
-                    Membership.user_id == user.id, Membership.organization_id == client.organization_id
-                )
-            )
-            if role is None:
-                raise HTTPException(403)
+            client = bare_client(db, authorization, x_client_id)
             batches = db.scalars(
                 select(ImportBatch)
                 .where(ImportBatch.organization_id == client.organization_id, ImportBatch.client_id == client.id)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -62,7 +61,8 @@ def _settings(data_dir: Path, database_url: str):
 
 def build_bench_app(data_dir: Path, database_url: str):
     """The real app plus the bare comparison route (the product's app object, otherwise unmodified)."""
-    from fastapi import Header, HTTPException, Query
+    from fastapi import Header, Query
+    from rpc_overhead import bare_client
     from sqlalchemy import or_, select
     from sqlalchemy.orm import sessionmaker
 
@@ -70,8 +70,6 @@ def build_bench_app(data_dir: Path, database_url: str):
     from api.denials.cases.models import DenialCase
     from api.denials.human_attention import priority
     from api.infra.db.base import utcnow
-    from api.platform.auth.models import AuthSession, User
-    from api.platform.organizations.models import Client, Membership
 
     app = create_app(_settings(data_dir, database_url))
     # A plain session factory on the app's own engine: same database, same connection pool.
@@ -86,30 +84,11 @@ def build_bench_app(data_dir: Path, database_url: str):
         category: str | None = Query(default=None),
         limit: int = Query(default=50, ge=1, le=200),
     ) -> dict:
-        # What a hand-written FastAPI + SQLAlchemy endpoint would do, with the same checks.
-        scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer":
-            raise HTTPException(401)
-        digest = hashlib.sha256(token.strip().encode()).hexdigest()
+        # What a hand-written FastAPI + SQLAlchemy endpoint would do, with the same checks (bare_client).
         now = utcnow()
         today = now.date()
         with bare_sessions() as db:
-            row = db.scalar(select(AuthSession).where(AuthSession.token_hash == digest))
-            if row is None or row.revoked_at is not None or row.expires_at <= now:
-                raise HTTPException(401)
-            user = db.get(User, row.user_id)
-            if user is None or user.disabled:
-                raise HTTPException(401)
-            client = db.get(Client, x_client_id)
-            if client is None or client.status != "active":
-                raise HTTPException(403)
-            role = db.scalar(
-                select(Membership.role).where(
-                    Membership.user_id == user.id, Membership.organization_id == client.organization_id
-                )
-            )
-            if role is None:
-                raise HTTPException(403)
+            client = bare_client(db, authorization, x_client_id)
             stmt = select(
                 DenialCase.id,
                 DenialCase.payer,
