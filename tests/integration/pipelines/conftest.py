@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,6 +73,27 @@ def drop_corpus(corpus_dir: Path, data_dir: Path, client_id: int = CLIENT_ID) ->
     return drop
 
 
+@contextmanager
+def measured_after_generated_history() -> Iterator[None]:
+    """Build the world's KPIs after its generated history ends, whatever today is.
+
+    The generated history (6 months of service from 2026-01 with the payers' later reprocessing) runs past
+    today: the KPIs are measured after its last day, so no remittance is a future-dated finding and the
+    ground truth counts every claim (the build-date rule itself is tested with hand files). Every build of
+    the shared world (the first and any rebuild a test makes) runs under it, or a rebuild on another day
+    measures other months.
+    """
+    previous = os.environ.get("KPI_BUILD_DATE")
+    os.environ["KPI_BUILD_DATE"] = "2099-12-31"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("KPI_BUILD_DATE", None)
+        else:
+            os.environ["KPI_BUILD_DATE"] = previous
+
+
 @pytest.fixture(scope="session")
 def pipeline_world(tmp_path_factory) -> PipelineWorld:
     corpus_dir = tmp_path_factory.mktemp("corpus")
@@ -78,17 +101,7 @@ def pipeline_world(tmp_path_factory) -> PipelineWorld:
     data_dir = tmp_path_factory.mktemp("pipeline_data")
     url = make_operational_db(data_dir)
     drop_corpus(corpus_dir, data_dir)
-    # The generated history (6 months of service from 2026-01 with the payers' later reprocessing) runs past
-    # today: the KPIs are measured after its last day, so no remittance is a future-dated finding and the
-    # ground truth counts every claim (the build-date rule itself is tested with hand files).
-    previous = os.environ.get("KPI_BUILD_DATE")
-    os.environ["KPI_BUILD_DATE"] = "2099-12-31"
-    try:
+    with measured_after_generated_history():
         summary = run_pipeline(data_dir, url)
-    finally:
-        if previous is None:
-            os.environ.pop("KPI_BUILD_DATE", None)
-        else:
-            os.environ["KPI_BUILD_DATE"] = previous
     truth = json.loads((corpus_dir / "ground_truth.json").read_text())
     return PipelineWorld(data_dir, url, corpus_dir, truth, summary)

@@ -10,6 +10,7 @@ from pipelines.warehouse.pg_load import dbt_build_postgres, load_into_postgres
 from pipelines.warehouse.raw_tables import RAW_SCHEMAS
 from pipelines.warehouse.snapshot import open_published
 from tests.conftest import create_pg_database, drop_pg_database
+from tests.integration.pipelines.conftest import measured_after_generated_history
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -34,7 +35,8 @@ def test_dbt_build_on_postgres_matches_duckdb(pipeline_world, pg_server, tmp_pat
         counts = load_into_postgres(WarehouseLayout.at(pipeline_world.data_dir), url)
         assert set(counts) >= {f"raw.{t}" for t in RAW_SCHEMAS}
         assert counts["raw.remittance_claims"] > 0
-        built = dbt_build_postgres(url, target_path=tmp_path / "target")
+        with measured_after_generated_history():
+            built = dbt_build_postgres(url, target_path=tmp_path / "target")
         assert built.returncode == 0, built.stdout[-5000:]
         with psycopg.connect(url) as conn, open_published(pipeline_world.data_dir) as snap:
             for name, sql in KEY_TOTALS.items():

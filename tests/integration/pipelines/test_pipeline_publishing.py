@@ -15,6 +15,7 @@ import pytest
 from pipelines.runner import run_pipeline
 from pipelines.warehouse.layout import WarehouseLayout
 from pipelines.warehouse.snapshot import open_published, read_pointer
+from tests.integration.pipelines.conftest import measured_after_generated_history
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +40,8 @@ def test_readers_during_a_build_and_an_idempotent_rerun(pipeline_world):
     outcome: dict = {}
 
     def build() -> None:
-        outcome["summary"] = run_pipeline(data_dir, pipeline_world.database_url)
+        with measured_after_generated_history():
+            outcome["summary"] = run_pipeline(data_dir, pipeline_world.database_url)
 
     thread = threading.Thread(target=build)
     thread.start()
