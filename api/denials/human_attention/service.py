@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, PreconditionFailed
 from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import CaseEvent, DenialCase
+from api.denials.deadlines.facts import client_today
 from api.denials.human_attention import priority
 from api.denials.human_attention.estimate import Counts, Estimate, OverturnModel, fit
 from api.denials.human_attention.history import history_prior
@@ -286,11 +287,20 @@ def _stored(case: Any) -> Ranked:
     )
 
 
-def queue(db: Session, filters: QueueFilters, *, limit: int, cursor: str | None) -> tuple[list[Ranked], str | None]:
-    """One page of the worklist, highest score first (ties: newest case first)."""
+@dataclass(frozen=True)
+class Page:
+    items: list[Ranked]
+    next_cursor: str | None
+    today: date  # the client's day the page was ranked on (days left count from it)
+
+
+def queue(db: Session, filters: QueueFilters, *, limit: int, cursor: str | None, now: datetime | None = None) -> Page:
+    """One page of the worklist, highest score first (ties: newest case first). "Today" is the client's
+    day (its time zone, the same ``client_today`` as its deadlines): a deadline is a date where the
+    hospital is, so a case due on the hospital's today still has 0 days left, not -1."""
     after = decode_cursor(cursor)
-    now = utcnow()
-    today = now.date()
+    now = now or utcnow()
+    today = client_today(db, now)
     conditions = _eligible(filters, now)
     stmt = select(*_QUEUE_COLUMNS).where(
         DenialCase.priority_score.is_not(None), DenialCase.priority_due_on >= today, *conditions
@@ -306,7 +316,7 @@ def queue(db: Session, filters: QueueFilters, *, limit: int, cursor: str | None)
     page = sorted(ranked + fresh, key=lambda r: (r.key, r.case.id), reverse=True)[: limit + 1]
     more = len(page) > limit
     page = page[:limit]
-    return page, (encode_cursor(page[-1].key, page[-1].case.id) if more and page else None)
+    return Page(page, encode_cursor(page[-1].key, page[-1].case.id) if more and page else None, today)
 
 
 # -- why ------------------------------------------------------------------------------------------
@@ -323,7 +333,7 @@ class Explanation:
     queue_length: int
 
 
-def _why_not(case: DenialCase, due: date, now: datetime) -> list[str]:
+def _why_not(case: DenialCase, due: date, now: datetime, today: date) -> list[str]:
     reasons = []
     if case.state not in WORKING_STATES:
         reasons.append(f"the case is '{case.state}', not a working state")
@@ -331,7 +341,7 @@ def _why_not(case: DenialCase, due: date, now: datetime) -> list[str]:
         reasons.append("the case is on hold")
     if case.snoozed_until is not None and case.snoozed_until > now:
         reasons.append(f"the case is snoozed until {case.snoozed_until.isoformat()}")
-    if due < now.date():
+    if due < today:
         reasons.append(f"its appeal deadline {due.isoformat()} has passed")
     return reasons
 
@@ -357,11 +367,12 @@ def _queue_length(db: Session, conditions: Sequence[ColumnElement[bool]], today:
     return int(stored or 0) + len(_unscored(db, conditions, today))
 
 
-def why(db: Session, case_id: int) -> Explanation:
+def why(db: Session, case_id: int, now: datetime | None = None) -> Explanation:
     """A case's rank explained: its numbers, where its probability came from, and its position in the
-    client's whole queue (no filters)."""
+    client's whole queue (no filters), on the client's day like the queue."""
     case = get_case(db, case_id)
-    now = utcnow()
+    now = now or utcnow()
+    today = client_today(db, now)
     model = fit_model(db)
     est = estimate_for(model, case.payer, case.denial_category, case.carc)
     if case.priority_score is not None and case.state in WORKING_STATES:
@@ -369,12 +380,10 @@ def why(db: Session, case_id: int) -> Explanation:
     else:
         s = score(model, case)
         ranked = Ranked(case, s.key, s.probability, s.expected_recovery, s.due, s.due_assumed)
-    reasons = _why_not(case, ranked.due, now)
+    reasons = _why_not(case, ranked.due, now, today)
     conditions = _eligible(QueueFilters(), now)
-    position = None if reasons else 1 + _count_ahead(db, conditions, ranked, now.date())
-    return Explanation(
-        ranked, est, now.date(), not reasons, reasons, position, _queue_length(db, conditions, now.date())
-    )
+    position = None if reasons else 1 + _count_ahead(db, conditions, ranked, today)
+    return Explanation(ranked, est, today, not reasons, reasons, position, _queue_length(db, conditions, today))
 
 
 # -- snooze ---------------------------------------------------------------------------------------
