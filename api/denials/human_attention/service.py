@@ -33,6 +33,7 @@ from api.denials.outcomes import service as outcomes
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
 from api.infra.db.tenant_filter import get_scope
+from api.infra.jobs.queue import enqueue_coalesced
 from api.money.ingestion.models import FinancialEntry
 from pipelines.ingest.money import quantize
 
@@ -194,19 +195,59 @@ def rescore_after_outcome(db: Session, case_id: int) -> None:
         rescore(db, DenialCase.denial_category == case.denial_category)
 
 
-def rescore_after_posting(db: Session, batch_id: int) -> None:
-    """A confirmed batch changed its payers' remittance history (new denials, later payments): rescore
-    the working cases of those payers (a ``Services.batch_posted`` listener, after the case intake).
-    Other payers move only through the client's overall rate; a full `rescore` brings them along."""
+RESCORE_JOB_KIND = "humanAttention.rescore"
+#: past this many payers a queued rescore covers the client's every working case (payload stays small)
+MAX_RESCORE_PAYERS = 100
+
+
+def posted_payers(db: Session, batch_id: int) -> list[str]:
+    """The payers (upper-cased, trimmed) whose remittance history a confirmed batch moved."""
     stmt = (
         select(func.upper(func.trim(FinancialEntry.payer)))
         .where(FinancialEntry.batch_id == batch_id, FinancialEntry.payer.is_not(None))
         .distinct()
     )
     found: Sequence[Any] = db.scalars(stmt).all()
-    payers = [str(name) for name in found]
-    if payers:
-        rescore(db, func.upper(func.trim(DenialCase.payer)).in_(payers))
+    return sorted(str(name) for name in found)
+
+
+def _merge_payers(queued: dict[str, Any], payers: Sequence[str]) -> dict[str, Any]:
+    known = queued.get("payers")
+    if known is None:
+        return queued
+    merged = sorted({*known, *payers})
+    return {**queued, "payers": merged if len(merged) <= MAX_RESCORE_PAYERS else None}
+
+
+def rescore_after_posting(db: Session, batch_id: int) -> None:
+    """A confirmed batch changed its payers' remittance history (new denials, later payments): queue the
+    rescoring of those payers' working cases (a ``Services.batch_posted`` listener, after the case intake).
+
+    Deferred to the ``humanAttention.rescore`` job, coalesced per client: fitting the overturn model reads
+    the client's whole remittance history, too slow to do inside every confirm's write transaction (and
+    ten confirms in a row need one refit, not ten). Until it runs the queue shows the previous ranks,
+    and cases opened by the batch are ranked by ``score_opened`` already. Other payers move only through
+    the client's overall rate; a full `rescore` brings them along."""
+    payers = posted_payers(db, batch_id)
+    scope = get_scope(db)
+    if not payers or scope is None or scope.client_id is None:
+        return
+    client_id = scope.client_id
+    enqueue_coalesced(
+        db,
+        RESCORE_JOB_KIND,
+        {"clientId": client_id, "payers": payers if len(payers) <= MAX_RESCORE_PAYERS else None},
+        organization_id=scope.organization_id,
+        same=lambda queued: queued.get("clientId") == client_id,
+        merge=lambda queued: _merge_payers(queued, payers),
+    )
+
+
+def rescore_payers(db: Session, payers: Sequence[str] | None) -> int:
+    """Rescore the working cases of ``payers`` (upper-cased names; None: every case of the client)."""
+    if payers is None:
+        return rescore(db)
+    return rescore(db, func.upper(func.trim(DenialCase.payer)).in_(list(payers)))
 
 
 # -- the queue ------------------------------------------------------------------------------------

@@ -14,11 +14,12 @@ from sqlalchemy import select
 
 from api.denials.cases.models import DenialCase
 from api.denials.deadlines.facts import client_today
-from api.denials.deadlines.service import schedule_case
+from api.denials.deadlines.service import RESCHEDULE_JOB_KIND, schedule_case
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.platform.organizations.models import Client
 from tests.integration.api.denials.conftest import HAND, by_claim, confirm, post
 from tests.integration.api.money.ingestion.conftest import upload_json
+from tests.support.jobs import queued, run_queued
 
 AS_OF = "2026-03-10"
 
@@ -101,7 +102,7 @@ def test_a_soft_denial_gets_the_corrected_claims_timely_filing_not_an_appeal(mem
     assert why["softDenial"] is True and [i["kind"] for i in why["items"]] == ["timely_filing"]
 
 
-def test_a_clients_rule_overrides_the_default_from_its_effective_date(member):
+def test_a_clients_rule_overrides_the_default_from_its_effective_date(member, services):
     case = _open(member, "deadlines_medicare_advantage.835", "MA-1")
     payer_id = case["payerId"]
     assert payer_id == "MAP01"
@@ -115,6 +116,12 @@ def test_a_clients_rule_overrides_the_default_from_its_effective_date(member):
     }
     out = member.rpc.mutation("payerRules.upsert", body).data
     assert out["created"] is True and out["rescheduled"] == 1
+    # committed with a job, not recomputed in the rule's transaction: the deadline moves once it ran
+    assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-05-06"
+    assert queued(services, RESCHEDULE_JOB_KIND, member.client_id) == [
+        {"clientId": member.client_id, "payerIds": ["MAP01"]}
+    ]
+    assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
     assert (out["rule"]["origin"], out["rule"]["basis"], out["rule"]["reference"]) == (
         "client",
         "date_of_denial",
@@ -130,10 +137,12 @@ def test_a_clients_rule_overrides_the_default_from_its_effective_date(member):
     # a rule effective after the notice date does not apply to this denial
     later = {**body, "days": 30, "effectiveFrom": "2026-04-01", "source": "Amendment 2"}
     assert member.rpc.mutation("payerRules.upsert", later).data["created"] is True
+    assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
     assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-05-01"
     # the same key again updates the rule (audited twice more: three upserts in all)
     again = member.rpc.mutation("payerRules.upsert", {**body, "days": 45}).data
     assert again["created"] is False and again["rule"]["days"] == 45
+    assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
     # 2026-03-02 + 45 = Mar 29, +16 = 2026-04-16
     assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-04-16"
     events = member.rpc.query("audit.list", {"procedure": "payerRules.upsert"}).data["items"]
@@ -143,11 +152,12 @@ def test_a_clients_rule_overrides_the_default_from_its_effective_date(member):
     assert any(d["payerType"] == "tricare" and "32 CFR 199.10" in d["source"] for d in listed["defaults"])
 
 
-def test_an_alias_gives_the_unknown_payer_its_class(member):
+def test_an_alias_gives_the_unknown_payer_its_class(member, services):
     case = _open(member, "deadlines_unknown_payer.835", "UNK-1")
     body = {"aliasKind": "payer_id", "alias": "unk01", "canonicalPayerKey": "STATE MEDICAID", "payerClass": "medicaid"}
     out = member.rpc.mutation("payerRules.upsertAlias", body).data
     assert (out["alias"], out["created"], out["rescheduled"]) == ("UNK01", True, 1)
+    assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
     # Medicaid's defaults, no longer assumed: appeal 2026-05-01 (as above), timely filing 365 days
     # from 2026-02-10 = 2027-02-10
     assert _rows(_deadlines(member, case["id"])) == [
@@ -263,3 +273,32 @@ def test_the_837s_filing_indicator_when_the_835_has_none(member):
     ]
     why = member.rpc.query("payerRules.evaluate", {"caseId": case["id"]}).data
     assert (why["filingIndicator"], why["why"]) == ("16", "claim filing indicator 16")
+
+
+def test_rule_edits_queue_one_reschedule_per_client_and_a_type_wide_rule_covers_every_payer(member, services):
+    """Three edits before the worker runs: one job (coalesced), widened by the type-wide rule to every
+    working case; it recomputes both cases once.
+
+    MA-1 (MAP01): the MA type-wide rule of 50 days: 2026-03-02 + 50 = Mar 29, +21 = 2026-04-21.
+    TRC-1 (TRICARE): its rule of 60 days: 2026-03-02 + 60 = Mar 29, Apr 30 -> 59, +1 = 2026-05-01."""
+    ma = _open(member, "deadlines_medicare_advantage.835", "MA-1")
+    tricare = _open(member, "deadlines_tricare.835", "TRC-1")
+    base = {"effectiveFrom": "2026-01-01", "source": "Provider agreement"}
+    for body in (
+        {"payerType": "medicare_advantage", "payerId": "MAP01", "level": "reconsideration", "days": 40},
+        {"payerType": "tricare", "level": "reconsideration", "days": 60},
+        {"payerType": "medicare_advantage", "level": "reconsideration", "days": 50},
+    ):
+        assert member.rpc.mutation("payerRules.upsert", {**base, **body}).status == 200
+    assert queued(services, RESCHEDULE_JOB_KIND, member.client_id) == [{"clientId": member.client_id, "payerIds": None}]
+    assert _deadlines(member, tricare["id"])["items"][0]["dueOn"] == "2026-05-31"  # not yet recomputed
+    assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
+    # MAP01's own 40-day rule wins over the type-wide 50: 2026-03-02 + 40 = Mar 29, +11 = 2026-04-11
+    assert _deadlines(member, ma["id"])["items"][0]["dueOn"] == "2026-04-11"
+    assert _deadlines(member, tricare["id"])["items"][0]["dueOn"] == "2026-05-01"
+
+
+def test_a_refused_rule_queues_nothing(member, services):
+    body = {"payerType": "tricare", "level": "redetermination", "days": 60, "effectiveFrom": "2026-01-01"}
+    assert member.rpc.mutation("payerRules.upsert", {**body, "source": "x"}).code == "BAD_REQUEST"
+    assert queued(services, RESCHEDULE_JOB_KIND, member.client_id) == []
