@@ -220,6 +220,15 @@ def for_case(db: Session, case_id: int) -> tuple[DenialCase, list[CaseDeadline]]
     return case, list(rows)
 
 
+def later_level(db: Session, case_id: int, decided_level: str, decision_date: date) -> rules.Scheduled | None:
+    """The deadline of the appeal level after ``decided_level`` of a case, from the date of that
+    decision's notice: the same facts (``facts.case_facts``: filing indicator, payer alias) and rules
+    (the client's, then the platform defaults) as its first level (``rules.later_level_deadline``)."""
+    case = get_case(db, case_id)
+    facts = case_facts_module.case_facts(db, [case])[case.id]
+    return rules.later_level_deadline(facts, decided_level, decision_date, case_facts_module.client_rules(db))
+
+
 def mark_timely_filing_met(db: Session, case_id: int) -> None:
     """A rebill of the case reached the payer: its timely-filing deadline is met."""
     row = db.scalar(

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from api.denials.cases.models import DenialCase
 from api.denials.deadlines.facts import client_today
-from api.denials.deadlines.service import RESCHEDULE_JOB_KIND, schedule_case
+from api.denials.deadlines.service import RESCHEDULE_JOB_KIND, later_level, schedule_case
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.platform.organizations.models import Client
 from tests.integration.api.denials.conftest import HAND, by_claim, confirm, post
@@ -302,3 +302,68 @@ def test_a_refused_rule_queues_nothing(member, services):
     body = {"payerType": "tricare", "level": "redetermination", "days": 60, "effectiveFrom": "2026-01-01"}
     assert member.rpc.mutation("payerRules.upsert", {**body, "source": "x"}).code == "BAD_REQUEST"
     assert queued(services, RESCHEDULE_JOB_KIND, member.client_id) == []
+
+
+def _later(services, member, case_id: int, decided: str, on: date):
+    with services.database.transaction(write=False) as db:
+        set_scope(db, TenantScope(member.organization_id, member.client_id))
+        return later_level(db, case_id, decided, on)
+
+
+def test_later_levels_use_the_cases_facts_and_the_clients_rules(make_member, services):
+    """The level after a decision, from the case's facts like its first level:
+
+    - INST-1 (Medicare Part A, CLP06 MA): redetermination decided 2026-04-01 -> presumed received 04-06
+      -> +180 (42 CFR 405.962): Apr 24, May 55, Jun 85, Jul 116, Aug 147, Sep 177, +3 = Saturday
+      2026-10-03 -> Monday 10-05. The client's 150-day rule (from 2026-01-01; as upserted: no receipt
+      days, no roll) from the decision date: Apr 29, May 60, Jun 90, Jul 121, +29 = Saturday 2026-08-29.
+    - MA-1 (CLP06 16, payer class medicare): MA's reconsideration (42 CFR 422.582) is its last level in
+      the limits, so nothing follows it (the class alone would have given Medicare's ALJ hearing)."""
+    member = make_member(role="admin")
+    inst = _open(member, "deadlines_institutional.835", "INST-1")
+    ma = _open(member, "deadlines_medicare_advantage.835", "MA-1")
+    found = _later(services, member, inst["id"], "redetermination", date(2026, 4, 1))
+    assert found is not None
+    assert (found.level, found.deadline.due_on, found.payer_type, found.assumed) == (
+        "reconsideration",
+        date(2026, 10, 5),
+        "medicare",
+        False,
+    )
+    assert "42 CFR 405.962" in found.source
+    assert _later(services, member, ma["id"], "reconsideration", date(2026, 4, 1)) is None
+    rule = {
+        "payerType": "medicare",
+        "level": "reconsideration",
+        "days": 150,
+        "effectiveFrom": "2026-01-01",
+        "source": "Client policy 3",
+    }
+    assert member.rpc.mutation("payerRules.upsert", rule).status == 200
+    own = _later(services, member, inst["id"], "redetermination", date(2026, 4, 1))
+    assert own is not None and (own.deadline.due_on, own.source) == (date(2026, 8, 29), "Client policy 3")
+    assert _later(services, member, inst["id"], "judicial_review", date(2026, 4, 1)) is None
+
+
+def test_a_rebills_timely_filing_uses_the_cases_facts_and_the_clients_rules(make_member, services):
+    """TRC-1 (CLP06 CH, payer class other_government, which the old class mapping sent to commercial's 90
+    days: 2026-05-11): TRICARE's one year (32 CFR 199.7(d)): 2026-02-10 + 365 = 2027-02-10. Then the
+    client's 180-day TRICARE rule: Feb 18, Mar 49, Apr 79, May 110, Jun 140, Jul 171, +9 = 2026-08-09.
+    (An override reason goes with each rebill so the answer does not depend on today's date.)"""
+    member = make_member(role="admin")
+    case = _open(member, "deadlines_tricare.835", "TRC-1")
+    body = {"caseId": case["id"], "kind": "corrected", "frequencyCode": "7", "overrideReason": "test"}
+    out = member.rpc.mutation("rebilling.createRebill", body).data
+    assert (out["timelyFilingDueOn"], out["timelyFilingDays"], out["timelyFilingRule"]) == (
+        "2027-02-10",
+        365,
+        "payer_appeal_limits/tricare/*/timely_filing",
+    )
+    rule = {"payerType": "tricare", "level": "timely_filing", "days": 180, "effectiveFrom": "2026-01-01"}
+    made = member.rpc.mutation("payerRules.upsert", {**rule, "source": "TRICARE contract"}).data
+    again = member.rpc.mutation("rebilling.createRebill", body).data
+    assert (again["timelyFilingDueOn"], again["timelyFilingDays"], again["timelyFilingRule"]) == (
+        "2026-08-09",
+        180,
+        f"payer_rules/{made['rule']['id']}",
+    )
