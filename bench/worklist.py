@@ -270,8 +270,8 @@ def measure(backend: str, args: argparse.Namespace, workdir: Path) -> dict[str, 
                 )
                 with services.database.transaction(write=False) as db:
                     set_scope(db, TenantScope(tenant["organization_id"], tenant["client_id"]))
-                    page, _ = ha.queue(db, filters, limit=args.limit, cursor=None)
-                    return [r.case.id for r in page]
+                    page = ha.queue(db, filters, limit=args.limit, cursor=None)
+                    return [r.case.id for r in page.items]
 
             paths = {"rpc": rpc, "service": direct, "bare": bare}
             for name, shape in shapes.items():

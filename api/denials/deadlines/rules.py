@@ -37,19 +37,6 @@ NOTICE_BASES = frozenset(
 ALWAYS = date(1900, 1, 1)
 SERVICE_BASIS = "date_of_service"
 
-#: DenialCase.payer_class (claim_filing_indicator_payer_classes seed) -> payer_type of the limits.
-#: Classes without limits of their own get the commercial defaults (flagged is_default, so the answer
-#: says it is a default); self-pay has no payer to appeal to.
-PAYER_CLASS_TO_TYPE: dict[str, str | None] = {
-    "medicare": "medicare",
-    "medicaid": "medicaid",
-    "commercial": "commercial",
-    "other_government": "commercial",
-    "other": "commercial",
-    "self_pay": None,
-}
-UNKNOWN_CLASS_TYPE = "commercial"
-
 
 class LimitsDataError(ValueError):
     """The limits file has a malformed or duplicate row."""
@@ -153,13 +140,6 @@ def parse_rules(text: str) -> tuple[LimitRule, ...]:
 RULES: tuple[LimitRule, ...] = parse_rules(SEED_PATH.read_text(encoding="utf-8"))
 
 
-def payer_type_for(payer_class: str | None) -> str | None:
-    """The limits' payer_type for a case's payer class (unknown or missing: the commercial defaults)."""
-    if payer_class is None:
-        return UNKNOWN_CLASS_TYPE
-    return PAYER_CLASS_TO_TYPE.get(payer_class, UNKNOWN_CLASS_TYPE)
-
-
 def rule_for(
     payer_type: str,
     level: str,
@@ -215,55 +195,6 @@ def due_date(rule: LimitRule, basis_date: date) -> date:
 
 def deadline(rule: LimitRule, basis_date: date) -> Deadline:
     return Deadline(rule=rule, basis_date=basis_date, due_on=due_date(rule, basis_date))
-
-
-def initial_deadlines(
-    payer_class: str | None,
-    *,
-    notice_date: date | None,
-    service_date: date | None,
-    plan: str | None = None,
-    rules: tuple[LimitRule, ...] = RULES,
-) -> list[Deadline]:
-    """The deadlines a new denial case has: the first appeal level (from the notice, i.e. the
-    remittance date) and the timely filing of a corrected claim (from the date of service).
-
-    Later appeal levels count from a decision that has not happened yet: ``later_level_deadline``
-    computes them when the decision is recorded."""
-    payer_type = payer_type_for(payer_class)
-    if payer_type is None:
-        return []
-    # a date outside the calendar's span (a mistyped year in a source file) gives no deadline
-    notice_date = notice_date if notice_date is not None and EARLIEST <= notice_date <= LATEST else None
-    service_date = service_date if service_date is not None and EARLIEST <= service_date <= LATEST else None
-    found: list[Deadline] = []
-    levels = appeal_levels(payer_type, rules)
-    first = rule_for(payer_type, levels[0], plan, rules) if levels else None
-    if first is not None and notice_date is not None and first.basis in NOTICE_BASES:
-        found.append(deadline(first, notice_date))
-    filing = rule_for(payer_type, TIMELY_FILING, plan, rules)
-    if filing is not None and service_date is not None and filing.basis == SERVICE_BASIS:
-        found.append(deadline(filing, service_date))
-    return found
-
-
-def later_level_deadline(
-    payer_class: str | None,
-    decided_level: str,
-    decision_date: date,
-    *,
-    plan: str | None = None,
-    rules: tuple[LimitRule, ...] = RULES,
-) -> Deadline | None:
-    """The deadline of the level after ``decided_level``, counted from the date of that decision's
-    notice (Medicare: reconsideration 180 days, ALJ 60, Appeals Council 60, court 60, each from the
-    presumed receipt). None when there is no further level."""
-    payer_type = payer_type_for(payer_class)
-    if payer_type is None or not EARLIEST <= decision_date <= LATEST:
-        return None
-    following = next_level(payer_type, decided_level, rules)
-    rule = rule_for(payer_type, following, plan, rules) if following is not None else None
-    return deadline(rule, decision_date) if rule is not None else None
 
 
 # --- payer rules per case (payerRules): the payer type, the rule that applies and why ---------------
@@ -377,6 +308,10 @@ def _timely(kind: PayerType, facts: CaseFacts, service: date, rules: tuple[Limit
     return _filing(str(kind.payer_type), service, facts.payer_id, rules)
 
 
+def _scheduled(found: Deadline | None, kind: PayerType) -> Scheduled | None:
+    return Scheduled(found, found.rule.payer_type, kind.assumed, found.rule.source) if found is not None else None
+
+
 def _stated(kind: PayerType, facts: CaseFacts, stated: date, rules: tuple[LimitRule, ...]) -> Scheduled:
     """The appeal deadline the hospital's export stated: the level and limit of the rule it stands
     for (so later levels follow), the date as stated."""
@@ -403,16 +338,61 @@ def case_deadlines(facts: CaseFacts, rules: tuple[LimitRule, ...] = RULES) -> tu
     if kind.payer_type is None:
         return kind, []
     out: list[Scheduled] = []
-    notice, service = _in_span(facts.notice_date), _in_span(facts.service_date)
+    notice = _in_span(facts.notice_date)
     stated = _in_span(facts.stated_appeal_due)
     if not facts.soft_denial:
         if stated is not None:
             out.append(_stated(kind, facts, stated, rules))
         elif notice is not None:
-            found = _appeal(kind, facts, notice, rules)
+            found = _scheduled(_appeal(kind, facts, notice, rules), kind)
             if found is not None:
-                out.append(Scheduled(found, found.rule.payer_type, kind.assumed, found.rule.source))
-    filing = _timely(kind, facts, service, rules) if service is not None else None
+                out.append(found)
+    filing = timely_filing_deadline(facts, rules)
     if filing is not None:
-        out.append(Scheduled(filing, filing.rule.payer_type, kind.assumed, filing.rule.source))
+        out.append(filing)
     return kind, out
+
+
+def timely_filing_deadline(facts: CaseFacts, rules: tuple[LimitRule, ...] = RULES) -> Scheduled | None:
+    """The timely filing of a (corrected) claim, counted from the date of service: the rule of the payer
+    type (``payer_type_of``: filing indicator, then payer class), a client's rule in force on the date
+    of service before the platform default (Medicare 12 months, 42 CFR 424.44; TRICARE one year,
+    32 CFR 199.7(d); Medicaid 12 months, 42 CFR 447.45; commercial and MA contract defaults); an unknown
+    payer the shortest common window, assumed. None for self-pay or without a date of service."""
+    kind = payer_type_of(facts.payer_class, facts.filing_indicator)
+    service = _in_span(facts.service_date)
+    if kind.payer_type is None or service is None:
+        return None
+    return _scheduled(_timely(kind, facts, service, rules), kind)
+
+
+def _following(
+    payer_type: str, decided: str, decision: date, plan: str | None, rules: tuple[LimitRule, ...]
+) -> Deadline | None:
+    following = next_level(payer_type, decided, rules)
+    rule = rule_for(payer_type, following, plan, rules, on=decision) if following is not None else None
+    return deadline(rule, decision) if rule is not None else None
+
+
+def later_level_deadline(
+    facts: CaseFacts, decided_level: str, decision_date: date, rules: tuple[LimitRule, ...] = RULES
+) -> Scheduled | None:
+    """The deadline of the appeal level after ``decided_level``, counted from the date of that decision's
+    notice, chosen like the first level's (``case_deadlines``): the payer type from the filing indicator
+    and payer class, a client's rule in force on the decision date before the platform default, an
+    unknown payer the shortest window of the common types that have such a level (assumed).
+
+    The platform defaults and their sources (the seed): Medicare reconsideration 180 days from the
+    redetermination (42 CFR 405.962), ALJ hearing 60 days from the reconsideration (42 CFR 405.1014),
+    Appeals Council 60 (42 CFR 405.1102), federal court 60 (42 CFR 405.1130), each from the presumed
+    receipt (5 days) and rolled to a business day. None when there is no further level, for self-pay,
+    or for a date outside the calendar."""
+    kind = payer_type_of(facts.payer_class, facts.filing_indicator)
+    decision = _in_span(decision_date)
+    if kind.payer_type is None or decision is None:
+        return None
+    if kind.assumed:
+        found = _shortest([_following(t, decided_level, decision, facts.payer_id, rules) for t in COMMON_TYPES])
+    else:
+        found = _following(str(kind.payer_type), decided_level, decision, facts.payer_id, rules)
+    return _scheduled(found, kind)

@@ -18,8 +18,9 @@ import base64
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput, NotFound, PreconditionFailed
@@ -29,6 +30,8 @@ from api.denials.deadlines import facts as case_facts_module
 from api.denials.deadlines import rules
 from api.denials.deadlines.models import CaseDeadline
 from api.infra.db.lookup import parse_id
+from api.infra.db.tenant_filter import get_scope
+from api.infra.jobs.queue import enqueue_coalesced
 
 #: case states in which the appeal has gone to the payer: the appeal deadline was met
 APPEAL_SUBMITTED_STATES = frozenset({"awaiting_payer", "won", "partially_won", "lost"})
@@ -120,6 +123,58 @@ def schedule_case(
     return sorted(stored.values(), key=lambda r: (r.due_on, r.level))
 
 
+# --- recomputing after a rule or alias changed: a job after the write commits -------------------
+
+RESCHEDULE_JOB_KIND = "deadlines.reschedule"
+RESCHEDULE_CHUNK = 500
+#: past this many payer ids a queued job recomputes the client's every working case instead (the
+#: payload stays small; the result is the same)
+MAX_PAYER_IDS = 100
+
+
+def working_case_ids(db: Session, payer_ids: Sequence[str] | None) -> list[int]:
+    """The working cases a rule or alias may change: the payers' (by payer id, compared upper-cased),
+    or every working case of the client for a type-wide rule (``None``)."""
+    stmt = select(DenialCase.id).where(DenialCase.state.in_(sorted(WORKING_STATES)))
+    if payer_ids is not None:
+        wanted = sorted({p.strip().upper() for p in payer_ids})
+        stmt = stmt.where(func.upper(func.trim(DenialCase.payer_id)).in_(wanted))
+    return list(db.scalars(stmt.order_by(DenialCase.id)))
+
+
+def _merge_payers(payload: dict[str, Any], payer_id: str | None) -> dict[str, Any]:
+    known = payload.get("payerIds")
+    if known is None or payer_id is None:
+        return {**payload, "payerIds": None}
+    merged = sorted({*known, payer_id.strip().upper()})
+    return {**payload, "payerIds": merged if len(merged) <= MAX_PAYER_IDS else None}
+
+
+def request_reschedule(db: Session, payer_id: str | None) -> int:
+    """Queue the recomputation of the deadlines a rule or alias of the session client may change (the
+    payer's working cases, or all of them for ``None``) and return how many cases that is now.
+
+    A job, not work in this transaction: a type-wide rule touches every working case of the client
+    (thousands of rows), and SQLite's one write lock would hold every tenant's writes meanwhile. The job
+    row commits with the rule (a rolled-back rule queues nothing) and runs after; a job still queued for
+    the client absorbs the request (``enqueue_coalesced``), so ten rule edits recompute once."""
+    scope = get_scope(db)
+    if scope is None or scope.client_id is None:
+        raise RuntimeError("rescheduling needs a client scope")
+    client_id = scope.client_id
+    payer_ids = None if payer_id is None else [payer_id.strip().upper()]
+    payload: dict[str, Any] = {"clientId": client_id, "payerIds": payer_ids}
+    enqueue_coalesced(
+        db,
+        RESCHEDULE_JOB_KIND,
+        payload,
+        organization_id=scope.organization_id,
+        same=lambda queued: queued.get("clientId") == client_id,
+        merge=lambda queued: _merge_payers(queued, payer_id),
+    )
+    return len(working_case_ids(db, payer_ids))
+
+
 def schedule_cases(db: Session, case_ids: Sequence[int]) -> None:
     """Schedule the deadlines of newly opened cases (a ``Services.case_opened`` listener)."""
     if not case_ids:
@@ -163,6 +218,15 @@ def for_case(db: Session, case_id: int) -> tuple[DenialCase, list[CaseDeadline]]
         select(CaseDeadline).where(CaseDeadline.case_id == case.id).order_by(CaseDeadline.due_on, CaseDeadline.id)
     )
     return case, list(rows)
+
+
+def later_level(db: Session, case_id: int, decided_level: str, decision_date: date) -> rules.Scheduled | None:
+    """The deadline of the appeal level after ``decided_level`` of a case, from the date of that
+    decision's notice: the same facts (``facts.case_facts``: filing indicator, payer alias) and rules
+    (the client's, then the platform defaults) as its first level (``rules.later_level_deadline``)."""
+    case = get_case(db, case_id)
+    facts = case_facts_module.case_facts(db, [case])[case.id]
+    return rules.later_level_deadline(facts, decided_level, decision_date, case_facts_module.client_rules(db))
 
 
 def mark_timely_filing_met(db: Session, case_id: int) -> None:

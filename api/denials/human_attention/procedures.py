@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from api.denials.human_attention import service
 from api.denials.human_attention.schemas import CaseRef, QueueIn, QueueOut, SnoozeIn, SnoozeOut, WhyOut
-from api.infra.db.base import utcnow
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
@@ -13,7 +12,7 @@ from api.rpc.procedure import rpc
 def queue(ctx: Context, input: QueueIn) -> QueueOut:
     """The worklist, highest score first: amount still at stake x P(overturn) (from the client's recorded
     decisions by payer, category and CARC) / the category's effort hours, discounted by exp(-days left /
-    45) to the appeal deadline (a 180-day window assumed when the case has none). Working cases only;
+    45) to the appeal deadline, days counted on the client's day (its time zone) (a 180-day window assumed when the case has none). Working cases only;
     cases on hold, snoozed or past their deadline are left out. For one specialist (`owner`: "me" or a
     user id), a team (`team`: user ids) or the whole client; filter by payer, category, state and
     minimum amount at stake; paginated."""
@@ -25,10 +24,13 @@ def queue(ctx: Context, input: QueueIn) -> QueueOut:
         state=input.state,
         min_amount=input.min_amount,
     )
-    page, cursor = service.queue(ctx.db, filters, limit=input.limit, cursor=input.cursor)
-    today = utcnow().date()
+    page = service.queue(ctx.db, filters, limit=input.limit, cursor=input.cursor)
     return QueueOut.model_validate(
-        {"items": [service.queue_item(r, today) for r in page], "next_cursor": cursor, "as_of": today}
+        {
+            "items": [service.queue_item(r, page.today) for r in page.items],
+            "next_cursor": page.next_cursor,
+            "as_of": page.today,
+        }
     )
 
 

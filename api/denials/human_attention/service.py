@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, PreconditionFailed
 from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import CaseEvent, DenialCase
+from api.denials.deadlines.facts import client_today
 from api.denials.human_attention import priority
 from api.denials.human_attention.estimate import Counts, Estimate, OverturnModel, fit
 from api.denials.human_attention.history import history_prior
@@ -32,6 +33,7 @@ from api.denials.outcomes import service as outcomes
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
 from api.infra.db.tenant_filter import get_scope
+from api.infra.jobs.queue import enqueue_coalesced
 from api.money.ingestion.models import FinancialEntry
 from pipelines.ingest.money import quantize
 
@@ -193,19 +195,59 @@ def rescore_after_outcome(db: Session, case_id: int) -> None:
         rescore(db, DenialCase.denial_category == case.denial_category)
 
 
-def rescore_after_posting(db: Session, batch_id: int) -> None:
-    """A confirmed batch changed its payers' remittance history (new denials, later payments): rescore
-    the working cases of those payers (a ``Services.batch_posted`` listener, after the case intake).
-    Other payers move only through the client's overall rate; a full `rescore` brings them along."""
+RESCORE_JOB_KIND = "humanAttention.rescore"
+#: past this many payers a queued rescore covers the client's every working case (payload stays small)
+MAX_RESCORE_PAYERS = 100
+
+
+def posted_payers(db: Session, batch_id: int) -> list[str]:
+    """The payers (upper-cased, trimmed) whose remittance history a confirmed batch moved."""
     stmt = (
         select(func.upper(func.trim(FinancialEntry.payer)))
         .where(FinancialEntry.batch_id == batch_id, FinancialEntry.payer.is_not(None))
         .distinct()
     )
     found: Sequence[Any] = db.scalars(stmt).all()
-    payers = [str(name) for name in found]
-    if payers:
-        rescore(db, func.upper(func.trim(DenialCase.payer)).in_(payers))
+    return sorted(str(name) for name in found)
+
+
+def _merge_payers(queued: dict[str, Any], payers: Sequence[str]) -> dict[str, Any]:
+    known = queued.get("payers")
+    if known is None:
+        return queued
+    merged = sorted({*known, *payers})
+    return {**queued, "payers": merged if len(merged) <= MAX_RESCORE_PAYERS else None}
+
+
+def rescore_after_posting(db: Session, batch_id: int) -> None:
+    """A confirmed batch changed its payers' remittance history (new denials, later payments): queue the
+    rescoring of those payers' working cases (a ``Services.batch_posted`` listener, after the case intake).
+
+    Deferred to the ``humanAttention.rescore`` job, coalesced per client: fitting the overturn model reads
+    the client's whole remittance history, too slow to do inside every confirm's write transaction (and
+    ten confirms in a row need one refit, not ten). Until it runs the queue shows the previous ranks,
+    and cases opened by the batch are ranked by ``score_opened`` already. Other payers move only through
+    the client's overall rate; a full `rescore` brings them along."""
+    payers = posted_payers(db, batch_id)
+    scope = get_scope(db)
+    if not payers or scope is None or scope.client_id is None:
+        return
+    client_id = scope.client_id
+    enqueue_coalesced(
+        db,
+        RESCORE_JOB_KIND,
+        {"clientId": client_id, "payers": payers if len(payers) <= MAX_RESCORE_PAYERS else None},
+        organization_id=scope.organization_id,
+        same=lambda queued: queued.get("clientId") == client_id,
+        merge=lambda queued: _merge_payers(queued, payers),
+    )
+
+
+def rescore_payers(db: Session, payers: Sequence[str] | None) -> int:
+    """Rescore the working cases of ``payers`` (upper-cased names; None: every case of the client)."""
+    if payers is None:
+        return rescore(db)
+    return rescore(db, func.upper(func.trim(DenialCase.payer)).in_(list(payers)))
 
 
 # -- the queue ------------------------------------------------------------------------------------
@@ -286,11 +328,20 @@ def _stored(case: Any) -> Ranked:
     )
 
 
-def queue(db: Session, filters: QueueFilters, *, limit: int, cursor: str | None) -> tuple[list[Ranked], str | None]:
-    """One page of the worklist, highest score first (ties: newest case first)."""
+@dataclass(frozen=True)
+class Page:
+    items: list[Ranked]
+    next_cursor: str | None
+    today: date  # the client's day the page was ranked on (days left count from it)
+
+
+def queue(db: Session, filters: QueueFilters, *, limit: int, cursor: str | None, now: datetime | None = None) -> Page:
+    """One page of the worklist, highest score first (ties: newest case first). "Today" is the client's
+    day (its time zone, the same ``client_today`` as its deadlines): a deadline is a date where the
+    hospital is, so a case due on the hospital's today still has 0 days left, not -1."""
     after = decode_cursor(cursor)
-    now = utcnow()
-    today = now.date()
+    now = now or utcnow()
+    today = client_today(db, now)
     conditions = _eligible(filters, now)
     stmt = select(*_QUEUE_COLUMNS).where(
         DenialCase.priority_score.is_not(None), DenialCase.priority_due_on >= today, *conditions
@@ -306,7 +357,7 @@ def queue(db: Session, filters: QueueFilters, *, limit: int, cursor: str | None)
     page = sorted(ranked + fresh, key=lambda r: (r.key, r.case.id), reverse=True)[: limit + 1]
     more = len(page) > limit
     page = page[:limit]
-    return page, (encode_cursor(page[-1].key, page[-1].case.id) if more and page else None)
+    return Page(page, encode_cursor(page[-1].key, page[-1].case.id) if more and page else None, today)
 
 
 # -- why ------------------------------------------------------------------------------------------
@@ -323,7 +374,7 @@ class Explanation:
     queue_length: int
 
 
-def _why_not(case: DenialCase, due: date, now: datetime) -> list[str]:
+def _why_not(case: DenialCase, due: date, now: datetime, today: date) -> list[str]:
     reasons = []
     if case.state not in WORKING_STATES:
         reasons.append(f"the case is '{case.state}', not a working state")
@@ -331,7 +382,7 @@ def _why_not(case: DenialCase, due: date, now: datetime) -> list[str]:
         reasons.append("the case is on hold")
     if case.snoozed_until is not None and case.snoozed_until > now:
         reasons.append(f"the case is snoozed until {case.snoozed_until.isoformat()}")
-    if due < now.date():
+    if due < today:
         reasons.append(f"its appeal deadline {due.isoformat()} has passed")
     return reasons
 
@@ -357,11 +408,12 @@ def _queue_length(db: Session, conditions: Sequence[ColumnElement[bool]], today:
     return int(stored or 0) + len(_unscored(db, conditions, today))
 
 
-def why(db: Session, case_id: int) -> Explanation:
+def why(db: Session, case_id: int, now: datetime | None = None) -> Explanation:
     """A case's rank explained: its numbers, where its probability came from, and its position in the
-    client's whole queue (no filters)."""
+    client's whole queue (no filters), on the client's day like the queue."""
     case = get_case(db, case_id)
-    now = utcnow()
+    now = now or utcnow()
+    today = client_today(db, now)
     model = fit_model(db)
     est = estimate_for(model, case.payer, case.denial_category, case.carc)
     if case.priority_score is not None and case.state in WORKING_STATES:
@@ -369,12 +421,10 @@ def why(db: Session, case_id: int) -> Explanation:
     else:
         s = score(model, case)
         ranked = Ranked(case, s.key, s.probability, s.expected_recovery, s.due, s.due_assumed)
-    reasons = _why_not(case, ranked.due, now)
+    reasons = _why_not(case, ranked.due, now, today)
     conditions = _eligible(QueueFilters(), now)
-    position = None if reasons else 1 + _count_ahead(db, conditions, ranked, now.date())
-    return Explanation(
-        ranked, est, now.date(), not reasons, reasons, position, _queue_length(db, conditions, now.date())
-    )
+    position = None if reasons else 1 + _count_ahead(db, conditions, ranked, today)
+    return Explanation(ranked, est, today, not reasons, reasons, position, _queue_length(db, conditions, today))
 
 
 # -- snooze ---------------------------------------------------------------------------------------

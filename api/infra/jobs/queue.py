@@ -16,6 +16,7 @@ overwrite the outcome of the worker that owns the job now.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -81,6 +82,48 @@ def enqueue(
     db.add(job)
     db.flush()
     return job
+
+
+def enqueue_coalesced(
+    db: Session,
+    kind: str,
+    payload: dict[str, Any],
+    *,
+    organization_id: int,
+    same: Callable[[dict[str, Any]], bool],
+    merge: Callable[[dict[str, Any]], dict[str, Any]],
+) -> Job:
+    """Add a job in the caller's transaction unless one of `kind` for the same thing (`same(payload)`)
+    is still queued: then that one absorbs this request (`merge(its payload)`, written only while it is
+    still queued, so a worker that claimed it meanwhile makes this enqueue a new job). For work whose
+    later run covers the earlier requests (a refit, a recomputation): N confirms queue one job.
+
+    Two concurrent callers may both find none and queue two: each run is complete on its own, so the
+    second is redundant, never wrong."""
+    waiting = db.scalars(
+        select(Job)
+        .where(Job.kind == kind, Job.status == "queued", Job.organization_id == organization_id)
+        .order_by(Job.id)
+    )
+    for job in waiting:
+        if not same(dict(job.payload or {})):
+            continue
+        merged = merge(dict(job.payload or {}))
+        if merged == job.payload:
+            return job
+        if len(json.dumps(merged, allow_nan=False)) > MAX_PAYLOAD_BYTES:
+            break  # the merge outgrew the cap: a job of its own (enqueue checks the caller's payload)
+        changed = _rowcount(
+            db,
+            update(Job)
+            .where(Job.id == job.id, Job.status == "queued")
+            .values(payload=merged)
+            .execution_options(synchronize_session=False),
+        )
+        if changed == 1:
+            db.refresh(job)
+            return job
+    return enqueue(db, kind, payload, organization_id=organization_id)
 
 
 def backoff_seconds(

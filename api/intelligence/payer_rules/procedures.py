@@ -37,7 +37,8 @@ def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
     `effectiveFrom`: it overrides the platform default for
     deadlines whose basis date is on or after that date (a payer-specific rule over a type-wide one).
     The same payer type, payer, level and date again updates the rule. A level the payer type does not
-    have is BAD_REQUEST. The working cases it may change are re-scheduled. Managers and admins; audited
+    have is BAD_REQUEST. The working cases it may change are re-scheduled by a job queued with the rule
+    (it runs once the rule is committed; `rescheduled` says how many). Managers and admins; audited
     (before and after)."""
     result = service.upsert(ctx.db, input, user_id=ctx.user_id)
     ctx.note("payer_rule", result.row.id, before=result.before, after=service.stored(result.row))
@@ -75,7 +76,8 @@ def evaluate(ctx: Context, input: EvaluateIn) -> EvaluateOut:
 def upsert_alias(ctx: Context, input: AliasIn) -> AliasOut:
     """Say which payer a spelling is (a payer id or name from the files, compared upper-cased): its
     canonical payer and optionally its payer class (e.g. a Medicaid managed-care plan filed as HM). The
-    marts use it at the next build; a payer-id alias re-schedules that payer's working cases now.
+    marts use it at the next build; a payer-id alias queues the re-scheduling of that payer's working cases
+    (a job run after this call commits).
     Managers and admins; audited (before and after)."""
     result = service.upsert_alias(ctx.db, input)
     ctx.note("payer_alias", result.row.id, before=result.before, after=service.alias_state(result.row))

@@ -60,7 +60,10 @@ class UpsertIn(Schema):
 class UpsertOut(Output):
     rule: RuleOut
     created: bool
-    rescheduled: int = Field(description="Working cases whose deadlines were recomputed")
+    rescheduled: int = Field(
+        description="Working cases whose deadlines the rule may change: the deadlines.reschedule job recomputes "
+        "them once this call commits"
+    )
 
 
 class ClaimFacts(Schema):

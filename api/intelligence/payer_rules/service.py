@@ -18,12 +18,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput, NotFound
-from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import DenialCase
 from api.denials.deadlines import facts as deadline_facts
 from api.denials.deadlines import rules
 from api.denials.deadlines.models import PayerRule
-from api.denials.deadlines.service import schedule_cases
+from api.denials.deadlines.service import request_reschedule
 from api.intelligence.payer_rules.schemas import AliasIn, ClaimFacts, ListIn, UpsertIn
 from api.money.reconciliation.models import PayerAlias
 from api.rpc.schema import decode_cursor, encode_cursor
@@ -123,19 +122,7 @@ def upsert(db: Session, spec: UpsertIn, *, user_id: int) -> Upserted:
     row.days, row.day_count, row.roll_forward = spec.days, spec.day_count, spec.roll_forward
     row.receipt_days, row.basis, row.source, row.updated_by = spec.receipt_days, platform.basis, spec.source, user_id
     db.flush()
-    return Upserted(row, before, reschedule(db, None if spec.payer_id == "*" else spec.payer_id))
-
-
-def reschedule(db: Session, payer_id: str | None) -> int:
-    """Recompute the deadlines of the working cases a rule or alias may change: the payer's (by payer id,
-    any case) or, for a class-wide rule, every working case. Returns how many were looked at."""
-    stmt = select(DenialCase.id).where(DenialCase.state.in_(sorted(WORKING_STATES)))
-    if payer_id is not None:
-        stmt = stmt.where(func.upper(func.trim(DenialCase.payer_id)) == payer_id.strip().upper())
-    ids = list(db.scalars(stmt))
-    for start in range(0, len(ids), 500):
-        schedule_cases(db, ids[start : start + 500])
-    return len(ids)
+    return Upserted(row, before, request_reschedule(db, None if spec.payer_id == "*" else spec.payer_id))
 
 
 # --- evaluate --------------------------------------------------------------------------------------
@@ -233,5 +220,5 @@ def upsert_alias(db: Session, spec: AliasIn) -> AliasWritten:
     row.canonical_payer_key, row.canonical_payer_id = spec.canonical_payer_key, spec.canonical_payer_id
     row.payer_class = spec.payer_class
     db.flush()
-    rescheduled = reschedule(db, alias) if spec.alias_kind == "payer_id" else 0
+    rescheduled = request_reschedule(db, alias) if spec.alias_kind == "payer_id" else 0
     return AliasWritten(row, before, rescheduled)

@@ -40,7 +40,9 @@ class RebillRef(Schema):
 
 class MarkSubmittedIn(Schema):
     id: DbId
-    submitted_on: Day | None = Field(default=None, description="Default: today, UTC; never in the future")
+    submitted_on: Day | None = Field(
+        default=None, description="Default: today in the client's time zone; never in the future"
+    )
     payer_reference: str | None = Field(default=None, min_length=1, max_length=80, description="Payer's claim number")
     override_reason: str | None = OverrideReason
 

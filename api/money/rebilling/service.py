@@ -7,7 +7,7 @@ kept on the rebill (a reason given at create covers the submission too).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -17,8 +17,11 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, NotFound
 from api.core.lifecycle import transition
 from api.denials.cases.models import DenialCase
+from api.denials.cases.payer_classes import payer_class_of
+from api.denials.deadlines import rules
 from api.denials.deadlines import service as deadlines
 from api.denials.deadlines.business_calendar import EARLIEST
+from api.denials.deadlines.facts import case_facts, client_rules
 from api.money.rebilling import timely_filing
 from api.money.rebilling.lifecycle import REBILL
 from api.money.rebilling.models import Rebill
@@ -36,39 +39,54 @@ class NewRebill:
     override_reason: str | None
 
 
-def _from_case(db: Session, spec: NewRebill) -> tuple[str, str, str | None, date | None, str | None]:
-    """claim key, payer, payer class, date of service and plan of the rebill (the case's unless given)."""
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    claim_key: str
+    payer: str
+    payer_class: str | None
+    facts: rules.CaseFacts  # what the timely-filing limit is computed from
+
+
+def _from_case(db: Session, spec: NewRebill) -> _Claim:
+    """The claim of the rebill: the case's (its deadline facts: filing indicator, payer alias, an
+    institutional claim's through date) with the spec's payer class and date of service when given, or
+    the claim the spec describes."""
     if spec.case_id is None:
         if spec.claim_key is None or spec.payer is None:
             raise InvalidInput("Invalid input: give 'caseId', or 'claimKey' and 'payer'")
-        return spec.claim_key, spec.payer, spec.payer_class, spec.service_date, None
+        facts = rules.CaseFacts(payer_class=spec.payer_class, service_date=spec.service_date)
+        return _Claim(spec.claim_key, spec.payer, spec.payer_class, facts)
     case = db.scalar(select(DenialCase).where(DenialCase.id == spec.case_id))
     if case is None:
         raise NotFound(f"Denial case {spec.case_id} was not found")
-    return (
-        case.claim_key,
-        case.payer,
-        spec.payer_class or case.payer_class,
-        spec.service_date or case.service_date,
-        case.payer_id,
-    )
+    facts = case_facts(db, [case])[case.id]
+    if spec.payer_class is not None:
+        # the caller says which payer class the claim is: the case's filing indicator counts only if it agrees
+        agrees = payer_class_of(facts.filing_indicator) == spec.payer_class
+        facts = replace(
+            facts, payer_class=spec.payer_class, filing_indicator=facts.filing_indicator if agrees else None
+        )
+    if spec.service_date is not None:
+        facts = replace(facts, service_date=spec.service_date)
+    return _Claim(case.claim_key, case.payer, facts.payer_class, facts)
 
 
 def create(db: Session, spec: NewRebill, *, user_id: int, on: date) -> Rebill:
-    claim_key, payer, payer_class, service_date, plan = _from_case(db, spec)
+    claim = _from_case(db, spec)
+    service_date = claim.facts.service_date
     if service_date is None:
         raise InvalidInput("Invalid input: 'serviceDate' is required (the case has no date of service)")
     if service_date > on:
         raise InvalidInput("Invalid input: 'serviceDate' cannot be in the future")
     if service_date < EARLIEST:
         raise InvalidInput("Invalid input: 'serviceDate' is before 1900")
-    limit = timely_filing.limit_for(payer_class, service_date, plan)
+    limit = timely_filing.limit_for(claim.facts, client_rules(db))
     timely_filing.check(limit, on, spec.override_reason)
     rebill = Rebill(
         case_id=spec.case_id,
-        claim_key=claim_key,
-        payer=payer,
-        payer_class=payer_class,
+        claim_key=claim.claim_key,
+        payer=claim.payer,
+        payer_class=claim.payer_class,
         kind=spec.kind,
         frequency_code=spec.frequency_code,
         service_date=service_date,

@@ -16,13 +16,15 @@ class FilingLimit:
     rule_reference: str
 
 
-def limit_for(payer_class: str | None, service_date: date, plan: str | None = None) -> FilingLimit | None:
-    """The timely-filing deadline of a claim with this date of service (None: no limit applies)."""
-    payer_type = rules.payer_type_for(payer_class)
-    rule = rules.rule_for(payer_type, rules.TIMELY_FILING, plan) if payer_type else None
-    if rule is None:
+def limit_for(facts: rules.CaseFacts, limits: tuple[rules.LimitRule, ...] = rules.RULES) -> FilingLimit | None:
+    """The timely-filing deadline of the claim the facts describe (None: no limit applies), by the same
+    rule as a case's own timely-filing deadline (``rules.timely_filing_deadline``: the payer type from
+    the filing indicator and payer class, the client's rules before the platform defaults, an unknown
+    payer's shortest common window)."""
+    found = rules.timely_filing_deadline(facts, limits)
+    if found is None:
         return None
-    return FilingLimit(rules.due_date(rule, service_date), rule.days, rule.reference)
+    return FilingLimit(found.deadline.due_on, found.deadline.rule.days, found.deadline.rule.reference)
 
 
 def check(limit: FilingLimit | None, on: date, override_reason: str | None) -> None:

@@ -29,6 +29,7 @@ from api.platform.organizations.schemas import (
     MemberRef,
     OrganizationOut,
     SetRoleIn,
+    UpdateClientIn,
     as_role,
 )
 from api.rpc.context import Context, UserContext
@@ -76,8 +77,21 @@ def add_client(ctx: Context, input: ClientIn) -> ClientOut:
     """Add a client (hospital or facility) to the organization; organization-wide admins only (FORBIDDEN
     for a membership reaching only some clients)."""
     ctx.require_organization_wide("Adding a client")
-    client = service.add_client(ctx.db, ctx.org_id, input.name, input.npi)
+    client = service.add_client(ctx.db, ctx.org_id, input.name, input.npi, input.time_zone)
     ctx.note("client", client.id, after=input)
+    return ClientOut.model_validate(client)
+
+
+@rpc.mutation("organizations.updateClient", permission="manage")
+def update_client(ctx: Context, input: UpdateClientIn) -> ClientOut:
+    """Rename a client and/or set its IANA time zone (`timeZone`: null goes back to the platform default;
+    an omitted field stays as it is); admins only, for a client their membership reaches. The time zone
+    moves the client's "today": its deadlines' statuses and the worklist's days left. An unknown zone is
+    BAD_REQUEST; a client of another organization (or outside your reach) is NOT_FOUND."""
+    client = service.managed_client(ctx.db, ctx.tenant, input.client_id)
+    changes = {field: getattr(input, field) for field in ("name", "time_zone") if field in input.model_fields_set}
+    before = service.update_client(ctx.db, client, changes)
+    ctx.note("client", client.id, before=before, after=changes)
     return ClientOut.model_validate(client)
 
 

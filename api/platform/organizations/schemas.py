@@ -45,9 +45,28 @@ class CreatedOrganizationOut(OrganizationOut):
     first_client_id: int
 
 
+TIME_ZONE_DESCRIPTION = (
+    "The hospital's IANA time zone (e.g. America/Chicago, Pacific/Honolulu): its deadlines and the worklist's "
+    "days left count on its local date; null: the platform default (DEFAULT_TIME_ZONE)"
+)
+TimeZoneName = Field(default=None, min_length=1, max_length=64, description=TIME_ZONE_DESCRIPTION)
+
+
 class ClientIn(Schema):
     name: str = Field(min_length=2, max_length=200)
     npi: str | None = Field(default=None, pattern=r"^\d{10}$")
+    time_zone: str | None = TimeZoneName
+
+
+class UpdateClientIn(Schema):
+    client_id: DbId
+    name: str | None = Field(default=None, min_length=2, max_length=200, description="Omitted: unchanged")
+    time_zone: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description=TIME_ZONE_DESCRIPTION + "; omitted: unchanged, null: back to the platform default",
+    )
 
 
 class ClientOut(Output):
@@ -56,6 +75,7 @@ class ClientOut(Output):
     name: str
     npi: str | None
     status: str
+    time_zone: str | None = Field(description="The hospital's IANA time zone; null: the platform default")
     created_at: datetime
 
 

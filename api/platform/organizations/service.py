@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Collection, Sequence
+from functools import cache
+from zoneinfo import ZoneInfo, available_timezones
 
 from sqlalchemy import Select, delete, func, or_, select
 from sqlalchemy.orm import Session
@@ -57,13 +59,74 @@ def create_organization(
     return org, client
 
 
-def add_client(db: Session, organization_id: int, name: str, npi: str | None) -> Client:
-    if db.scalar(select(Client.id).where(Client.organization_id == organization_id, Client.name == name)):
+#: files of the zone database that name no place: the host's own clock (``localtime``) and tzdata's
+#: "Factory" zone (its abbreviation reads "-00", local time unknown)
+_NOT_PLACES = frozenset({"localtime", "posixrules", "Factory"})
+
+
+@cache
+def _iana_zones() -> frozenset[str]:
+    return frozenset(available_timezones()) - _NOT_PLACES
+
+
+def check_time_zone(name: str | None, field: str = "timeZone") -> str | None:
+    """An IANA zone name the system knows (the one its clock converts with), else INVALID_INPUT saying
+    what is expected. Only the zone database's names: ``ZoneInfo`` alone would also open any file under
+    the zone directory, e.g. ``localtime``, which is whatever the server's clock is set to."""
+    if name is None:
+        return None
+    if name not in _iana_zones():
+        raise InvalidInput(
+            f"Invalid input: '{field}' must be an IANA time zone name such as America/Chicago or "
+            "Pacific/Honolulu (Region/City, case-sensitive); omit it to use the platform default"
+        )
+    ZoneInfo(name)  # loads, so a name listed without its data fails here, not at the first deadline
+    return name
+
+
+def _check_name_free(db: Session, organization_id: int, name: str, client_id: int | None = None) -> None:
+    taken = select(Client.id).where(Client.organization_id == organization_id, Client.name == name)
+    if client_id is not None:
+        taken = taken.where(Client.id != client_id)
+    if db.scalar(taken):
         raise Conflict(f"A client named '{name}' already exists in this organization")
-    client = Client(organization_id=organization_id, name=name, npi=npi)
+
+
+def add_client(db: Session, organization_id: int, name: str, npi: str | None, time_zone: str | None = None) -> Client:
+    time_zone = check_time_zone(time_zone)
+    _check_name_free(db, organization_id, name)
+    client = Client(organization_id=organization_id, name=name, npi=npi, time_zone=time_zone)
     db.add(client)
     db.flush()
     return client
+
+
+def managed_client(db: Session, tenant: Tenant, client_id: int) -> Client:
+    """A client of the caller's organization that the caller's membership reaches; any other id (another
+    organization's client, one outside a scoped membership's reach, none) is the same NOT_FOUND."""
+    client = db.scalar(select(Client).where(Client.id == client_id, Client.organization_id == tenant.organization_id))
+    if client is None or not tenant.reaches(client.id):
+        raise NotFound(f"Client {client_id} was not found")
+    return client
+
+
+def update_client(db: Session, client: Client, changes: dict[str, str | None]) -> dict[str, str | None]:
+    """Rename a client and/or set its time zone (``changes``: the fields given, ``name`` and/or
+    ``time_zone``); returns the values before, for the audit. INVALID_INPUT when nothing is given."""
+    if not changes:
+        raise InvalidInput("Invalid input: give 'name' and/or 'timeZone' to change")
+    if "name" in changes:
+        name = changes["name"]
+        if name is None:
+            raise InvalidInput("Invalid input: 'name' cannot be null (omit it to keep the name)")
+        _check_name_free(db, client.organization_id, name, client.id)
+    if "time_zone" in changes:
+        check_time_zone(changes["time_zone"])
+    before = {field: getattr(client, field) for field in changes}
+    for field, value in changes.items():
+        setattr(client, field, value)
+    db.flush()
+    return before
 
 
 # --- reach ----------------------------------------------------------------------------------------------

@@ -232,3 +232,73 @@ def test_snooze_refuses_decided_unknown_and_other_tenants_cases(services, make_m
     assert auditor.rpc.mutation("humanAttention.snooze", {"caseId": mine, "until": soon, "reason": "x"}).code == (
         "FORBIDDEN"
     )
+
+
+# 08:00 UTC on 2026-03-02 is 22:00 on 2026-03-01 in Honolulu (UTC-10, no daylight saving time)
+HONOLULU_MORNING = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+
+
+def _page_at(services, member, now: datetime) -> tuple[dict[int, dict], str]:
+    from api.denials.human_attention import service
+
+    with services.database.transaction(write=False) as db:
+        set_scope(db, TenantScope(member.organization_id, member.client_id))
+        page = service.queue(db, service.QueueFilters(), limit=10, cursor=None, now=now)
+        items = {r.case.id: service.queue_item(r, page.today) for r in page.items}
+        return items, page.today.isoformat()
+
+
+def _set_zone(services, member, zone: str | None) -> None:
+    from api.platform.organizations.models import Client
+
+    with services.database.transaction() as db:
+        db.scalar(select(Client).where(Client.id == member.client_id)).time_zone = zone
+
+
+@pytest.mark.parametrize("scored", [False, True], ids=["scored-on-the-fly", "stored-scores"])
+def test_days_left_count_on_the_clients_day_not_the_utc_day(services, make_member, scored):
+    """Two coding cases (1.0 h, P 0.5) of a Honolulu hospital, asked at 08:00 UTC on 2026-03-02, which is
+    still 2026-03-01 there:
+
+    X 1000.00 due 2026-03-01: 0 days left (its due day), 500 x exp(0) = 500.00 -- in the queue
+    Y 2000.00 due 2026-03-31: Mar 1 -> Mar 31 = 30 days left, 1000 x exp(-30/45) = 1000 x 0.513417 = 513.42
+    On the UTC day (a client without a zone) X is a day past due (left out) and Y has 29 days left:
+    1000 x exp(-29/45) = 1000 x e^-0.6 (0.548812) x e^-0.044444 (0.956529) = 1000 x 0.524955 = 524.95."""
+    member = make_member()
+    org, client = member.organization_id, member.client_id
+    x = make_case(
+        services,
+        org,
+        client,
+        denial_category="coding",
+        amount_at_stake=Decimal("1000.00"),
+        appeal_due_on=datetime(2026, 3, 1).date(),
+    )
+    y = make_case(
+        services,
+        org,
+        client,
+        denial_category="coding",
+        amount_at_stake=Decimal("2000.00"),
+        appeal_due_on=datetime(2026, 3, 31).date(),
+    )
+    if scored:
+        assert _rescore(services, member) == 2
+    _set_zone(services, member, "Pacific/Honolulu")
+    items, as_of = _page_at(services, member, HONOLULU_MORNING)
+    assert as_of == "2026-03-01"
+    assert [(i, items[i]["days_left"], round(items[i]["score"], 2)) for i in items] == [
+        (y, 30, 513.42),
+        (x, 0, 500.00),
+    ]
+    from api.denials.human_attention import service
+
+    with services.database.transaction(write=False) as db:
+        set_scope(db, TenantScope(org, client))
+        why = service.why(db, x, now=HONOLULU_MORNING)
+    assert (why.today.isoformat(), why.in_queue, why.position, why.queue_length) == ("2026-03-01", True, 2, 2)
+
+    _set_zone(services, member, None)  # the default zone (UTC in tests)
+    items, as_of = _page_at(services, member, HONOLULU_MORNING)
+    assert as_of == "2026-03-02"
+    assert [(i, items[i]["days_left"], round(items[i]["score"], 2)) for i in items] == [(y, 29, 524.95)]

@@ -17,9 +17,10 @@ from __future__ import annotations
 import pytest
 
 from api.denials.human_attention.history import overturn_history
-from api.denials.human_attention.service import rescore
+from api.denials.human_attention.service import RESCORE_JOB_KIND, rescore
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from tests.integration.api.denials.conftest import by_claim, post
+from tests.support.jobs import queued, run_queued
 
 A, B, X = "HAND PRIOR PAYER A", "HAND PRIOR PAYER B", "medical_necessity"
 
@@ -45,10 +46,18 @@ def test_the_remittance_history_seeds_each_payer_and_category(services, member):
     march = _probabilities(member)
     assert march["PA-3"] == pytest.approx(100 / 1183)
     assert march["PB-1"] == pytest.approx(25 / 252)
+    assert (
+        run_queued(services, RESCORE_JOB_KIND, member.client_id) == 1
+    )  # March's payers: the same ranks (scored at opening)
+    assert _probabilities(member) == march
 
     post(member.rpc, "prior_history_april.835")
     assert _history(services, member) == {(A, X): (3, 2), (B, X): (2, 0)}
-    # The April batch names payer A only: its cases were rescored with the confirm.
+    # The April batch names payer A only: the confirm queued one rescore of its cases (no refit inside
+    # the confirm's transaction), so until it runs the stored rank is March's.
+    assert queued(services, RESCORE_JOB_KIND, member.client_id) == [{"clientId": member.client_id, "payers": [A]}]
+    assert _probabilities(member)["PA-3"] == pytest.approx(100 / 1183)
+    assert run_queued(services, RESCORE_JOB_KIND, member.client_id) == 1
     assert _probabilities(member)["PA-3"] == pytest.approx(622 / 1183)
     # Payer B moved through the client's rate only: a full rescore brings it along.
     with services.database.transaction() as db:

@@ -14,11 +14,12 @@ from sqlalchemy import select
 
 from api.denials.cases.models import DenialCase
 from api.denials.deadlines.facts import client_today
-from api.denials.deadlines.service import schedule_case
+from api.denials.deadlines.service import RESCHEDULE_JOB_KIND, later_level, schedule_case
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.platform.organizations.models import Client
 from tests.integration.api.denials.conftest import HAND, by_claim, confirm, post
 from tests.integration.api.money.ingestion.conftest import upload_json
+from tests.support.jobs import queued, run_queued
 
 AS_OF = "2026-03-10"
 
@@ -101,7 +102,7 @@ def test_a_soft_denial_gets_the_corrected_claims_timely_filing_not_an_appeal(mem
     assert why["softDenial"] is True and [i["kind"] for i in why["items"]] == ["timely_filing"]
 
 
-def test_a_clients_rule_overrides_the_default_from_its_effective_date(member):
+def test_a_clients_rule_overrides_the_default_from_its_effective_date(member, services):
     case = _open(member, "deadlines_medicare_advantage.835", "MA-1")
     payer_id = case["payerId"]
     assert payer_id == "MAP01"
@@ -115,6 +116,12 @@ def test_a_clients_rule_overrides_the_default_from_its_effective_date(member):
     }
     out = member.rpc.mutation("payerRules.upsert", body).data
     assert out["created"] is True and out["rescheduled"] == 1
+    # committed with a job, not recomputed in the rule's transaction: the deadline moves once it ran
+    assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-05-06"
+    assert queued(services, RESCHEDULE_JOB_KIND, member.client_id) == [
+        {"clientId": member.client_id, "payerIds": ["MAP01"]}
+    ]
+    assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
     assert (out["rule"]["origin"], out["rule"]["basis"], out["rule"]["reference"]) == (
         "client",
         "date_of_denial",
@@ -130,10 +137,12 @@ def test_a_clients_rule_overrides_the_default_from_its_effective_date(member):
     # a rule effective after the notice date does not apply to this denial
     later = {**body, "days": 30, "effectiveFrom": "2026-04-01", "source": "Amendment 2"}
     assert member.rpc.mutation("payerRules.upsert", later).data["created"] is True
+    assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
     assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-05-01"
     # the same key again updates the rule (audited twice more: three upserts in all)
     again = member.rpc.mutation("payerRules.upsert", {**body, "days": 45}).data
     assert again["created"] is False and again["rule"]["days"] == 45
+    assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
     # 2026-03-02 + 45 = Mar 29, +16 = 2026-04-16
     assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-04-16"
     events = member.rpc.query("audit.list", {"procedure": "payerRules.upsert"}).data["items"]
@@ -143,11 +152,12 @@ def test_a_clients_rule_overrides_the_default_from_its_effective_date(member):
     assert any(d["payerType"] == "tricare" and "32 CFR 199.10" in d["source"] for d in listed["defaults"])
 
 
-def test_an_alias_gives_the_unknown_payer_its_class(member):
+def test_an_alias_gives_the_unknown_payer_its_class(member, services):
     case = _open(member, "deadlines_unknown_payer.835", "UNK-1")
     body = {"aliasKind": "payer_id", "alias": "unk01", "canonicalPayerKey": "STATE MEDICAID", "payerClass": "medicaid"}
     out = member.rpc.mutation("payerRules.upsertAlias", body).data
     assert (out["alias"], out["created"], out["rescheduled"]) == ("UNK01", True, 1)
+    assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
     # Medicaid's defaults, no longer assumed: appeal 2026-05-01 (as above), timely filing 365 days
     # from 2026-02-10 = 2027-02-10
     assert _rows(_deadlines(member, case["id"])) == [
@@ -263,3 +273,97 @@ def test_the_837s_filing_indicator_when_the_835_has_none(member):
     ]
     why = member.rpc.query("payerRules.evaluate", {"caseId": case["id"]}).data
     assert (why["filingIndicator"], why["why"]) == ("16", "claim filing indicator 16")
+
+
+def test_rule_edits_queue_one_reschedule_per_client_and_a_type_wide_rule_covers_every_payer(member, services):
+    """Three edits before the worker runs: one job (coalesced), widened by the type-wide rule to every
+    working case; it recomputes both cases once.
+
+    MA-1 (MAP01): the MA type-wide rule of 50 days: 2026-03-02 + 50 = Mar 29, +21 = 2026-04-21.
+    TRC-1 (TRICARE): its rule of 60 days: 2026-03-02 + 60 = Mar 29, Apr 30 -> 59, +1 = 2026-05-01."""
+    ma = _open(member, "deadlines_medicare_advantage.835", "MA-1")
+    tricare = _open(member, "deadlines_tricare.835", "TRC-1")
+    base = {"effectiveFrom": "2026-01-01", "source": "Provider agreement"}
+    for body in (
+        {"payerType": "medicare_advantage", "payerId": "MAP01", "level": "reconsideration", "days": 40},
+        {"payerType": "tricare", "level": "reconsideration", "days": 60},
+        {"payerType": "medicare_advantage", "level": "reconsideration", "days": 50},
+    ):
+        assert member.rpc.mutation("payerRules.upsert", {**base, **body}).status == 200
+    assert queued(services, RESCHEDULE_JOB_KIND, member.client_id) == [{"clientId": member.client_id, "payerIds": None}]
+    assert _deadlines(member, tricare["id"])["items"][0]["dueOn"] == "2026-05-31"  # not yet recomputed
+    assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
+    # MAP01's own 40-day rule wins over the type-wide 50: 2026-03-02 + 40 = Mar 29, +11 = 2026-04-11
+    assert _deadlines(member, ma["id"])["items"][0]["dueOn"] == "2026-04-11"
+    assert _deadlines(member, tricare["id"])["items"][0]["dueOn"] == "2026-05-01"
+
+
+def test_a_refused_rule_queues_nothing(member, services):
+    body = {"payerType": "tricare", "level": "redetermination", "days": 60, "effectiveFrom": "2026-01-01"}
+    assert member.rpc.mutation("payerRules.upsert", {**body, "source": "x"}).code == "BAD_REQUEST"
+    assert queued(services, RESCHEDULE_JOB_KIND, member.client_id) == []
+
+
+def _later(services, member, case_id: int, decided: str, on: date):
+    with services.database.transaction(write=False) as db:
+        set_scope(db, TenantScope(member.organization_id, member.client_id))
+        return later_level(db, case_id, decided, on)
+
+
+def test_later_levels_use_the_cases_facts_and_the_clients_rules(make_member, services):
+    """The level after a decision, from the case's facts like its first level:
+
+    - INST-1 (Medicare Part A, CLP06 MA): redetermination decided 2026-04-01 -> presumed received 04-06
+      -> +180 (42 CFR 405.962): Apr 24, May 55, Jun 85, Jul 116, Aug 147, Sep 177, +3 = Saturday
+      2026-10-03 -> Monday 10-05. The client's 150-day rule (from 2026-01-01; as upserted: no receipt
+      days, no roll) from the decision date: Apr 29, May 60, Jun 90, Jul 121, +29 = Saturday 2026-08-29.
+    - MA-1 (CLP06 16, payer class medicare): MA's reconsideration (42 CFR 422.582) is its last level in
+      the limits, so nothing follows it (the class alone would have given Medicare's ALJ hearing)."""
+    member = make_member(role="admin")
+    inst = _open(member, "deadlines_institutional.835", "INST-1")
+    ma = _open(member, "deadlines_medicare_advantage.835", "MA-1")
+    found = _later(services, member, inst["id"], "redetermination", date(2026, 4, 1))
+    assert found is not None
+    assert (found.level, found.deadline.due_on, found.payer_type, found.assumed) == (
+        "reconsideration",
+        date(2026, 10, 5),
+        "medicare",
+        False,
+    )
+    assert "42 CFR 405.962" in found.source
+    assert _later(services, member, ma["id"], "reconsideration", date(2026, 4, 1)) is None
+    rule = {
+        "payerType": "medicare",
+        "level": "reconsideration",
+        "days": 150,
+        "effectiveFrom": "2026-01-01",
+        "source": "Client policy 3",
+    }
+    assert member.rpc.mutation("payerRules.upsert", rule).status == 200
+    own = _later(services, member, inst["id"], "redetermination", date(2026, 4, 1))
+    assert own is not None and (own.deadline.due_on, own.source) == (date(2026, 8, 29), "Client policy 3")
+    assert _later(services, member, inst["id"], "judicial_review", date(2026, 4, 1)) is None
+
+
+def test_a_rebills_timely_filing_uses_the_cases_facts_and_the_clients_rules(make_member, services):
+    """TRC-1 (CLP06 CH, payer class other_government, which the old class mapping sent to commercial's 90
+    days: 2026-05-11): TRICARE's one year (32 CFR 199.7(d)): 2026-02-10 + 365 = 2027-02-10. Then the
+    client's 180-day TRICARE rule: Feb 18, Mar 49, Apr 79, May 110, Jun 140, Jul 171, +9 = 2026-08-09.
+    (An override reason goes with each rebill so the answer does not depend on today's date.)"""
+    member = make_member(role="admin")
+    case = _open(member, "deadlines_tricare.835", "TRC-1")
+    body = {"caseId": case["id"], "kind": "corrected", "frequencyCode": "7", "overrideReason": "test"}
+    out = member.rpc.mutation("rebilling.createRebill", body).data
+    assert (out["timelyFilingDueOn"], out["timelyFilingDays"], out["timelyFilingRule"]) == (
+        "2027-02-10",
+        365,
+        "payer_appeal_limits/tricare/*/timely_filing",
+    )
+    rule = {"payerType": "tricare", "level": "timely_filing", "days": 180, "effectiveFrom": "2026-01-01"}
+    made = member.rpc.mutation("payerRules.upsert", {**rule, "source": "TRICARE contract"}).data
+    again = member.rpc.mutation("rebilling.createRebill", body).data
+    assert (again["timelyFilingDueOn"], again["timelyFilingDays"], again["timelyFilingRule"]) == (
+        "2026-08-09",
+        180,
+        f"payer_rules/{made['rule']['id']}",
+    )

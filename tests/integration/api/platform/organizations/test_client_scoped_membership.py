@@ -190,3 +190,15 @@ def test_an_organization_admin_widens_and_narrows_a_membership(rpc, world):
     assert last.code == "PRECONDITION_FAILED" and "organization-wide admin" in last.error["message"]
     widened = owner.rpc.mutation("organizations.setMemberClients", {"userId": analyst_id, "clientIds": None}).data
     assert widened["clientIds"] is None
+
+
+def test_a_hospitals_admin_updates_only_the_clients_it_reaches(rpc, world):
+    """Hospital B's own admin sets B's time zone; hospital A (same organization, outside B's reach) is
+    NOT_FOUND like another organization's client, and stays as it was."""
+    boss = rpc.as_(world["boss"], world["b"])
+    out = boss.mutation("organizations.updateClient", {"clientId": world["b"], "timeZone": "America/Denver"})
+    assert (out.data["id"], out.data["timeZone"]) == (world["b"], "America/Denver")
+    refused = boss.mutation("organizations.updateClient", {"clientId": world["a"], "timeZone": "America/Denver"})
+    assert refused.code == "NOT_FOUND" and refused.error["message"] == f"Client {world['a']} was not found"
+    clients = {c["id"]: c["timeZone"] for c in world["owner"].rpc.query("organizations.listClients").data}
+    assert clients == {world["a"]: None, world["b"]: "America/Denver"}

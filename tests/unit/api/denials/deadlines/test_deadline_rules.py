@@ -15,7 +15,15 @@ D = date
 
 
 def _due(payer_class, notice=None, service=None):
-    return {d.level: d.due_on for d in rules.initial_deadlines(payer_class, notice_date=notice, service_date=service)}
+    facts = rules.CaseFacts(payer_class, notice_date=notice, service_date=service)
+    return {s.level: s.deadline.due_on for s in rules.case_deadlines(facts)[1]}
+
+
+def _later(payer_class, decided, on, indicator=None, limits=rules.RULES):
+    found = rules.later_level_deadline(rules.CaseFacts(payer_class, filing_indicator=indicator), decided, on, limits)
+    return (
+        None if found is None else (found.level, found.deadline.due_on, found.payer_type, found.assumed, found.source)
+    )
 
 
 def test_the_seed_is_loaded_with_the_new_columns():
@@ -83,23 +91,85 @@ def test_medicaid_sixty_days_over_a_non_leap_february():
 
 
 def test_later_medicare_levels_from_each_decision():
-    # reconsideration: decision notice 2024-06-10 -> received 06-15 -> +180 = 2024-12-12 (Thursday)
-    recon = rules.later_level_deadline("medicare", "redetermination", D(2024, 6, 10))
-    assert recon is not None and (recon.level, recon.due_on) == ("reconsideration", D(2024, 12, 12))
+    # reconsideration: decision notice 2024-06-10 -> received 06-15 -> +180 = 2024-12-12 (Thursday):
+    # Jun 15..30 = 15, Jul 46, Aug 77, Sep 107, Oct 138, Nov 168, +12 = Dec 12
+    recon = _later("medicare", "redetermination", D(2024, 6, 10))
+    assert recon is not None and recon[:4] == ("reconsideration", D(2024, 12, 12), "medicare", False)
+    assert "42 CFR 405.962" in recon[4]
     # ALJ: 2024-10-25 -> received 10-30 -> +60 = Sunday 2024-12-29 -> Monday 12-30
-    alj = rules.later_level_deadline("medicare", "reconsideration", D(2024, 10, 25))
-    assert alj is not None and (alj.level, alj.due_on) == ("alj_hearing", D(2024, 12, 30))
-    assert rules.later_level_deadline("medicare", "judicial_review", D(2024, 1, 1)) is None
-    assert rules.later_level_deadline("self_pay", "redetermination", D(2024, 1, 1)) is None
+    alj = _later("medicare", "reconsideration", D(2024, 10, 25))
+    assert alj is not None and alj[:2] == ("alj_hearing", D(2024, 12, 30)) and "42 CFR 405.1014" in alj[4]
+    # Appeals Council: 2024-11-01 -> received 11-06 -> +60 = Sunday 2025-01-05 -> Monday 01-06
+    council = _later("medicare", "alj_hearing", D(2024, 11, 1))
+    assert council is not None and council[:2] == ("appeals_council_review", D(2025, 1, 6))
+    assert "42 CFR 405.1102" in council[4]
+    # judicial review: 2025-02-03 -> received 02-08 -> +60: Feb 8..28 = 20, Mar 51, +9 = Wednesday 2025-04-09
+    court = _later("medicare", "appeals_council_review", D(2025, 2, 3))
+    assert court is not None and court[:2] == ("judicial_review", D(2025, 4, 9)) and "405.1130" in court[4]
+    assert _later("medicare", "judicial_review", D(2024, 1, 1)) is None
+    assert _later("self_pay", "redetermination", D(2024, 1, 1)) is None
 
 
-def test_payer_class_mapping():
-    assert rules.payer_type_for("medicare") == "medicare"
-    assert rules.payer_type_for("medicaid") == "medicaid"
-    assert rules.payer_type_for("other_government") == "commercial"
-    assert rules.payer_type_for(None) == "commercial"
-    assert rules.payer_type_for("something_new") == "commercial"
-    assert rules.payer_type_for("self_pay") is None
+def test_later_levels_follow_the_filing_indicator_not_the_payer_class():
+    # CLP06 16 (Medicare Advantage) is class medicare, but MA's reconsideration (42 CFR 422.582) has no
+    # later level in the limits: no Medicare reconsideration deadline after it
+    assert _later("medicare", "reconsideration", D(2024, 10, 25), indicator="16") is None
+    assert _later("medicare", "redetermination", D(2024, 6, 10), indicator="16") is None
+    # TRICARE (CH) is other_government, which the old mapping made commercial: its reconsideration
+    # (32 CFR 199.10) is its only level in the limits
+    assert _later("other_government", "reconsideration", D(2024, 6, 10), indicator="CH") is None
+    # Medicare Part B (MB) under any class: Medicare's levels
+    recon = _later(None, "redetermination", D(2024, 6, 10), indicator="MB")
+    assert recon is not None and recon[:4] == ("reconsideration", D(2024, 12, 12), "medicare", False)
+
+
+def test_an_unknown_payers_later_level_is_the_shortest_of_the_types_with_that_level_assumed():
+    # unknown payer after a "redetermination": only Medicare has a level after it: 180 days, assumed
+    recon = _later(None, "redetermination", D(2024, 6, 10))
+    assert recon is not None and recon[:4] == ("reconsideration", D(2024, 12, 12), "medicare", True)
+    # after a "reconsideration": Medicare's ALJ (MA and TRICARE end there): 60 days, assumed
+    alj = _later("other_government", "reconsideration", D(2024, 10, 25))
+    assert alj is not None and alj[:4] == ("alj_hearing", D(2024, 12, 30), "medicare", True)
+
+
+def test_a_clients_rule_for_a_later_level_wins_from_its_effective_date():
+    own = rules.LimitRule(
+        "medicare",
+        "*",
+        "reconsideration",
+        150,
+        "calendar",
+        True,
+        "receipt_of_redetermination",
+        5,
+        False,
+        10_001,
+        source="Client memo 7",
+        effective_from=D(2024, 6, 1),
+        rule_id=7,
+    )
+    limits = (*rules.RULES, own)
+    # decision 2024-06-10 (after 06-01) -> received 06-15 -> +150: Jun 15, Jul 46, Aug 77, Sep 107, Oct 138,
+    # +12 = Tuesday 2024-11-12
+    found = _later("medicare", "redetermination", D(2024, 6, 10), limits=limits)
+    assert found == ("reconsideration", D(2024, 11, 12), "medicare", False, "Client memo 7")
+    # a decision before the rule's effective date: the regulation's 180 days
+    before = _later("medicare", "redetermination", D(2024, 5, 10), limits=limits)
+    # 2024-05-10 -> received 05-15 -> +180: May 16, Jun 46, Jul 77, Aug 108, Sep 138, Oct 169, +11 =
+    # Monday 2024-11-11, Veterans Day -> Tuesday 11-12
+    assert before is not None and before[1] == D(2024, 11, 12) and "42 CFR 405.962" in before[4]
+
+
+def test_payer_types_replace_the_old_class_mapping():
+    assert not hasattr(rules, "payer_type_for") and not hasattr(rules, "PAYER_CLASS_TO_TYPE")
+    assert rules.payer_type_of("medicare", None).payer_type == "medicare"
+    assert rules.payer_type_of("medicaid", None).payer_type == "medicaid"
+    # other_government was "commercial" under the old mapping: now unknown unless TRICARE (CH)
+    assert rules.payer_type_of("other_government", None) == rules.PayerType(
+        "unknown", True, "payer class unknown: the shortest common window is assumed"
+    )
+    assert rules.payer_type_of(None, None).assumed is True
+    assert rules.payer_type_of("self_pay", None).payer_type is None
     assert _due("self_pay", notice=D(2024, 1, 2), service=D(2024, 1, 1)) == {}
 
 
@@ -118,15 +188,12 @@ BUSINESS = rules.parse_rules(
 
 def test_business_day_rule_for_a_plan():
     # ACME: 10 business days from Friday 2024-06-14, skipping Juneteenth -> 2024-07-01
-    found = rules.initial_deadlines(
-        "commercial", notice_date=D(2024, 6, 14), service_date=None, plan="ACME", rules=BUSINESS
-    )
-    assert [(d.rule.plan, d.due_on) for d in found] == [("ACME", D(2024, 7, 1))]
+    acme = rules.CaseFacts("commercial", payer_id="ACME", notice_date=D(2024, 6, 14))
+    found = rules.case_deadlines(acme, BUSINESS)[1]
+    assert [(s.deadline.rule.plan, s.deadline.due_on) for s in found] == [("ACME", D(2024, 7, 1))]
     # another plan gets the '*' row
-    other = rules.initial_deadlines(
-        "commercial", notice_date=D(2024, 6, 14), service_date=None, plan="X", rules=BUSINESS
-    )
-    assert [(d.rule.plan, d.due_on) for d in other] == [("*", D(2024, 12, 11))]
+    other = rules.case_deadlines(rules.CaseFacts("commercial", payer_id="X", notice_date=D(2024, 6, 14)), BUSINESS)[1]
+    assert [(s.deadline.rule.plan, s.deadline.due_on) for s in other] == [("*", D(2024, 12, 11))]
 
 
 @pytest.mark.parametrize(
@@ -173,4 +240,4 @@ def test_due_is_monotone_in_the_basis(rule, a, b):
 
 def test_dates_outside_the_calendar_give_no_deadline():
     assert _due("medicare", notice=D(9999, 12, 30), service=D(1, 1, 1)) == {}
-    assert rules.later_level_deadline("medicare", "redetermination", D(9999, 12, 30)) is None
+    assert _later("medicare", "redetermination", D(9999, 12, 30)) is None
