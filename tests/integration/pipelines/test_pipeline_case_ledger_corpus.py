@@ -143,7 +143,7 @@ def _cases(hw) -> dict[str, list[tuple[str, str, Decimal, Decimal]]]:
         engine.dispose()
     out: dict[str, list[tuple[str, str, Decimal, Decimal]]] = {}
     for claim, kind, state, at_stake, recovered in rows:
-        out.setdefault(str(claim), []).append((kind, state, Decimal(str(at_stake)), Decimal(str(recovered))))
+        out.setdefault(str(claim), []).append((str(kind), str(state), Decimal(str(at_stake)), Decimal(str(recovered))))
     return out
 
 

@@ -75,8 +75,8 @@ def states(world: HandWorld, claim_key: str) -> list[str]:
             found = conn.execute(
                 text("select state from denial_cases where client_id = :client and claim_key = :claim order by id"),
                 {"client": world.tenant.client_id, "claim": claim_key},
-            ).scalars()
-            return [str(s) for s in found]
+            ).all()
+            return [str(row[0]) for row in found]
     finally:
         engine.dispose()
 
