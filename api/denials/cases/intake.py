@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 from api.core.lifecycle import transition as move
 from api.denials.cases import service
 from api.denials.cases.history import REMITTANCE, TABULAR, Episode, EventOrder, History, PayerEvent, history
-from api.denials.cases.lifecycle import CASE
+from api.denials.cases.lifecycle import CASE, CONTRADICTED_BY_THE_PAYER, WORKING_STATES
 from api.denials.cases.models import DenialCase
 from api.denials.cases.payer_classes import normalized_payer_name, payer_class_of, payer_class_of_name
 from api.denials.cases.rules import (
@@ -441,12 +441,16 @@ class _ClaimIntake:
     def run(self, events: list[PayerEvent]) -> list[int]:
         by_identity = self._by_identity(events)
         opened: list[int] = []
-        for identity in sorted(by_identity):
-            found = history(by_identity[identity])
+        histories = [(self.payers[identity], history(by_identity[identity])) for identity in sorted(by_identity)]
+        for payer, found in histories:
             for episode in found.episodes:
-                new_id = self._show(self.payers[identity], found, episode)
+                new_id = self._show(payer, found, episode)
                 if new_id is not None:
                     opened.append(new_id)
+        # after every episode took its case: a worklist case no 835 episode adopted is contradicted
+        for payer, found in histories:
+            if payer.from_835:
+                self._close_contradicted(payer, found)
         return opened + [c for c in self.changed if c not in opened]
 
     def _by_identity(self, events: list[PayerEvent]) -> dict[str, list[PayerEvent]]:
@@ -534,6 +538,37 @@ class _ClaimIntake:
             apply_ledger_update(self.db, case, update, batch_id=self.batch.id)
         return new_id
 
+    def _close_contradicted(self, payer: _Payer, found: History) -> None:
+        """A working case the hospital's worklist opened for this payer that no 835 episode shows: the payer's
+        own remittances (the truth, X12 835 TR3 CLP02/CAS) deny nothing of it, so it is no denial. It leaves
+        the working states as closed with no decision (no KPI counts it won or lost, nothing is written off),
+        named by the 835's payer and out of any episode (episode None: a later real denial opens its own)."""
+        live = set(self.payers)
+        for case in self.cases:
+            if case.id in self.claimed or case.state not in WORKING_STATES or case.origin != "remittance":
+                continue
+            if case.payer_identity in live or not self._matches(case, payer):
+                continue  # an 835 payer's own case always shows an episode; another payer's is not ours
+            self.claimed.add(case.id)
+            last = next((e.order.payment_date for e in reversed(found.events) if e.source == REMITTANCE), None)
+            reason = (
+                f"the payer's {_remittance_of(last)} denies nothing on this claim (paid {found.paid_total:.2f}): "
+                f"the worklist's denial of {Decimal(case.amount_at_stake):.2f} is not the payer's"
+            )
+            case.payer, case.payer_id, case.payer_class = payer.name, payer.payer_id, payer.payer_class
+            case.payer_identity, case.episode = payer.identity, None
+            case.last_update_reason = reason[:500]
+            service.apply_move(
+                self.db,
+                case,
+                CONTRADICTED_BY_THE_PAYER,
+                reason=reason,
+                user_id=None,
+                kind="ledger_update",
+                details={"batchId": self.batch.id, "paidTotal": f"{found.paid_total:.2f}"},
+            )
+            self.changed.append(case.id)
+
     def _facts(self, payer: _Payer, found: History, episode: Episode) -> EpisodeFacts:
         opening_event = found.events[episode.opened_by]
         info: _EventInfo = opening_event.ref
@@ -596,6 +631,10 @@ class _ClaimIntake:
                 details=details,
             )
         return new_id
+
+
+def _remittance_of(d: date | None) -> str:
+    return f"remittance of {d.isoformat()}" if d else "remittance without a payment date"
 
 
 def _stated_deadline(found: History, episode: Episode) -> date | None:

@@ -30,6 +30,11 @@ CASE = machine(
     },
 )
 
+#: Where the case intake moves a working case the hospital's worklist opened when the payer's own 835
+#: denies nothing of it (api/denials/cases/intake.py): closed with no decision, so no KPI counts it won,
+#: lost or written off. Outside the people's table of moves (CASE): a person decides a case before closing it.
+CONTRADICTED_BY_THE_PAYER = "closed"
+
 # Moves back out of a decision or a closed case are reopenings: the service demands a reason.
 REOPEN_MOVES = frozenset(
     (state, target)

@@ -24,9 +24,18 @@
 -- Tabular-only claims (cases from a worklist CSV or a migration on claims without any 835) are outside
 -- the guard: the marts hold no remittance history for them. So are histories whose initial decision came
 -- from a drop-folder file (no import batch): such files build the marts but are never posted to the
--- ledger the case intake reads.
+-- ledger the case intake reads. So are cases closed with no decision in their history (a worklist case
+-- the payer's 835 contradicts, closed by the case intake): they count as no denial anywhere.
 with cases as (
-    select * from {{ ref('stg_ops__denial_cases') }}
+    select all_cases.*
+    from {{ ref('stg_ops__denial_cases') }} as all_cases
+    left join {{ ref('int_denial_case_outcomes') }} as outcomes
+        on outcomes.organization_id = all_cases.organization_id
+        and outcomes.client_id = all_cases.client_id
+        and outcomes.case_id = all_cases.case_id
+    -- a case closed with no decision in its history is no denial anywhere (no KPI counts it, no worklist
+    -- shows it): the case intake closes so a worklist case the payer's own 835 contradicts
+    where all_cases.case_state <> 'closed' or outcomes.outcome is not null
 ),
 aliases as (
     select * from {{ ref('stg_ops__payer_aliases') }}
@@ -63,6 +72,20 @@ first_cases as (
     select * from ranked_cases
     where case_rank = 1
 ),
+posted_histories as (
+    -- only the histories whose initial decision reached the ledger through a confirmed import batch (a file
+    -- dropped in a drop folder feeds the marts without being posted, so no case can know it)
+    select * from {{ ref('int_claim_payer_adjudications') }}
+    where initial_remittance_claim_key in (
+        select posted.remittance_claim_key
+        from {{ ref('stg_era__claims') }} as posted
+        where posted.batch_id is not null
+    )
+),
+remitted_claims as (
+    -- the claims with a posted 835 history of any payer: a claim outside them is tabular-only
+    select distinct organization_id, client_id, claim_key from posted_histories
+),
 ledger as (
     select
         organization_id,
@@ -77,17 +100,9 @@ ledger as (
         greatest(paid_amount - initial_paid_amount, 0) as recovered_to_date,
         current_is_denied,
         reversals > 0 or is_reversed_out or paid_amount < initial_paid_amount as is_taken_back
-    from {{ ref('int_claim_payer_adjudications') }}
-    -- only what can be compared: the initial denials, and the claims some case names; and only the
-    -- histories whose initial decision reached the ledger through a confirmed import batch (a file dropped
-    -- in a drop folder feeds the marts without being posted, so no case can know it)
-    where
-        (initial_provider_denied_amount > 0 or claim_key in (select cases.claim_key from cases))
-        and initial_remittance_claim_key in (
-            select posted.remittance_claim_key
-            from {{ ref('stg_era__claims') }} as posted
-            where posted.batch_id is not null
-        )
+    from posted_histories
+    -- only what can be compared: the initial denials, and the claims some case names
+    where initial_provider_denied_amount > 0 or claim_key in (select cases.claim_key from cases)
 ),
 compared as (
     select
@@ -109,6 +124,7 @@ compared as (
         first_cases.recovered_amount - first_cases.recovered_by_hand as case_recovered,
         first_cases.recovered_by_hand as case_recovered_by_hand,
         ledger.claim_key is not null as in_ledger,
+        remitted_claims.claim_key is not null as claim_is_remitted,
         coalesce(ledger.current_is_denied, false) as currently_denied,
         coalesce(ledger.is_taken_back, false) as is_taken_back
     from ledger
@@ -117,6 +133,10 @@ compared as (
         and first_cases.client_id = ledger.client_id
         and first_cases.claim_key = ledger.claim_key
         and first_cases.payer_identity = ledger.payer_identity
+    left join remitted_claims
+        on remitted_claims.organization_id = first_cases.organization_id
+        and remitted_claims.client_id = first_cases.client_id
+        and remitted_claims.claim_key = first_cases.claim_key
     -- the marts' claim x payers that never denied and the cases outside the 835's reach are not compared
     where ledger.initially_denied or first_cases.case_id is not null
 )
@@ -130,9 +150,11 @@ select
     coalesce(initially_denied and case_at_stake <> ledger_at_stake, false) as at_stake_differs,
     coalesce(initially_denied and case_recovered <> ledger_recovered, false) as recovered_differs,
     -- a remittance-origin recoupment case on a claim x payer without any decision in the marts (a lone
-    -- reversal of a payment older than the data) has nothing to be compared with
+    -- reversal of a payment older than the data) has nothing to be compared with; nor has a case the
+    -- hospital's worklist opened on a claim without any posted 835 (tabular-only: outside the guard)
     coalesce(
-        not initially_denied and case_origin = 'remittance' and (in_ledger or event_kind = 'denial')
+        not initially_denied and case_origin = 'remittance'
+        and (in_ledger or (event_kind = 'denial' and claim_is_remitted))
         and not currently_denied and not is_taken_back,
         false
     ) as is_case_without_denial

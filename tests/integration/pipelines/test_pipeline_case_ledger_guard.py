@@ -27,11 +27,14 @@ from pipelines.runner import RunSummary, run_pipeline
 from pipelines.warehouse.case_ledger import read_guard
 from pipelines.warehouse.snapshot import open_published
 from tests.support.hand_world import HandWorld
+from tests.support.paths import TESTS_DIR
 
 pytestmark = pytest.mark.slow
 
 D = Decimal
 CHECK = "marts/fct_case_ledger_differences:case_ledger_agrees"
+CSV_HAND = TESTS_DIR / "fixtures" / "csv" / "hand"
+CSV = "ingestion.uploadCsv"
 DIFFERENCES = """
     select difference_kind, case_id, ledger_amount, case_amount
     from fct_case_ledger_differences where client_id = ? order by difference_kind, case_id"""
@@ -63,6 +66,19 @@ def cases(world: HandWorld) -> dict[str, list[tuple[int, Decimal, Decimal]]]:
     for claim, case_id, at_stake, recovered in rows:
         out.setdefault(str(claim), []).append((int(str(case_id)), D(str(at_stake)), D(str(recovered))))
     return out
+
+
+def states(world: HandWorld, claim_key: str) -> list[str]:
+    engine = create_engine(world.settings.database_url)
+    try:
+        with engine.connect() as conn:
+            found = conn.execute(
+                text("select state from denial_cases where client_id = :client and claim_key = :claim order by id"),
+                {"client": world.tenant.client_id, "claim": claim_key},
+            ).all()
+            return [str(row[0]) for row in found]
+    finally:
+        engine.dispose()
 
 
 def set_case_money(world: HandWorld, case_id: int, column: str, amount: str) -> None:
@@ -184,3 +200,25 @@ def test_the_partial_win_updates_the_same_case_and_everything_agrees(world):
     }
     assert differences(w) == []
     assert summary.check_results[CHECK] is True
+
+
+def test_a_worklist_case_alone_and_then_contradicted_by_the_835_is_no_difference(world):
+    """tests/fixtures/csv/hand/contradicted_denials_worklist.csv: EPX-1 denied CO-16 180.00 by "Hand Episode
+    Payer" in the hospital's worklist; a case opens from it. Alone, the claim has no 835 in the marts: a
+    tabular-only claim is outside the guard. Then episode_contradicted.835 (HEP01, 2026-03-09): the payer
+    paid EPX-1 150.00 with CO-45 30.00, no denial; the intake closes the worklist's case with no decision,
+    and a case closed with no decision is no denial anywhere: still no difference."""
+    w = world["world"]
+    april(world)
+    assert [b["status"] for b in w.post("contradicted_denials_worklist.csv", folder=CSV_HAND, procedure=CSV)] == [
+        "confirmed"
+    ]
+    alone = rebuild(w)
+    assert [(at_stake, recovered) for _, at_stake, recovered in cases(w)["EPX-1"]] == [(D("180.00"), D("0.00"))]
+    assert differences(w) == []
+    assert alone.check_results[CHECK] is True
+    assert [b["status"] for b in w.post("episode_contradicted.835")] == ["confirmed"]
+    contradicted = rebuild(w)
+    assert states(w, "EPX-1") == ["closed"]
+    assert differences(w) == []
+    assert contradicted.check_results[CHECK] is True

@@ -150,3 +150,67 @@ def test_the_csv_and_its_835_confirmed_at_once_open_one_case(member, services, d
     found = by_claim(member.rpc)
     assert sorted(found) == ["EPC-1", "EPM-1"]
     assert (found["EPC-1"]["payerId"], found["EPC-1"]["amountAtStake"]) == ("HEP01", "250.00")
+
+
+def test_a_csv_denial_the_835_contradicts_leaves_the_working_states_with_a_reason(member, services):
+    """contradicted_denials_worklist.csv: EPX-1 denied CO-16 180.00 by "Hand Episode Payer" (2026-03-02), a case
+    from the hospital's worklist. episode_contradicted.835: the payer's own remittance (HEP01, 2026-03-09)
+    paid EPX-1 150.00 with CO-45 30.00 (contractual, not a denial): the payer denied nothing, so the
+    worklist's case is no denial and leaves the working states (closed, with no decision: neither won nor
+    lost, nothing recovered, nothing written off), named by the 835's payer; the worklist is empty."""
+    _post_csv(member, "contradicted_denials_worklist.csv")
+    first = by_claim(member.rpc)["EPX-1"]
+    assert _money(first) == ("180.00", "0.00", "0.00", "open")
+    post(member.rpc, "episode_contradicted.835")
+    found = by_claim(member.rpc)
+    assert sorted(found) == ["EPX-1"], "a paid claim opens nothing"
+    contradicted = found["EPX-1"]
+    assert contradicted["id"] == first["id"]
+    assert _money(contradicted) == ("180.00", "0.00", "0.00", "closed")
+    assert contradicted["writtenOffAmount"] == "0.00"
+    assert (contradicted["payer"], contradicted["payerId"]) == ("HAND EPISODE PAYER", "HEP01")
+    assert contradicted["lastUpdateReason"] == (
+        "the payer's remittance of 2026-03-09 denies nothing on this claim (paid 150.00): "
+        "the worklist's denial of 180.00 is not the payer's"
+    )
+    assert _queue(member, services) == []
+
+
+def _migrate(member, name: str) -> dict:
+    """Plan, dry-run and commit a legacy system's denial list (migrationFactory.*) over the wire."""
+    content = (TESTS_DIR / "fixtures" / "csv" / "hand" / name).read_text()
+    body = {"kind": "denials", "sourceSystem": "Legacy PM 4.2", "filename": name, "content": content}
+    planned = member.rpc.mutation("migrationFactory.planMigration", body).data
+    member.rpc.mutation("migrationFactory.runDryRun", {"id": planned["id"]}).data
+    done = member.rpc.mutation("migrationFactory.commitMigration", {"id": planned["id"]}).data
+    assert done["state"] == "committed"
+    return done
+
+
+def test_a_migrated_case_is_adopted_by_the_835_and_won_by_its_overturn(member, services):
+    """episode_migration_denials.csv: the legacy system's EPL-1, "Hand Episode Payer", denied CO-50 500.00 of
+    500.00 (2026-03-02), already appealed: a migration-origin case in_appeal. episode_late_denial.835 (HEP01,
+    2026-03-02) is that denial, CO-50 500.00: the intake adopts the migrated case (same id, origin kept,
+    still in_appeal, named by the 835's payer and decision) and opens no second one.
+    episode_late_overturn.835 (2026-05-04): reversed and paid 500.00: recovered 500.00 of 500.00, won."""
+    _migrate(member, "episode_migration_denials.csv")
+    migrated = by_claim(member.rpc)["EPL-1"]
+    assert (migrated["origin"], migrated["payer"], migrated["payerId"]) == ("migration", "Hand Episode Payer", None)
+    assert _money(migrated) == ("500.00", "0.00", "0.00", "in_appeal")
+    post(member.rpc, "episode_late_denial.835")
+    found = by_claim(member.rpc)
+    assert sorted(found) == ["EPL-1"], "the 835's denial is the migrated case"
+    adopted = found["EPL-1"]
+    assert (adopted["id"], adopted["origin"]) == (migrated["id"], "migration")
+    assert _money(adopted) == ("500.00", "0.00", "0.00", "in_appeal")
+    assert (adopted["payer"], adopted["payerId"], adopted["payerClass"]) == (
+        "HAND EPISODE PAYER",
+        "HEP01",
+        "commercial",
+    )
+    assert (adopted["claimStatusCode"], adopted["carc"], adopted["remittanceDate"]) == ("4", "50", "2026-03-02")
+    post(member.rpc, "episode_late_overturn.835")
+    won = by_claim(member.rpc)["EPL-1"]
+    assert won["id"] == migrated["id"]
+    assert _money(won) == ("500.00", "0.00", "500.00", "won")
+    assert _queue(member, services) == []
