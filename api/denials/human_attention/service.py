@@ -261,6 +261,12 @@ def _after(cursor: tuple[float, int] | None, key: float, case_id: int) -> bool:
 
 # Ids per statement when the unscored cases' rows are read (under every database's bound-parameter limit).
 _IDS_CHUNK = 1000
+# Built once: the probe below runs on every queue call (like api/platform/auth/resolve.py's statements).
+_UNSCORED_IDS = (
+    select(DenialCase.id)
+    .where(DenialCase.client_id == bindparam("client_id"), DenialCase.priority_score.is_(None))
+    .execution_options(skip_tenant_scope=True)
+)
 
 
 def _unscored_ids(db: Session) -> list[int]:
@@ -277,8 +283,7 @@ def _unscored_ids(db: Session) -> list[int]:
     scope = get_scope(db)
     if scope is None or scope.client_id is None:
         raise RuntimeError("the queue needs a client scope")
-    stmt = select(DenialCase.id).where(DenialCase.client_id == scope.client_id, DenialCase.priority_score.is_(None))
-    return list(db.scalars(stmt.execution_options(skip_tenant_scope=True)))
+    return list(db.scalars(_UNSCORED_IDS, {"client_id": scope.client_id}))
 
 
 def _unscored(db: Session, conditions: Sequence[ColumnElement[bool]], today: date) -> list[Ranked]:
