@@ -17,7 +17,8 @@ app from `api.app.create_app(...)` plus one comparison route added by this scrip
 
 Lines, interleaved call by call so machine drift hits both alike, for three queue shapes (the whole client,
 one owner, one category): p50/p99 ms and the p50 ratio, goal <= 1.5x. Then 8 concurrent keep-alive clients
-(threads) call each path for `--seconds`: requests/s and p50/p99 of every call, goal p99 < 100 ms for ours.
+(threads) call each path for `--seconds`, in 5 slices alternating the two paths: requests/s and p50/p99
+of every call, goal p99 < 100 ms for ours.
 The ids of each shape are checked equal on both paths before timing.
 
     .venv/bin/python bench/worklist_http.py                      # 100k cases, SQLite
@@ -49,6 +50,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 GOAL_P50_RATIO = 1.5
 GOAL_P99_MS = 100.0
 CONCURRENCY = 8
+LOAD_SLICES = 5  # the concurrent phase alternates the two paths this many times each
 OURS = "/api/rpc/humanAttention.queue"
 BARE = "/bench/bare-queue"
 
@@ -229,6 +231,21 @@ def concurrent(
     return len(flat) / (time.perf_counter() - began), flat
 
 
+def loaded_interleaved(
+    base_url: str, requests: dict[str, dict[str, str]], headers: dict[str, str], seconds: float
+) -> dict[str, tuple[float, list[float]]]:
+    """`concurrent` on each path in LOAD_SLICES alternating slices of `seconds` / LOAD_SLICES each, so a
+    swing in the shared machine's load hits both paths alike: requests/s and every call's latency."""
+    calls = dict.fromkeys(requests, 0.0)
+    latencies: dict[str, list[float]] = {path: [] for path in requests}
+    for _ in range(LOAD_SLICES):
+        for path, params in requests.items():
+            rate, flat = concurrent(base_url, path, params, headers, seconds / LOAD_SLICES)
+            calls[path] += rate * seconds / LOAD_SLICES
+            latencies[path] += flat
+    return {path: (calls[path] / seconds, latencies[path]) for path in requests}
+
+
 def _fresh_database(args: argparse.Namespace, workdir: Path) -> tuple[str, Any]:
     if args.database_url:
         return args.database_url, lambda: None
@@ -296,11 +313,7 @@ def measure(args: argparse.Namespace, workdir: Path) -> None:
                             if round_ >= args.warmup:
                                 samples[name][path].append((time.perf_counter() - began) * 1000)
                 report_latency(samples, args)
-                loaded = {
-                    path: concurrent(base_url, path, params, headers, args.seconds)
-                    for path, params in _requests({}, args.limit).items()
-                }
-                report_load(loaded)
+                report_load(loaded_interleaved(base_url, _requests({}, args.limit), headers, args.seconds))
         finally:
             proc.terminate()
             try:

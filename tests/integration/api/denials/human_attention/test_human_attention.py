@@ -107,11 +107,13 @@ def test_queue_order_and_scores_match_the_hand_computation(services, make_member
     assert e["score"] == pytest.approx(5000 * 0.5 / 2.0 * math.exp(-10 / 45), rel=1e-9)
 
 
-def test_queue_scopes_and_filters(services, make_member, rpc):
+@pytest.mark.parametrize("scored", [False, True], ids=["scored-on-the-fly", "stored-scores"])
+def test_queue_scopes_and_filters(services, make_member, rpc, scored):
     member = make_member()
     colleague = add_colleague(services, rpc, member)
     ids = _hand_built(services, member, owner_b=colleague.user_id)
-    _rescore(services, member)
+    if scored:
+        _rescore(services, member)
     names = {v: k for k, v in ids.items()}
 
     def order(**filters):
