@@ -15,8 +15,9 @@
 -- Per claim and payer (int_claim_payer_adjudications, as fct_payer_monthly's claims_adjudicated): a
 -- denial is the deciding payer's, so a claim paid by its primary and denied by its secondary
 -- (X12 835 TR3 CLP02 = 2 / 3: processed as secondary / tertiary) counts for the secondary, never the
--- primary. k = denied_claims of n = claims_adjudicated against K and N summed over the baseline months; tested when the total
--- k + K >= {{ var('alert_min_denials', 5) }} (the minimum denial count). The filter is on the total,
+-- primary.
+-- k = denied_claims of n = claims_adjudicated against K and N summed over the baseline months; tested
+-- when the total k + K >= {{ var('alert_min_denials', 5) }} (the minimum denial count). The filter is on the total,
 -- never on k alone (issue 24): the test is conditional on k + K (k ~ Binomial(k + K, n / (n + N))
 -- under no change), so a filter on the total leaves its p-values exact, while keeping only the cells
 -- whose own k is high selects on the outcome and tests only the cells already up.
