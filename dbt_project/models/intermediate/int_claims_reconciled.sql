@@ -1,8 +1,9 @@
 {{ config(materialized='table') }}
 -- fct_claim_reconciliation without the contract price: one row per claim and tenant, submitted or
--- remitted (definitions there). The claim-level marts that need no contract price (KPIs, ROI, payer
--- denials, the change radar) read this table, so they build while the service lines and the claim
--- pricing are still being computed; fct_claim_reconciliation adds the price
+-- remitted (definitions there). The claim-level marts that need no contract price (KPIs, ROI) read
+-- this table, so they build while the service lines and the claim pricing are still being computed
+-- (the payer views read int_claim_payer_adjudications: a denial is its payer's); fct_claim_reconciliation
+-- adds the price
 -- (fct_claim_pricing, read on primary_remittance_claim_key).
 --
 -- write_off_date (the final denial write-off's remittance rule, HFMA MAP Key "Final Denials
