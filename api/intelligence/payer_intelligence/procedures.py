@@ -1,5 +1,6 @@
-"""payerIntelligence.*: denial and payment behaviour per payer (fct_claim_reconciliation,
-fct_payer_denials_monthly, dim_payers). Months are adjudication months."""
+"""payerIntelligence.*: denial and payment behaviour per payer of each claim's COB chain (fct_payer_monthly,
+fct_payer_denials_monthly, fct_claim_payers, dim_payers: claim x payer, so a secondary payer is a payer of its
+own). Months are adjudication months (the payer's first decision of the claim)."""
 
 from __future__ import annotations
 
@@ -32,8 +33,10 @@ def scorecard(ctx: Context, input: ScorecardIn) -> ScorecardOut:
 @rpc.query("payerIntelligence.denialReasons")
 def denial_reasons(ctx: Context, input: DenialReasonsIn) -> DenialReasonsOut:
     """Denials by payer, root-cause category and CARC over the range, with the denial rate against the
-    payer's volume and the overturn rate of those denials; most frequent first, paginated."""
-    with open_marts(ctx, *queries.CLAIM_MARTS) as m:
+    payer's volume and the overturn rate of those denials; most frequent first, paginated. A denial is
+    the payer's that made it: a claim paid by its primary and denied by its secondary counts under the
+    secondary."""
+    with open_marts(ctx, *queries.DENIAL_MARTS) as m:
         items, cursor = queries.denial_reasons(m, input, input.payer, input)
         snap = snapshot_of(m)
     return DenialReasonsOut(snapshot=snap, items=items, next_cursor=cursor)

@@ -10,7 +10,7 @@ from api.infra.marts.serving import money_ratio, rate, round_days
 from api.intelligence.payer_intelligence.schemas import DenialReason, PayerScore, PayerTimeToPay
 
 SCORE_MARTS = ("fct_payer_monthly", "dim_payers")
-CLAIM_MARTS = ("fct_claim_reconciliation",)
+DENIAL_MARTS = ("fct_payer_denials_monthly", "fct_payer_monthly")
 PAYER_CLAIM_MARTS = ("fct_claim_payers",)
 
 # Per payer of each claim's COB chain (fct_payer_monthly counts claim x payer, int_claim_payer_adjudications):
@@ -71,25 +71,33 @@ def compare(m: ScopedMarts, months: MonthRange, payers: list[str]) -> dict[str, 
     return {r["payer_key"].upper(): score(r) for r in m.rows(SCORE_SQL.format(where=where), params)}
 
 
+# Per payer that made the decision (claim x payer, issue 24): fct_payer_denials_monthly counts each payer's
+# own initial denial of a claim, so a claim paid by its primary and denied by its secondary (X12 835 TR3
+# CLP02 = 2 / 3) is the secondary's denial; the payer's volume is fct_payer_monthly's claim x payer count
+# over the same months. The figures are the marts' (summed over the range), never recomputed here.
+DENIAL_REASONS_SQL = """
+    with volume as (
+        select payer_sk, sum(claims_adjudicated) as n from fct_payer_monthly
+        where adjudication_month is not null and {volume_where} group by payer_sk
+    )
+    select d.payer_key, d.denial_category, d.carc, sum(d.denied_claims) as denied_claims,
+           sum(d.denied_amount) as denied_amount, sum(d.overturned_claims) as overturned_claims,
+           sum(d.recovered_amount) as recovered_amount, any_value(volume.n) as payer_claims_adjudicated
+    from fct_payer_denials_monthly d join volume using (payer_sk)
+    where {where}
+    group by d.payer_sk, d.payer_key, d.denial_category, d.carc
+    order by denied_claims desc, denied_amount desc, 1, 2, 3"""
+
+
 def denial_reasons(
     m: ScopedMarts, months: MonthRange, payer: str | None, page: MartPageInput
 ) -> tuple[list[DenialReason], str | None]:
-    """One page of denials by payer, category and CARC, with the denial and overturn rates."""
+    """One page of denials by payer (the payer that denied), category and CARC, with the denial and
+    overturn rates."""
     where, params = months.month_params("adjudication_month")
-    where = payer_filter(where, params, payer)
-    sql = f"""
-        with volume as (
-            select payer_key, count(*) as n from fct_claim_reconciliation
-            where adjudication_month is not null and {where} group by payer_key
-        )
-        select d.payer_key, coalesce(d.primary_denial_category, 'unknown') as denial_category,
-               coalesce(d.primary_denial_carc, 'NONE') as carc, count(*) as denied_claims,
-               sum(d.initial_denied_amount) as denied_amount,
-               count(*) filter (where d.overturned) as overturned_claims,
-               sum(d.recovered_amount) as recovered_amount, any_value(volume.n) as payer_claims_adjudicated
-        from fct_claim_reconciliation d join volume using (payer_key)
-        where d.initially_denied and {where}
-        group by 1, 2, 3 order by denied_claims desc, denied_amount desc, 1, 2, 3"""
+    volume_where = where
+    where = payer_filter(where, params, payer, column="d.payer_key")
+    sql = DENIAL_REASONS_SQL.format(volume_where=volume_where, where=where)
     rows, cursor = page_rows(m, sql, params, page)
     reasons = [
         DenialReason.model_validate(

@@ -1,7 +1,10 @@
 """arOperations.*: open accounts receivable from fct_claim_reconciliation, aged and queued for follow-up.
 
 A claim is open at a date when it had been billed and awaited its first remittance (open amount = billed)
-or had been initially denied in whole or in part and not yet overturned (open amount = the denied amount).
+or had been initially denied in whole or in part and not yet overturned (open amount = the denied amount),
+unless that denial had been finally written off by then (fct_claim_reconciliation.write_off_date, the marts'
+final denial write-off, HFMA MAP Key "Final Denials Write-off": no longer receivable, as in
+fct_kpis_monthly's A/R).
 The state is rebuilt at `asOf` (default: the snapshot build date) from the claim's dates: only remittances
 paid on or before `asOf` count. Age counts from the statement end date.
 """
@@ -31,6 +34,8 @@ from api.rpc.procedure import rpc
 def aging(ctx: Context, input: AgingIn) -> AgingOut:
     """Open A/R in age buckets (0-30, 31-60, 61-90, 91-120, 120+ days since the statement end) as it stood
     at `asOf`: only remittances paid on or before that date count, so a claim paid later was open then.
+    A denial finally written off on or before `asOf` (its appeal window closed, the marts' final denial
+    write-off) is no longer receivable and is left out of every bucket.
     Each bucket and the total count the claims that have a denial case not closed (as it is now)."""
     case_keys = service.open_case_claim_keys(ctx.db)
     with open_marts(ctx, *queries.AR_MARTS) as m:
@@ -70,7 +75,7 @@ def assign_follow_up(ctx: Context, input: AssignFollowUpIn) -> AssignmentOut:
     if state == "missing":
         raise NotFound("Claim was not found in this client's current snapshot")
     if state == "closed":
-        raise PreconditionFailed("This claim has no open balance to follow up (paid or overturned)")
+        raise PreconditionFailed("This claim has no open balance to follow up (paid, overturned or written off)")
     current = ctx.db.scalar(select(FollowUpAssignment).where(FollowUpAssignment.claim_key == input.claim_key))
     before = None
     if current is None:

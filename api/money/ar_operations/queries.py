@@ -17,15 +17,19 @@ AR_MARTS = ("fct_claim_reconciliation", "fct_provider_adjustments")
 ClaimState = Literal["open", "closed", "missing"]
 
 # Open today: awaiting a remittance, or the claim's current decision (the last payer in its COB chain,
-# after reversals and corrections) denies money; a recoupment that ends denied is open, a denial by
-# the wrong payer followed by the right payer's payment is not.
-_OPEN = "claim_outcome in ('awaiting_remittance', 'denied', 'partially_denied')"
+# after reversals and corrections) denies money and was not finally written off; a recoupment that ends
+# denied is open, a denial by the wrong payer followed by the right payer's payment is not.
+# write_off_date is the marts' final denial write-off (int_claims_reconciled, HFMA MAP Key "Final Denials
+# Write-off": the appeal window of a denial never overturned closed by the build date), the same date
+# fct_kpis_monthly's A/R balances close the denial on: a written-off denial is no longer receivable.
+_OPEN = "claim_outcome in ('awaiting_remittance', 'denied', 'partially_denied') and write_off_date is null"
 # The claims open at $as_of, rebuilt from each claim's dates so that only remittances paid on or
 # before $as_of count: awaiting its first remittance from the day it was billed (837 submission date,
 # else statement end) until its first payment date -> the charge is open; when every remittance of the
 # claim was paid by $as_of, its state then is its current state (current decision, recoupments
 # included); otherwise (later events) the state at $as_of is its first decision, denied and not yet
-# overturned by $as_of -> the denied amount is open. A claim paid after $as_of was open at $as_of.
+# overturned by $as_of -> the denied amount is open. A claim paid after $as_of was open at $as_of. A denial
+# finally written off on or before $as_of (write_off_date) is not open: it left A/R that day.
 _CLAIM_OPEN_SQL = """
     select claim_key, payer_key, statement_to, denial_category, reason, open_amount,
            greatest(0, date_diff('day', statement_to, $as_of)) as age_days
@@ -46,6 +50,7 @@ _CLAIM_OPEN_SQL = """
                case
                    when initial_payment_date is null or initial_payment_date > $as_of then
                        coalesce(submission_date, statement_to) <= $as_of
+                   when write_off_date <= $as_of then false
                    when last_payment_date <= $as_of then claim_outcome in ('denied', 'partially_denied')
                    else initially_denied and not (overturned and recovery_date <= $as_of)
                end as is_open
@@ -162,7 +167,8 @@ def _item(row: dict[str, Any], assignment: FollowUpAssignment | None) -> FollowU
 
 
 def claim_state(m: ScopedMarts, claim_key: str) -> ClaimState:
-    """open (a balance to follow up), closed (paid or overturned) or missing from the snapshot."""
+    """open (a balance to follow up), closed (paid, overturned or finally written off) or missing from the
+    snapshot."""
     params = {"c": claim_key}
     if m.one_or_none(f"select claim_key from fct_claim_reconciliation where claim_key = $c and {_OPEN}", params):
         return "open"

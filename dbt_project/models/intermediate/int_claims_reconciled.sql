@@ -1,14 +1,30 @@
 {{ config(materialized='table') }}
 -- fct_claim_reconciliation without the contract price: one row per claim and tenant, submitted or
--- remitted (definitions there). The claim-level marts that need no contract price (KPIs, ROI, payer
--- denials, the change radar) read this table, so they build while the service lines and the claim
--- pricing are still being computed; fct_claim_reconciliation adds the price
+-- remitted (definitions there). The claim-level marts that need no contract price (KPIs, ROI) read
+-- this table, so they build while the service lines and the claim pricing are still being computed
+-- (the payer views read int_claim_payer_adjudications: a denial is its payer's); fct_claim_reconciliation
+-- adds the price
 -- (fct_claim_pricing, read on primary_remittance_claim_key).
+--
+-- write_off_date (the final denial write-off's remittance rule, HFMA MAP Key "Final Denials
+-- Write-off", defined once here for fct_kpis_monthly and arOperations): the day the appeal window of a
+-- claim initially denied and never overturned closed, when that is on or before the build date
+-- (build_date()). The window until payer classes exist is the longest first-level appeal window of the
+-- payer_appeal_limits seed (180 days: ERISA internal appeal and the commercial default), so no denial
+-- is called final before any payer's window has closed. From that day the denial is no longer
+-- receivable: it leaves A/R (fct_kpis_monthly's balances, arOperations.aging).
+{% set window_closes = "cast(" ~ dbt.dateadd('day', 'appeal_window.appeal_days', 'adjudicated.initial_payment_date')
+    ~ " as date)" %}
 with submitted as (
     select * from {{ ref('int_submitted_claims_deduplicated') }}
 ),
 adjudicated as (
     select * from {{ ref('int_claims_latest_status') }}
+),
+appeal_window as (
+    select max(days) as appeal_days
+    from {{ ref('payer_appeal_limits') }}
+    where level in ('redetermination', 'internal_appeal', 'first_level_appeal')
 ),
 keys as (
     select organization_id, client_id, claim_key from submitted
@@ -60,6 +76,12 @@ select
     coalesce(adjudicated.overturned, false) as overturned,
     coalesce(adjudicated.recovered_amount, 0) as recovered_amount,
     adjudicated.recovery_date,
+    case
+        when
+            adjudicated.initially_denied and not coalesce(adjudicated.overturned, false)
+            and {{ window_closes }} <= {{ build_date() }}
+            then {{ window_closes }}
+    end as write_off_date,
     adjudicated.last_payment_date,
     coalesce(adjudicated.remittance_events, 0) as remittance_events,
     coalesce(adjudicated.reversals, 0) as reversals,
@@ -82,3 +104,4 @@ left join submitted
 left join adjudicated
     on adjudicated.organization_id = keys.organization_id and adjudicated.client_id = keys.client_id
     and adjudicated.claim_key = keys.claim_key
+cross join appeal_window

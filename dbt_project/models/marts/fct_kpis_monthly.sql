@@ -17,36 +17,19 @@
 -- Case work runs on the calendar, not on the files: a month with case activity is a row even after
 -- the data horizon's month, and such a month's balances are null (no file speaks of them yet).
 {% set maturity_days = var('overturn_maturity_days', 90) %}
-{% set window_closes = "cast(" ~ dbt.dateadd('day', 'appeal_window.appeal_days', 'reconciled.initial_payment_date')
-    ~ " as date)" %}
 {% set after_horizon = "coalesce(balances.month > " ~ month_of('horizon.data_as_of') ~ ", false)" %}
 with recursive
--- Appeal window until payer classes exist: the longest first-level appeal window of the
--- payer_appeal_limits seed (180 days: ERISA internal appeal and the commercial default), so no
--- denial is called final before any payer's window has closed.
-appeal_window as (
-    select max(days) as appeal_days
-    from {{ ref('payer_appeal_limits') }}
-    where level in ('redetermination', 'internal_appeal', 'first_level_appeal')
-),
 -- Claims as of the build date: a claim first adjudicated after it is a finding, left out. The write-off
--- date is the day the appeal window of a denial never paid later closed (by the build date).
+-- date (int_claims_reconciled.write_off_date, the one definition arOperations.aging reads too) is the
+-- day the appeal window of a denial never paid later closed (by the build date).
 claims as (
     select
-        reconciled.*,
+        *,
         case
-            when reconciled.statement_to is null or reconciled.submission_date >= reconciled.statement_to
-                then reconciled.submission_date
-        end as kpi_submission_date,
-        case
-            when
-                reconciled.initially_denied and not reconciled.overturned
-                and {{ window_closes }} <= {{ build_date() }}
-                then {{ window_closes }}
-        end as write_off_date
-    from {{ ref('int_claims_reconciled') }} as reconciled
-    cross join appeal_window
-    where reconciled.initial_payment_date is null or reconciled.initial_payment_date <= {{ build_date() }}
+            when statement_to is null or submission_date >= statement_to then submission_date
+        end as kpi_submission_date
+    from {{ ref('int_claims_reconciled') }}
+    where initial_payment_date is null or initial_payment_date <= {{ build_date() }}
 ),
 adjudicated as (
     select * from claims

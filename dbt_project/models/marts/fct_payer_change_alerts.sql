@@ -10,10 +10,14 @@
 -- claims adjudicated in the month and at least {{ var('alert_min_volume_share', 0.5) }} x the
 -- baseline's mean monthly volume: a month whose volume collapsed (an incomplete latest month, the
 -- tail of a payer's run-off) has a biased mix (only the slowest claims, say) and is not tested.
--- carc_denial_rate: every CARC of a denial adjustment (claim or line level) on the claim's initial
--- remittance counts, not only the primary one; a claim counts once per CARC. k = denied_claims of
--- n = claims_adjudicated against K and N summed over the baseline months; tested when the total
--- k + K >= {{ var('alert_min_denials', 5) }} (the minimum denial count). The filter is on the total,
+-- carc_denial_rate: every CARC of a denial adjustment (claim or line level) on the payer's initial
+-- remittance of the claim counts, not only the primary one; a claim counts once per payer and CARC.
+-- Per claim and payer (int_claim_payer_adjudications, as fct_payer_monthly's claims_adjudicated): a
+-- denial is the deciding payer's, so a claim paid by its primary and denied by its secondary
+-- (X12 835 TR3 CLP02 = 2 / 3: processed as secondary / tertiary) counts for the secondary, never the
+-- primary.
+-- k = denied_claims of n = claims_adjudicated against K and N summed over the baseline months; tested
+-- when the total k + K >= {{ var('alert_min_denials', 5) }} (the minimum denial count). The filter is on the total,
 -- never on k alone (issue 24): the test is conditional on k + K (k ~ Binomial(k + K, n / (n + N))
 -- under no change), so a filter on the total leaves its p-values exact, while keeping only the cells
 -- whose own k is high selects on the outcome and tests only the cells already up.
@@ -24,18 +28,15 @@ with payer_months as (
     select * from {{ ref('fct_payer_monthly') }}
 ),
 initial_decisions as (
-    -- The claim mart carries each claim's initial decision; int_claims_latest_status is a view that
-    -- would aggregate every payer history again.
-    select organization_id, client_id, claim_key, payer_key, adjudication_month, initial_remittance_claim_key
-    from {{ ref('int_claims_reconciled') }}
+    -- each payer's initial decision of each claim (the claim x payer rows fct_payer_monthly counts)
+    select organization_id, client_id, claim_key, payer_sk, adjudication_month, initial_remittance_claim_key
+    from {{ ref('int_claim_payer_adjudications') }}
     where adjudication_month is not null
 ),
 carc_claims as (
-    -- distinct: a claim denied with one CARC on several lines counts once for that CARC
+    -- distinct: a claim denied with one CARC on several lines counts once for that payer and CARC
     select distinct
-        initial_decisions.organization_id,
-        initial_decisions.client_id,
-        initial_decisions.payer_key,
+        initial_decisions.payer_sk,
         initial_decisions.adjudication_month,
         initial_decisions.claim_key,
         adjustments.carc
@@ -49,12 +50,12 @@ carc_claims as (
 ),
 carc_months as (
     select
-        {{ tenant_key('organization_id', 'client_id', 'payer_key') }} as payer_sk,
+        payer_sk,
         adjudication_month,
         carc,
         count(*) as denied_claims
     from carc_claims
-    group by organization_id, client_id, payer_key, adjudication_month, carc
+    group by payer_sk, adjudication_month, carc
 ),
 payer_carcs as (
     select distinct payer_sk, carc from carc_months

@@ -1,8 +1,15 @@
 -- Payer intelligence: one row per payer, tenant, adjudication month, root-cause category and CARC
--- of the claims the payer denied (in whole or in part) on first adjudication, with the payer-month
--- context (claims adjudicated, first-pass yield, days to pay, overturn rate).
+-- of the claims the payer denied (in whole or in part) on its own initial decision, with the
+-- payer-month context (claims adjudicated, first-pass yield, days to pay, overturn rate).
+-- Counted per claim and payer (int_claim_payer_adjudications, the rows of fct_claim_payers and
+-- fct_payer_monthly): a denial belongs to the payer that made it. A claim paid by its primary and
+-- denied by its secondary (X12 835 TR3 CLP02 = 2 / 3: processed as secondary / tertiary) is a denial
+-- of the secondary in the secondary's adjudication month, never credited to the primary (issue 24);
+-- a primary's denial stays the primary's whatever the secondary does next. The month is the payer's
+-- own first decision, as in fct_payer_monthly, so denial_rate's numerator and denominator count the
+-- same rows.
 with denied as (
-    select * from {{ ref('int_claims_reconciled') }}
+    select * from {{ ref('int_claim_payer_adjudications') }}
     where adjudication_month is not null and initially_denied
 ),
 grouped as (

@@ -280,5 +280,27 @@ def test_aging_as_of_rebuilds_the_state_at_that_date(kpi_world):
     # KPI-002 closed by its overturn; KPI-004 now denied by payer A (open 300 until payer B pays on 05-12).
     assert (april["openClaims"], D(april["openAmount"])) == (3, D("600.00"))
     today = rpc.query("arOperations.aging", {}).data
-    # Today: KPI-003 50, KPI-006 250, KPI-007 100.
-    assert (today["openClaims"], D(today["openAmount"])) == (3, D("400.00"))
+    # Today (the build date): KPI-006 250 only. KPI-003's 50 was written off on 2025-08-09 and KPI-007's 100
+    # on 2026-05-19 (denial + 180 days, never paid later): no longer receivable (before issue 24: 3, 400.00).
+    assert (today["openClaims"], D(today["openAmount"])) == (1, D("250.00"))
+
+
+def test_a_written_off_denial_leaves_aging_on_its_write_off_date(kpi_world):
+    rpc = kpi_world.rpc
+
+    def open_at(day: str) -> tuple[int, Decimal]:
+        aging = rpc.query("arOperations.aging", {"asOf": day}).data
+        return aging["openClaims"], D(aging["openAmount"])
+
+    # KPI-003 denied 50 on 2025-02-10, never paid later: its appeal window closes 2025-08-09 (+180 days).
+    assert open_at("2025-08-08") == (2, D("300.00"))  # KPI-003 50 + KPI-006 250 (awaiting)
+    assert open_at("2025-08-09") == (1, D("250.00"))  # KPI-006 alone
+    # At a month end the aging is fct_kpis_monthly's A/R (one write-off rule): November 350 = KPI-006 250 +
+    # KPI-007 100 (denied 11-20, written off only on 2026-05-19).
+    assert open_at("2025-11-30") == (2, NOV["ar_amount"])
+    queue = kpi_world.pages("arOperations.followUpQueue", {"asOf": "2025-11-20"})
+    assert {i["claimKey"] for i in queue} == {"KPI-006", "KPI-007"}
+    # not open in the current snapshot: nothing to follow up
+    me = rpc.query("auth.session").data["userId"]
+    refused = rpc.mutation("arOperations.assignFollowUp", {"claimKey": "KPI-003", "assigneeUserId": me})
+    assert refused.code == "PRECONDITION_FAILED"

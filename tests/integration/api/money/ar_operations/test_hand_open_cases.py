@@ -1,11 +1,12 @@
 """arOperations shows each open claim's denial case, on the hand-written KPI world (tests/fixtures/x12/hand/kpi_*,
 see test_hand_kpis.py) with cases written by hand into the operational database, on SQLite and PostgreSQL.
 
-Open at the horizon (2025-11-20): KPI-003 (partially denied 50, statement end 01-18), KPI-006 (awaiting
-remittance 250, 02-20), KPI-007 (denied 100, 10-03). The cases:
+Open at the horizon (2025-11-20): KPI-006 (awaiting remittance 250, 02-20), KPI-007 (denied 100, 10-03).
+KPI-003 (partially denied 50 on 2025-02-10) was finally written off on 2025-08-09 (its appeal window
+closed): no longer receivable, not in the queue nor the aging (issue 24). The cases:
 - K1 KPI-007: lost on 11-30, not closed, owner A (decided, the older one);
 - K2 KPI-007: in_appeal, owner B (still worked: shown rather than K1);
-- K3 KPI-003: closed (no open case);
+- K3 KPI-003: closed (and its claim written off);
 - K4 KPI-002: triaged (the claim was overturned: not in the queue at all).
 """
 
@@ -72,7 +73,7 @@ def ar_world(hand_world):
 def test_the_queue_shows_the_open_case_of_each_claim(ar_world):
     world, ids, owner_b = ar_world
     queue = {i["claimKey"]: i for i in world.pages("arOperations.followUpQueue", {"asOf": AS_OF})}
-    assert set(queue) == {"KPI-003", "KPI-006", "KPI-007"}
+    assert set(queue) == {"KPI-006", "KPI-007"}
     denied = queue["KPI-007"]
     assert (denied["reason"], denied["caseId"], denied["caseState"], denied["caseOwnerUserId"]) == (
         "denied",
@@ -80,15 +81,14 @@ def test_the_queue_shows_the_open_case_of_each_claim(ar_world):
         "in_appeal",
         owner_b,
     )
-    for closed_or_none in ("KPI-003", "KPI-006"):  # KPI-003's only case is closed; KPI-006 has none
-        item = queue[closed_or_none]
-        assert (item["caseId"], item["caseState"], item["caseOwnerUserId"]) == (None, None, None), closed_or_none
+    item = queue["KPI-006"]  # no case
+    assert (item["caseId"], item["caseState"], item["caseOwnerUserId"]) == (None, None, None)
 
 
 def test_aging_counts_the_open_claims_with_an_open_case(ar_world):
     world, _, _ = ar_world
     aging = world.rpc.query("arOperations.aging", {"asOf": AS_OF}).data
-    assert (aging["openClaims"], aging["openClaimsWithCase"]) == (3, 1)
+    assert (aging["openClaims"], aging["openClaimsWithCase"]) == (2, 1)
     buckets = {b["bucket"]: (b["claims"], b["claimsWithOpenCase"]) for b in aging["buckets"]}
-    # KPI-007 is 48 days past its statement end; KPI-003 (306 days) and KPI-006 (273 days) are 120+.
-    assert buckets == {"0-30": (0, 0), "31-60": (1, 1), "61-90": (0, 0), "91-120": (0, 0), "120+": (2, 0)}
+    # KPI-007 is 48 days past its statement end; KPI-006 (273 days) is 120+; KPI-003 was written off.
+    assert buckets == {"0-30": (0, 0), "31-60": (1, 1), "61-90": (0, 0), "91-120": (0, 0), "120+": (1, 0)}
