@@ -21,6 +21,7 @@ query. `one()` is for aggregates, which always return exactly one row;
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from collections import OrderedDict
@@ -28,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -112,7 +114,7 @@ class ScopedMarts:
         return table in self.snapshot.tables
 
     def rows(self, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        if _QUALIFIED.search(sql):
+        if _names_snapshot(sql):
             # The unscoped tables are attached as `snap`; naming them would skip the tenant filter.
             raise RuntimeError("mart SQL must name marts unqualified (tenant-scoped views), not snap.*")
         cur = self.conn.execute(sql, params or {})
@@ -140,6 +142,13 @@ class ScopedMarts:
         return model.model_validate(self.one(sql, params))
 
 
+@lru_cache(maxsize=1024)
+def _names_snapshot(sql: str) -> bool:
+    """Whether `sql` names the attached snapshot (`snap.`). Procedures run the same few statement texts
+    over and over, so the answer is remembered per text: the search costs tens of µs on a long statement."""
+    return _QUALIFIED.search(sql) is not None
+
+
 # (organization, client or None, the clients an organization-wide view is limited to or None, marts)
 _PoolKey = tuple[int, int | None, tuple[int, ...] | None, tuple[str, ...]]
 
@@ -158,7 +167,7 @@ class _Published:
     MAX_IDLE_PER_KEY = 8  # about the number of worker threads that read marts at once
     MAX_KEYS = 256  # least recently used tenant/table lists beyond this are closed
 
-    def __init__(self, stamp: int, snapshot: Snapshot, root: duckdb.DuckDBPyConnection):
+    def __init__(self, stamp: tuple[int, ...], snapshot: Snapshot, root: duckdb.DuckDBPyConnection):
         self.stamp = stamp
         self.snapshot = snapshot
         self.root = root
@@ -226,7 +235,7 @@ class MartReader:
 
     def _load(self) -> _Published:
         try:
-            stamp = self.pointer.stat().st_mtime_ns
+            stamp = _identity(self.pointer.stat())
         except FileNotFoundError:
             raise PreconditionFailed(
                 "No analytics snapshot has been published yet: run the pipeline (operations.runPipeline)",
@@ -280,6 +289,13 @@ class MartReader:
             conn.close()
             raise
         published.give_back(key, conn)
+
+
+def _identity(stat: os.stat_result) -> tuple[int, ...]:
+    """What tells one version of the pointer file from the next without reading it. The publisher
+    replaces the file (`os.replace`), so a new pointer is a new inode even when the clock is too coarse
+    to give it another modification time; size and times catch a rewrite in place."""
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def _snapshot(doc: dict[str, Any], path: Path, schema: str, columns: list[tuple[str, str]]) -> Snapshot:

@@ -96,3 +96,20 @@ def test_a_failed_request_does_not_poison_the_next(tmp_path: Path) -> None:
     with pytest.raises(duckdb.Error), reader.scoped(1, 2) as m:
         m.rows("select no_such_column from fct_x")
     assert values(reader, 1, 2) == [20]
+
+
+def test_a_pointer_replaced_within_the_same_clock_tick_is_seen(tmp_path: Path) -> None:
+    """The publisher replaces the pointer file (os.replace); on a coarse clock the new file can carry the
+    old modification time, and the reader must still follow it."""
+    publish(tmp_path, "a", [(1, 2, 20)], "r1")
+    reader = MartReader(tmp_path)
+    assert values(reader, 1, 2) == [20]
+    pointer = tmp_path / "published.json"
+    before = pointer.stat()
+    publish(tmp_path, "b", [(1, 2, 21)], "r1")  # rewritten in place, as `publish` does
+    staged = tmp_path / "published.json.tmp"
+    staged.write_text(pointer.read_text())
+    os.replace(staged, pointer)  # as the pipeline's atomic write does
+    os.utime(pointer, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same tick as the first pointer
+    assert pointer.stat().st_mtime_ns == before.st_mtime_ns
+    assert values(reader, 1, 2) == [21]
