@@ -321,18 +321,22 @@ class _CorpusWriter:
         self.control += 1
         control = self.control
         facilities = self.sim.facilities
-        by_fac: dict[int, list[tuple[Claim, Patient]]] = {}
+        # One transaction per facility and submission day, as a hospital's daily claim runs are: BHT04 is
+        # the day the claims were created (X12 837 TR3, BHT04 "transaction set creation date"), which the
+        # marts read as each claim's submission date, so no claim is dated before its own submit day.
+        by_run: dict[tuple[int, int], list[tuple[Claim, Patient]]] = {}
         for c, p in pairs:
-            by_fac.setdefault(c.facility, []).append((c, p))
+            by_run.setdefault((c.facility, c.submit_day), []).append((c, p))
         version = VERSION_837I if ctype == "I" else VERSION_837P
-        day = pairs[0][0].submit_day
+        day = max(c.submit_day for c, _ in pairs)
         transactions = []
-        for st_no, fix in enumerate(sorted(by_fac), start=1):
+        for st_no, (fix, submit_day) in enumerate(sorted(by_run), start=1):
             fac = facilities[fix]
-            body = transaction_header(fac, f"{file_no:05d}{fix:02d}{ctype}", self.d8[day])
+            reference = f"{file_no:05d}{fix:02d}{ctype}{st_no:04d}"
+            body = transaction_header(fac, reference, self.d8[submit_day])
             body.extend(billing_provider_header(fac, 1))
             hl = 2
-            for c, p in by_fac[fix]:
+            for c, p in by_run[(fix, submit_day)]:
                 hl = claim_segments(c, p, fac, hl, 1, self.d8, body)
             transactions.append(wrap_transaction(st_no, "837", version, body))
         name = f"claims_{file_no:05d}_837{ctype}.837"
