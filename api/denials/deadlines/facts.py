@@ -58,6 +58,13 @@ def client_today(db: Session, now: datetime | None = None) -> date:
     return (now or datetime.now(UTC)).astimezone(zone_of(name)).date()
 
 
+def client_todays(db: Session, now: datetime | None = None) -> dict[int, date]:
+    """Every client's today in its own zone (a sweep over all tenants; a session uses client_today)."""
+    moment = now or datetime.now(UTC)
+    rows = db.execute(select(Client.id, Client.time_zone))
+    return {client_id: moment.astimezone(zone_of(name)).date() for client_id, name in rows}
+
+
 def client_rules(db: Session) -> tuple[rules.LimitRule, ...]:
     """The platform defaults followed by the session client's own rules (rule_for picks between them)."""
     own = db.scalars(select(PayerRule).order_by(PayerRule.id))

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import NotFound
 from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import DenialCase
+from api.denials.deadlines import facts
 from api.denials.notifications import rules
 from api.denials.notifications.models import Notification, NotificationSubscription
 from api.infra.db.base import utcnow
@@ -106,12 +107,20 @@ def notify(
     return row
 
 
-def notify_deadlines(db: Session, today: date, horizon_days: int = DEFAULT_HORIZON_DAYS) -> int:
+def notify_deadlines(
+    db: Session, today: date | None, horizon_days: int = DEFAULT_HORIZON_DAYS, now: datetime | None = None
+) -> int:
     """One `deadline_approaching` notification to the owner of every open case whose appeal is due
-    between `today` and `today + horizon_days`; idempotent per case x due date. Returns how many
-    notifications it created."""
+    between today and today + `horizon_days`; idempotent per case x due date. Returns how many
+    notifications it created. `today` pins one day for every client (a backfill); None takes each
+    client's own today in its time zone at `now` (a deadline is a date where the hospital is)."""
     if not 0 <= horizon_days <= rules.MAX_HORIZON_DAYS:
         raise ValueError(f"horizon_days must be 0-{rules.MAX_HORIZON_DAYS}")
+    todays = facts.client_todays(db, now) if today is None else {}
+    earliest = today if today is not None else min(todays.values(), default=None)
+    latest = today if today is not None else max(todays.values(), default=None)
+    if earliest is None or latest is None:
+        return 0
     cases = db.execute(
         select(
             DenialCase.id,
@@ -123,15 +132,16 @@ def notify_deadlines(db: Session, today: date, horizon_days: int = DEFAULT_HORIZ
         .where(
             DenialCase.state.in_(sorted(WORKING_STATES)),
             DenialCase.owner_user_id.is_not(None),
-            DenialCase.appeal_due_on >= today,
-            DenialCase.appeal_due_on <= today + timedelta(days=horizon_days),
+            DenialCase.appeal_due_on >= earliest,
+            DenialCase.appeal_due_on <= latest + timedelta(days=horizon_days),
         )
         .order_by(DenialCase.id)
     ).all()
     created = 0
     for case_id, org_id, client_id, owner_id, due_on in cases:
         # The SQL already selects these; the rule is the definition, and it narrows the types.
-        if owner_id is None or due_on is None or not rules.due_within(due_on, today, horizon_days):
+        day = today if today is not None else todays.get(client_id)
+        if owner_id is None or due_on is None or day is None or not rules.due_within(due_on, day, horizon_days):
             continue
         key = rules.deadline_key(case_id, due_on)
         if db.scalar(
@@ -145,7 +155,7 @@ def notify_deadlines(db: Session, today: date, horizon_days: int = DEFAULT_HORIZ
             user_id=owner_id,
             kind="deadline_approaching",
             case_id=case_id,
-            title=rules.deadline_title(case_id, due_on, today),
+            title=rules.deadline_title(case_id, due_on, day),
             dedupe_key=key,
         )
         created += made is not None

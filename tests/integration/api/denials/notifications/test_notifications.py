@@ -148,6 +148,30 @@ def test_notify_deadlines_one_per_open_owned_case_within_the_horizon_idempotentl
     assert [n["caseId"] for n in theirs] == [due_in_7]
 
 
+def test_the_sweep_counts_each_clients_own_today(services, make_member):
+    # At 08:00 UTC on day D it is still D-1 in Honolulu (UTC-10): a Honolulu case due D-1 is due today
+    # there and is notified; the same due date in a UTC client is past and is not.
+    from api.platform.organizations.models import Client
+
+    honolulu, utc = make_member(), make_member()
+    day = _unique_day()
+    with services.database.transaction() as db:
+        db.scalar(select(Client).where(Client.id == honolulu.client_id)).time_zone = "Pacific/Honolulu"
+    yesterday = day - timedelta(days=1)
+    in_honolulu = make_case(
+        services, honolulu.organization_id, honolulu.client_id, owner_user_id=honolulu.user_id, appeal_due_on=yesterday
+    )
+    make_case(services, utc.organization_id, utc.client_id, owner_user_id=utc.user_id, appeal_due_on=yesterday)
+    now = datetime(day.year, day.month, day.day, 8, 0, tzinfo=UTC)
+    with services.database.transaction() as db:
+        assert service.notify_deadlines(db, None, 0, now) == 1
+    mine = honolulu.rpc.query("notifications.list", {"kind": "deadline_approaching"}).data["items"]
+    assert [(n["caseId"], n["title"]) for n in mine] == [
+        (in_honolulu, f"Appeal deadline for case {in_honolulu} is today ({yesterday.isoformat()})")
+    ]
+    assert utc.rpc.query("notifications.list", {"kind": "deadline_approaching"}).data["items"] == []
+
+
 def test_a_moved_deadline_notifies_again_and_a_muted_owner_gets_none(services, make_member):
     owner = make_member()
     today = _unique_day()
