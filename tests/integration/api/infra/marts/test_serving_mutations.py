@@ -112,7 +112,9 @@ def test_match_a_remittance_by_hand(world):
     assert {u["claimKey"] for u in unmatched} == world.withheld_claims
     assert rpc.query("reconciliation.unmatchedClaims", {}).data["items"] == []
     target = unmatched[0]
-    submitted = rpc.query("arOperations.followUpQueue", {"limit": 1}).data["items"][0]["claimKey"]
+    queue = rpc.query("arOperations.followUpQueue", {"limit": 100}).data["items"]
+    # a claim the hospital submitted (the withheld 837's claims have no submission to match)
+    submitted = next(i["claimKey"] for i in queue if i["claimKey"] not in world.withheld_claims)
     match = rpc.mutation(
         "reconciliation.matchManually",
         {"remittanceClaimKey": target["remittanceClaimKey"], "claimKey": submitted, "note": "typo in PCN"},
