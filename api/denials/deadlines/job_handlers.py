@@ -12,25 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from api.denials.deadlines import service
-from api.infra.db.tenant_filter import TenantScope, set_scope
-from api.infra.jobs.handlers import JobContext, register_handler
-from api.infra.jobs.queue import PermanentJobError
+from api.infra.db.tenant_filter import set_scope
+from api.infra.jobs.handlers import JobContext, client_list_payload, register_handler
 
 
 @register_handler(service.RESCHEDULE_JOB_KIND)
 def reschedule_job(ctx: JobContext) -> dict[str, Any]:
     """Schedule the working cases of `payload.clientId` (those of `payload.payerIds`, or all for null)."""
-    try:
-        client_id = int(ctx.payload["clientId"])
-        payer_ids = ctx.payload.get("payerIds")
-        payer_ids = None if payer_ids is None else [str(p) for p in payer_ids]
-    except (KeyError, TypeError, ValueError):
-        raise PermanentJobError(
-            "deadlines.reschedule: payload needs 'clientId' and 'payerIds' (a list or null)"
-        ) from None
-    if ctx.organization_id is None:
-        raise PermanentJobError("deadlines.reschedule: the job has no organization")
-    scope = TenantScope(ctx.organization_id, client_id)
+    scope, payer_ids = client_list_payload(ctx, "payerIds")
     with ctx.database.transaction(write=False) as db:
         set_scope(db, scope)
         ids = service.working_case_ids(db, payer_ids)
@@ -38,4 +27,4 @@ def reschedule_job(ctx: JobContext) -> dict[str, Any]:
         with ctx.database.transaction() as db:
             set_scope(db, scope)
             service.schedule_cases(db, ids[start : start + service.RESCHEDULE_CHUNK])
-    return {"clientId": client_id, "cases": len(ids)}
+    return {"clientId": scope.client_id, "cases": len(ids)}

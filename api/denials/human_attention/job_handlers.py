@@ -10,25 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from api.denials.human_attention import service
-from api.infra.db.tenant_filter import TenantScope, set_scope
-from api.infra.jobs.handlers import JobContext, register_handler
-from api.infra.jobs.queue import PermanentJobError
+from api.infra.db.tenant_filter import set_scope
+from api.infra.jobs.handlers import JobContext, client_list_payload, register_handler
 
 
 @register_handler(service.RESCORE_JOB_KIND)
 def rescore_job(ctx: JobContext) -> dict[str, Any]:
     """Rescore `payload.clientId`'s working cases of `payload.payers` (null: all of them)."""
-    try:
-        client_id = int(ctx.payload["clientId"])
-        payers = ctx.payload.get("payers")
-        payers = None if payers is None else [str(p) for p in payers]
-    except (KeyError, TypeError, ValueError):
-        raise PermanentJobError(
-            "humanAttention.rescore: payload needs 'clientId' and 'payers' (a list or null)"
-        ) from None
-    if ctx.organization_id is None:
-        raise PermanentJobError("humanAttention.rescore: the job has no organization")
+    scope, payers = client_list_payload(ctx, "payers")
     with ctx.database.transaction() as db:
-        set_scope(db, TenantScope(ctx.organization_id, client_id))
+        set_scope(db, scope)
         written = service.rescore_payers(db, payers)
-    return {"clientId": client_id, "rescored": written}
+    return {"clientId": scope.client_id, "rescored": written}

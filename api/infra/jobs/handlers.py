@@ -9,6 +9,8 @@ from typing import Any
 from api.core.services import AuditSink
 from api.core.settings import Settings
 from api.infra.db.session import Database
+from api.infra.db.tenant_filter import TenantScope
+from api.infra.jobs.queue import PermanentJobError
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,21 @@ class JobContext:
 
 
 Handler = Callable[[JobContext], "dict[str, Any] | None"]
+
+
+def client_list_payload(ctx: JobContext, list_key: str) -> tuple[TenantScope, list[str] | None]:
+    """The payload of a job that works on one client's cases: `clientId` and an optional list under
+    `list_key` (null: all of them), scoped to the job's organization. A malformed payload, or a job with
+    no organization, is a PermanentJobError naming the kind: retrying it cannot help."""
+    try:
+        client_id = int(ctx.payload["clientId"])
+        listed = ctx.payload.get(list_key)
+        values = None if listed is None else [str(v) for v in listed]
+    except (KeyError, TypeError, ValueError):
+        raise PermanentJobError(f"{ctx.kind}: payload needs 'clientId' and '{list_key}' (a list or null)") from None
+    if ctx.organization_id is None:
+        raise PermanentJobError(f"{ctx.kind}: the job has no organization")
+    return TenantScope(ctx.organization_id, client_id), values
 
 
 class HandlerRegistry:
