@@ -101,7 +101,7 @@ def test_money_totals_match_the_ground_truth_to_the_cent(pipeline_world):
         billed, paid = one(snap, "select sum(submitted_billed_amount), sum(paid_amount) from fct_claim_reconciliation")
         assert billed == money(truth["money"]["total_billed"])
         assert paid == money(truth["money"]["total_paid"])
-        # the patient balance of a claim one payer adjudicated (COB chains: the xfail test below)
+        # the patient balance of a claim one payer adjudicated (COB chains: the last-payer test below)
         balances = per_claim(snap, "select claim_key, patient_responsibility from fct_claim_reconciliation")
         alone = truth_rows(pipeline_world).filter(~planted("cob"))
         for claim_id, expected in alone.select("claim_id", "patient_balance").iter_rows():
@@ -190,7 +190,7 @@ def test_overturns_and_recovered_dollars_match(pipeline_world):
 
 
 def test_the_corpus_holds_the_situations_the_marts_are_compared_on(pipeline_world):
-    """The xfail comparisons below must fail for the marts' reason, not for lack of a case."""
+    """The comparisons below (COB, partial overturns, corrections, recoupments) hold on real cases, not on none."""
     claims = pipeline_world.truth["situations"]["claims"]
     for situation in ("cob", "partial_overturn", "corrected_underpayment", "recoupment"):
         assert claims.get(situation, 0) > 0, situation

@@ -7,11 +7,9 @@ from collections import Counter
 from decimal import Decimal
 
 import polars as pl
-import pytest
 
+from pipelines.ingest import x12
 from pipelines.synthetic.generator import REDELIVERY_SUFFIX
-
-x12 = pytest.importorskip("pipelines.ingest.x12")
 
 
 def _sum(frame: pl.DataFrame, column: str) -> Decimal:
