@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pipelines.warehouse.layout import secure_data_dir
 
@@ -157,6 +157,11 @@ def run_pipeline(
     return summary
 
 
+#: The run's console shows INFO and above: its DEBUG step events (about a thousand for one build) stay in the
+#: run's event log, which the Dagster UI and the run summary read, instead of flooding `make up`'s console.
+CONSOLE_AT_INFO: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
+
+
 def _execute(
     job: dg.JobDefinition,
     instance: dg.DagsterInstance,
@@ -171,7 +176,9 @@ def _execute(
         watcher = threading.Thread(target=_watch, args=(instance, run_id, on_event, stop), daemon=True)
         watcher.start()
     try:
-        return job.execute_in_process(instance=instance, raise_on_error=False, asset_selection=keys, run_id=run_id)
+        return job.execute_in_process(
+            run_config=CONSOLE_AT_INFO, instance=instance, raise_on_error=False, asset_selection=keys, run_id=run_id
+        )
     finally:
         stop.set()
         if watcher is not None:
