@@ -18,7 +18,6 @@ import base64
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
@@ -30,8 +29,7 @@ from api.denials.deadlines import facts as case_facts_module
 from api.denials.deadlines import rules
 from api.denials.deadlines.models import CaseDeadline
 from api.infra.db.lookup import parse_id
-from api.infra.db.tenant_filter import get_scope
-from api.infra.jobs.queue import enqueue_coalesced
+from api.infra.jobs.queue import enqueue_for_client
 
 #: case states in which the appeal has gone to the payer: the appeal deadline was met
 APPEAL_SUBMITTED_STATES = frozenset({"awaiting_payer", "won", "partially_won", "lost"})
@@ -142,14 +140,6 @@ def working_case_ids(db: Session, payer_ids: Sequence[str] | None) -> list[int]:
     return list(db.scalars(stmt.order_by(DenialCase.id)))
 
 
-def _merge_payers(payload: dict[str, Any], payer_id: str | None) -> dict[str, Any]:
-    known = payload.get("payerIds")
-    if known is None or payer_id is None:
-        return {**payload, "payerIds": None}
-    merged = sorted({*known, payer_id.strip().upper()})
-    return {**payload, "payerIds": merged if len(merged) <= MAX_PAYER_IDS else None}
-
-
 def request_reschedule(db: Session, payer_id: str | None) -> int:
     """Queue the recomputation of the deadlines a rule or alias of the session client may change (the
     payer's working cases, or all of them for ``None``) and return how many cases that is now.
@@ -158,20 +148,8 @@ def request_reschedule(db: Session, payer_id: str | None) -> int:
     (thousands of rows), and SQLite's one write lock would hold every tenant's writes meanwhile. The job
     row commits with the rule (a rolled-back rule queues nothing) and runs after; a job still queued for
     the client absorbs the request (``enqueue_coalesced``), so ten rule edits recompute once."""
-    scope = get_scope(db)
-    if scope is None or scope.client_id is None:
-        raise RuntimeError("rescheduling needs a client scope")
-    client_id = scope.client_id
     payer_ids = None if payer_id is None else [payer_id.strip().upper()]
-    payload: dict[str, Any] = {"clientId": client_id, "payerIds": payer_ids}
-    enqueue_coalesced(
-        db,
-        RESCHEDULE_JOB_KIND,
-        payload,
-        organization_id=scope.organization_id,
-        same=lambda queued: queued.get("clientId") == client_id,
-        merge=lambda queued: _merge_payers(queued, payer_id),
-    )
+    enqueue_for_client(db, RESCHEDULE_JOB_KIND, "payerIds", payer_ids, max_listed=MAX_PAYER_IDS)
     return len(working_case_ids(db, payer_ids))
 
 

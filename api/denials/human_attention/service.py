@@ -33,7 +33,7 @@ from api.denials.outcomes import service as outcomes
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
 from api.infra.db.tenant_filter import get_scope
-from api.infra.jobs.queue import enqueue_coalesced
+from api.infra.jobs.queue import enqueue_for_client
 from api.money.ingestion.models import FinancialEntry
 from pipelines.ingest.money import quantize
 
@@ -211,14 +211,6 @@ def posted_payers(db: Session, batch_id: int) -> list[str]:
     return sorted(str(name) for name in found)
 
 
-def _merge_payers(queued: dict[str, Any], payers: Sequence[str]) -> dict[str, Any]:
-    known = queued.get("payers")
-    if known is None:
-        return queued
-    merged = sorted({*known, *payers})
-    return {**queued, "payers": merged if len(merged) <= MAX_RESCORE_PAYERS else None}
-
-
 def rescore_after_posting(db: Session, batch_id: int) -> None:
     """A confirmed batch changed its payers' remittance history (new denials, later payments): queue the
     rescoring of those payers' working cases (a ``Services.batch_posted`` listener, after the case intake).
@@ -230,17 +222,8 @@ def rescore_after_posting(db: Session, batch_id: int) -> None:
     the client's overall rate; a full `rescore` brings them along."""
     payers = posted_payers(db, batch_id)
     scope = get_scope(db)
-    if not payers or scope is None or scope.client_id is None:
-        return
-    client_id = scope.client_id
-    enqueue_coalesced(
-        db,
-        RESCORE_JOB_KIND,
-        {"clientId": client_id, "payers": payers if len(payers) <= MAX_RESCORE_PAYERS else None},
-        organization_id=scope.organization_id,
-        same=lambda queued: queued.get("clientId") == client_id,
-        merge=lambda queued: _merge_payers(queued, payers),
-    )
+    if payers and scope is not None and scope.client_id is not None:
+        enqueue_for_client(db, RESCORE_JOB_KIND, "payers", payers, max_listed=MAX_RESCORE_PAYERS)
 
 
 def rescore_payers(db: Session, payers: Sequence[str] | None) -> int:

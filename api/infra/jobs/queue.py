@@ -16,7 +16,7 @@ overwrite the outcome of the worker that owns the job now.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 
 from api.infra.db.base import utcnow
 from api.infra.db.session import Database
+from api.infra.db.tenant_filter import get_scope
 from api.infra.jobs.models import Job
 
 MAX_PAYLOAD_BYTES = 8_192
@@ -82,6 +83,34 @@ def enqueue(
     db.add(job)
     db.flush()
     return job
+
+
+def enqueue_for_client(db: Session, kind: str, list_key: str, listed: Sequence[str] | None, *, max_listed: int) -> None:
+    """Queue `kind` for the session's client over `listed` (None: all of the client's), coalesced with a
+    job of that kind still queued for the client: the lists merge, and None, or a list past `max_listed`,
+    widens it to all (the payload stays small; the run's result is the same). The payload is
+    ``{"clientId": ..., list_key: [...] | None}``, read back by ``handlers.client_list_payload``."""
+    scope = get_scope(db)
+    if scope is None or scope.client_id is None:
+        raise RuntimeError(f"{kind} needs a client scope")
+    client_id = scope.client_id
+
+    def bounded(values: set[str] | None) -> list[str] | None:
+        return None if values is None or len(values) > max_listed else sorted(values)
+
+    def merge(queued: dict[str, Any]) -> dict[str, Any]:
+        known = queued.get(list_key)
+        both = None if known is None or listed is None else {*known, *listed}
+        return {**queued, list_key: bounded(both)}
+
+    enqueue_coalesced(
+        db,
+        kind,
+        {"clientId": client_id, list_key: bounded(None if listed is None else set(listed))},
+        organization_id=scope.organization_id,
+        same=lambda queued: queued.get("clientId") == client_id,
+        merge=merge,
+    )
 
 
 def enqueue_coalesced(
