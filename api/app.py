@@ -38,6 +38,7 @@ from api.platform.activation_governance.service import activation_blockers
 from api.platform.audit.anchor import AuditAnchor
 from api.platform.auth.oidc import OidcVerifier
 from api.platform.auth.resolve import principal_resolver
+from api.platform.auth.secrets import HashCost, configure_password_hashing
 from api.platform.organizations.membership import memberships_of, resolve_tenant
 from api.platform.organizations.service import add_member
 from api.rpc.http import RpcEndpoint
@@ -50,6 +51,11 @@ def build_services(settings: Settings | None = None) -> Services:
     settings = settings or get_settings()
     # Before anything writes under it: the landing zone, the SQLite database and the keys hold PHI and secrets.
     secure_data_dir(settings.resolved_data_dir)
+    configure_password_hashing(
+        HashCost(
+            settings.password_hash_time_cost, settings.password_hash_memory_kib, settings.password_hash_parallelism
+        )
+    )
     verifier = None
     if settings.oidc_issuer and settings.oidc_audience:
         verifier = OidcVerifier(

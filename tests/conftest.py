@@ -35,6 +35,15 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
+# Password hashing at test cost (ENVIRONMENT=test lifts OWASP's floor, api/core/settings.py): thousands of
+# sign-ins would otherwise each pay a production argon2id hash. Set in the environment, so every Settings
+# the tests build and every server they start (tests/e2e) hashes the same way; the production cost is
+# tested in tests/unit/api/core/test_password_hash_settings.py.
+os.environ.setdefault("ENVIRONMENT", "test")
+os.environ.setdefault("PASSWORD_HASH_TIME_COST", "1")
+os.environ.setdefault("PASSWORD_HASH_MEMORY_KIB", "64")
+os.environ.setdefault("PASSWORD_HASH_PARALLELISM", "1")
+
 PG_ADMIN_URL = os.environ.get("PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REPO = Path(__file__).resolve().parents[1]
 
@@ -135,9 +144,6 @@ class Member:
     rpc: Rpc
 
 
-_PASSWORD_HASH_CACHE: dict[str, str] = {}
-
-
 def make_user(
     services: Services,
     *,
@@ -148,8 +154,7 @@ def make_user(
     email = email or f"user-{uuid.uuid4().hex[:10]}@example.test"
     with services.database.transaction() as db:
         user = auth_service.create_user(db, email, None, is_platform_admin=platform_admin)
-        # Hashing with argon2 is deliberately slow; tests reuse one hash per password.
-        user.password_hash = _PASSWORD_HASH_CACHE.setdefault(password, hash_password(password))
+        user.password_hash = hash_password(password)
         return user.id, email, password
 
 

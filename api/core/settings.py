@@ -10,8 +10,11 @@ from functools import lru_cache
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# OWASP Password Storage Cheat Sheet, argon2id's minimum configuration: (time cost, memory in KiB).
+PASSWORD_HASH_FLOOR = (2, 19_456)
 
 
 class Settings(BaseSettings):
@@ -86,6 +89,13 @@ class Settings(BaseSettings):
     appeal_render_cpu_seconds: int = Field(default=30, ge=1)
 
     session_ttl_hours: int = 12
+    # argon2id cost of new password hashes. The default is argon2-cffi's (RFC 9106, second recommended
+    # option: t=3, 64 MiB, 4 lanes). Below OWASP's floor for argon2id (Password Storage Cheat Sheet:
+    # t=2, 19 MiB, 1 lane) only ENVIRONMENT=test may go, so a test suite signs thousands of users in
+    # without paying a production hash each time; every other environment refuses to start.
+    password_hash_time_cost: int = Field(default=3, ge=1)
+    password_hash_memory_kib: int = Field(default=65_536, ge=8)
+    password_hash_parallelism: int = Field(default=4, ge=1)
 
     # OpenAPI schema and Swagger UI at /openapi.json and /docs: off unless a deployment turns them on
     # (the RPC contract is served to signed-in callers by `system.contract`).
@@ -178,6 +188,22 @@ class Settings(BaseSettings):
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError("DEFAULT_TIME_ZONE must be an IANA time zone name such as America/Chicago") from None
         return value
+
+    @model_validator(mode="after")
+    def _password_hash_floor(self) -> Settings:
+        weaker = (
+            self.password_hash_time_cost < PASSWORD_HASH_FLOOR[0]
+            or self.password_hash_memory_kib < PASSWORD_HASH_FLOOR[1]
+        )
+        if weaker and self.environment != "test":
+            raise ValueError(
+                "PASSWORD_HASH_TIME_COST and PASSWORD_HASH_MEMORY_KIB may not go below "
+                f"{PASSWORD_HASH_FLOOR[0]} and {PASSWORD_HASH_FLOOR[1]} (OWASP's argon2id floor) "
+                "outside ENVIRONMENT=test"
+            )
+        if self.password_hash_memory_kib < 8 * self.password_hash_parallelism:
+            raise ValueError("PASSWORD_HASH_MEMORY_KIB must be at least 8 KiB per lane (PASSWORD_HASH_PARALLELISM)")
+        return self
 
     @property
     def resolved_data_dir(self) -> Path:

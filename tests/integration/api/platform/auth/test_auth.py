@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from argon2 import extract_parameters
 from sqlalchemy import update
 
 from api.infra.db.base import utcnow
-from api.platform.auth.models import AuthSession
+from api.platform.auth.models import AuthSession, User
 from tests.conftest import make_user, sign_in
 from tests.support.outbox import invite_token
 from tests.support.tenancy import new_organization
@@ -96,3 +97,21 @@ def test_invitation_flow(services, make_member, rpc):
     token = sign_in(rpc, f"new-{admin.user_id}@example.test", "a long enough password")
     ctx = rpc.as_(token).query("securityContext.current").data
     assert ctx["roles"] == ["analyst"] and "write" not in ctx["permissions"]
+
+
+def test_a_new_password_is_hashed_at_the_cost_the_settings_give(services, settings, rpc):
+    # The composition root configures the hasher from the settings (the suite's own: ENVIRONMENT=test).
+    user_id, email, password = make_user(services)
+    token = sign_in(rpc, email, password)
+    rpc.as_(token).mutation(
+        "auth.changePassword", {"currentPassword": password, "newPassword": "a new passphrase here"}
+    )
+    with services.database.transaction() as db:
+        stored = db.get(User, user_id).password_hash
+    params = extract_parameters(stored)
+    assert (params.time_cost, params.memory_cost, params.parallelism) == (
+        settings.password_hash_time_cost,
+        settings.password_hash_memory_kib,
+        settings.password_hash_parallelism,
+    )
+    assert sign_in(rpc, email, "a new passphrase here")
