@@ -221,8 +221,9 @@ class Platform:
 
     def _report_run(self, status: str, run_id: int, error: str | None, elapsed: float) -> None:
         if status == "succeeded":
+            where = f"; its steps and events: {self.dagster.url}/runs" if self.dagster else ""
             self.console.print(
-                f"[green]Demo ready[/green]: pipeline run {run_id} succeeded; marts published ({elapsed:.1f}s)"
+                f"[green]Demo ready[/green]: pipeline run {run_id} succeeded; marts published ({elapsed:.1f}s){where}"
             )
         elif status == "failed":
             self.console.print(f"[red]Demo pipeline run {run_id} failed[/red]: {error}. The API keeps serving.")

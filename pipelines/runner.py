@@ -157,9 +157,10 @@ def run_pipeline(
     return summary
 
 
-#: The run's console shows INFO and above: its DEBUG step events (about a thousand for one build) stay in the
-#: run's event log, which the Dagster UI and the run summary read, instead of flooding `make up`'s console.
-CONSOLE_AT_INFO: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
+#: The run's console shows warnings and errors only: its event log (a thousand DEBUG and INFO step events for
+#: one build) stays in the instance, where the Dagster UI and the run summary read it. Progress on a console
+#: is the caller's to print, from ``on_event`` (the `pipeline.run` job logs one line per step).
+RUN_CONSOLE: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
 def _execute(
@@ -177,7 +178,7 @@ def _execute(
         watcher.start()
     try:
         return job.execute_in_process(
-            run_config=CONSOLE_AT_INFO, instance=instance, raise_on_error=False, asset_selection=keys, run_id=run_id
+            run_config=RUN_CONSOLE, instance=instance, raise_on_error=False, asset_selection=keys, run_id=run_id
         )
     finally:
         stop.set()

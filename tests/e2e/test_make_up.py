@@ -16,6 +16,7 @@ import sysconfig
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +235,55 @@ def test_the_demo_pipeline_run_shows_in_operations_list_runs(platform: Up) -> No
     assert run["status"] == "succeeded", f"{run}\n{platform.log_tail()}"
     batches = httpx.get(f"{platform.api_url}/api/rpc/ingestion.listImportBatches", headers=headers, timeout=30.0)
     assert {b["status"] for b in batches.json()["result"]["data"]["items"]} == {"confirmed"}
+
+
+SENSOR_TICKS_QUERY = """
+query {
+  sensorOrError(sensorSelector: {repositoryLocationName: "denial_platform", repositoryName: "__repository__",
+                                 sensorName: "confirmed_batches_sensor"}) {
+    __typename
+    ... on Sensor { sensorState { ticks(limit: 20) { status timestamp skipReason runIds } } }
+  }
+  runsOrError { __typename ... on Runs { results { runId status } } }
+}
+"""
+SENSOR_TICK_S = 240.0  # the daemon ticks the sensor every 30 s once the code location is loaded
+
+
+def test_the_demo_builds_once_and_the_console_shows_its_steps_not_dagsters_event_log(platform: Up) -> None:
+    headers = login(platform)
+    wait_for_code_location(platform)
+
+    def finished_run() -> dict[str, Any] | None:
+        answer = httpx.get(f"{platform.api_url}/api/rpc/operations.listRuns", headers=headers, timeout=30.0)
+        items = answer.json()["result"]["data"]["items"]
+        return items[0] if items and items[0]["status"] in ("succeeded", "failed") else None
+
+    run = poll(platform, "the demo pipeline run", DEMO_RUN_S, finished_run)
+    finished_at = datetime.fromisoformat(run["finishedAt"]).timestamp()
+
+    def sensor_ticked_after_the_run() -> dict[str, Any] | None:
+        answer = httpx.post(f"{platform.dagster_url}/graphql", json={"query": SENSOR_TICKS_QUERY}, timeout=30.0)
+        data = answer.json()["data"]
+        ticks = data["sensorOrError"]["sensorState"]["ticks"]
+        return data if any(t["timestamp"] > finished_at for t in ticks) else None
+
+    data = poll(
+        platform, "a confirmed-batch sensor tick after the demo run", SENSOR_TICK_S, sensor_ticked_after_the_run
+    )
+    ticks = data["sensorOrError"]["sensorState"]["ticks"]
+    # The batches the demo confirmed are built by the run it requested: no tick asked for another run.
+    assert [t for t in ticks if t["runIds"]] == [], ticks
+    assert any("covered by a requested run" in (t["skipReason"] or "") for t in ticks), ticks
+    # The Dagster instance holds the demo's run only (the API's job persists it there; the sensor added none).
+    assert [r["runId"] for r in data["runsOrError"]["results"]] == [run["dagsterRunId"]]
+
+    console = platform.log_tail(2_000_000)
+    assert f"pipeline run {run['id']}: dbt_models done" in console, console[-4000:]
+    assert f"pipeline run {run['id']} succeeded in" in console
+    # Dagster's own event log stays in the UI (and $DATA_DIR/dagster.log for `dagster dev`).
+    assert " - dagster - DEBUG - " not in console
+    assert " - dagster - INFO - " not in console
 
 
 @pytest.mark.parametrize(

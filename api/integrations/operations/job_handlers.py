@@ -9,6 +9,7 @@ quote data).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -46,6 +47,19 @@ def _mark_running(ctx: JobContext, run_id: int, started: datetime) -> list[str] 
         return run.selection
 
 
+# A step's event kind as a console line says it (the Dagster UI has the full event log).
+_STEP_WORDS = {"STEP_START": "started", "STEP_SUCCESS": "done", "STEP_FAILURE": "FAILED", "STEP_SKIPPED": "skipped"}
+
+
+def _progress(run_id: int) -> Callable[[str, str], None]:
+    """One log line per step start and end (step names are asset and op names: no data in them)."""
+
+    def on_event(step: str, kind: str) -> None:
+        log.info("pipeline run %s: %s %s", run_id, step, _STEP_WORDS.get(kind, kind.lower()))
+
+    return on_event
+
+
 @register_handler(JOB_KIND)
 def run_pipeline_job(ctx: JobContext) -> dict[str, Any]:
     """Materialise the pipeline for `payload.data_dir` against this database; returns the run summary ids."""
@@ -57,7 +71,9 @@ def run_pipeline_job(ctx: JobContext) -> dict[str, Any]:
     selection = _mark_running(ctx, run_id, started)
     try:
         # Persisted in DATA_DIR/dagster: analysts see API-triggered runs in the Dagster UI too.
-        summary = run_pipeline(data_dir, ctx.database.url, selection=selection or None, persist_runs=True)
+        summary = run_pipeline(
+            data_dir, ctx.database.url, selection=selection or None, persist_runs=True, on_event=_progress(run_id)
+        )
     except Exception as exc:  # noqa: BLE001 - whatever failed is recorded on the run, then the job is dead
         finished = utcnow()
         _update(
@@ -87,5 +103,13 @@ def run_pipeline_job(ctx: JobContext) -> dict[str, Any]:
         row_counts=dict(summary.row_counts),
         failed_steps=list(summary.failed_steps),
         error=None if summary.success else f"failed steps: {', '.join(summary.failed_steps)[:450]}",
+    )
+    log.info(
+        "pipeline run %s %s in %.1f s: %d assets materialised, %d rows in the marts",
+        run_id,
+        status,
+        summary.seconds,
+        len(summary.row_counts),
+        sum(rows for key, rows in summary.row_counts.items() if key.startswith("marts/")),
     )
     return {"pipeline_run_id": run_id, "status": status, "dagster_run_id": summary.run_id}

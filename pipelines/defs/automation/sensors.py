@@ -1,9 +1,11 @@
 """Sensors: a folder drop and a confirmed import batch each start the full pipeline once."""
 
+from datetime import UTC, datetime
+
 import dagster as dg
 from sqlalchemy import text
 
-from pipelines.defs.automation.cursors import batch_tick, drop_tick
+from pipelines.defs.automation.cursors import ConfirmedBatch, batch_tick, drop_tick
 from pipelines.defs.automation.jobs import full_pipeline_job
 from pipelines.resources import WarehouseResource
 from pipelines.warehouse.sources import cached_drop_files, client_organizations
@@ -37,17 +39,40 @@ def drop_folder_sensor(context: dg.SensorEvaluationContext, warehouse: Warehouse
 def confirmed_batches_sensor(context: dg.SensorEvaluationContext, warehouse: WarehouseResource):
     last = int(context.cursor) if context.cursor else 0
     with warehouse.engine() as engine, engine.connect() as conn:
-        rows = conn.execute(
-            text("select id, content_sha256 from import_batches where status = 'confirmed' and id > :last order by id"),
-            {"last": last},
-        ).all()
-    tick = batch_tick(context.cursor, [(int(r[0]), str(r[1])) for r in rows])
+        rows = conn.execute(_CONFIRMED_SINCE, {"last": last}).all()
+    batches = [ConfirmedBatch(int(r[0]), str(r[1]), _utc(r[2]), bool(r[3])) for r in rows]
+    tick = batch_tick(context.cursor, batches, datetime.now(UTC))
     context.update_cursor(tick.cursor)
     if tick.run_key is None:
-        return dg.SkipReason("no newly confirmed batches")
+        return dg.SkipReason(tick.reason)
     return dg.RunRequest(
         run_key=tick.run_key, tags={"trigger": "import_batch", "batches": ",".join(map(str, tick.batch_ids))}
     )
+
+
+# Confirmed batches above the cursor, each with whether a full run requested after its confirmation
+# (operations.runPipeline: pipeline_runs with no asset selection, not failed) already builds it. A run
+# without a selection stores JSON null, not SQL NULL (SQLAlchemy's JSON type): both are read as "all".
+_CONFIRMED_SINCE = text(
+    """
+    select b.id, b.content_sha256, b.confirmed_at,
+           exists (
+               select 1 from pipeline_runs r
+               where r.client_id = b.client_id
+                 and (r.selection is null or cast(r.selection as varchar(20)) = 'null')
+                 and r.status in ('queued', 'running', 'succeeded') and r.created_at >= b.confirmed_at
+           ) as covered
+    from import_batches b
+    where b.status = 'confirmed' and b.id > :last
+    order by b.id
+    """
+)
+
+
+def _utc(value: datetime | str) -> datetime:
+    # SQLite hands the column back as text, PostgreSQL as an aware datetime; both are UTC.
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 SENSORS = [drop_folder_sensor, confirmed_batches_sensor]
