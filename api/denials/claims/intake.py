@@ -25,7 +25,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from sqlalchemy import Table, insert, select
+from sqlalchemy import insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -33,7 +33,7 @@ from api.core.services import BatchPostedListener
 from api.denials.claims.lifecycle import ADJUDICATED_STATES, CLAIM
 from api.denials.claims.models import Claim, ClaimAmount, ClaimLine, ClaimTransition
 from api.denials.claims.transitions import move
-from api.infra.db.base import Base, utcnow
+from api.infra.db.base import table_of, utcnow
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow
 from pipelines.ingest.classify import PREDETERMINATION_STATUS, REVERSAL_STATUS
 from pipelines.ingest.money import quantize
@@ -247,12 +247,6 @@ def claims_from_csv_rows(rows: Iterable[PostedRow], patient_key: bytes) -> list[
 # --- writes ----------------------------------------------------------------------------------
 
 
-def _table(model: type[Base]) -> Table:
-    table = model.__table__
-    assert isinstance(table, Table)  # every model here maps one plain Table
-    return table
-
-
 def _existing(db: Session, keys: Sequence[str]) -> dict[str, Claim]:
     found: dict[str, Claim] = {}
     for start in range(0, len(keys), CHUNK):
@@ -312,7 +306,7 @@ def _insert_claims(db: Session, batch: ImportBatch, claims: list[IncomingClaim],
         }
         for c in claims
     ]
-    table = _table(Claim)
+    table = table_of(Claim)
     insert_into = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
     inserted = {
         r.claim_key: r.id
@@ -330,7 +324,7 @@ def _insert_claims(db: Session, batch: ImportBatch, claims: list[IncomingClaim],
         for n, line in enumerate(c.lines, start=1)
     ]
     if lines:
-        db.execute(insert(_table(ClaimLine)), lines)
+        db.execute(insert(table_of(ClaimLine)), lines)
     moves = [
         {
             **tenant,
@@ -344,7 +338,7 @@ def _insert_claims(db: Session, batch: ImportBatch, claims: list[IncomingClaim],
         for claim_id in inserted.values()
     ]
     if moves:
-        db.execute(insert(_table(ClaimTransition)), moves)
+        db.execute(insert(table_of(ClaimTransition)), moves)
     return len(inserted)
 
 

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition
-from api.infra.db.base import Base, utcnow
+from api.infra.db.base import table_of, utcnow
 from api.infra.db.lookup import get_by_id
 from api.infra.jobs.queue import enqueue
 from api.integrations.connector_profiles.service import resolve_profile
@@ -90,14 +90,6 @@ def spreadsheet_limits(settings: LandingSettings) -> SpreadsheetLimits:
         memory_limit_bytes=settings.spreadsheet_memory_limit_bytes,
         timeout_seconds=settings.spreadsheet_timeout_seconds,
     )
-
-
-def _table(model: type[Base]) -> Table:
-    """The model's Core table, for bulk inserts that skip the ORM unit of work."""
-    table = model.__table__
-    # Declarative types `__table__` as any FromClause; every model here maps one plain Table.
-    assert isinstance(table, Table)
-    return table
 
 
 def get_batch(db: Session, batch_id: int, *, for_update: bool = False) -> ImportBatch:
@@ -303,7 +295,7 @@ def _apply_parse(
         }
         for r in parsed.rows
     ]
-    _insert_chunked(db, _table(ImportRow), rows)
+    _insert_chunked(db, table_of(ImportRow), rows)
     refresh_counts(db, batch)
 
 
@@ -503,7 +495,7 @@ def _claim_remittances(db: Session, batch: ImportBatch) -> dict[int, int]:
     for r in batch.remittances:
         digest = _identity_digest(r["key"])
         stmt = (
-            insert_into(_table(PostedRemittance))
+            insert_into(table_of(PostedRemittance))
             .values(
                 organization_id=batch.organization_id,
                 client_id=batch.client_id,
@@ -516,7 +508,7 @@ def _claim_remittances(db: Session, batch: ImportBatch) -> dict[int, int]:
                 payment_date=date.fromisoformat(r["paymentDate"]) if r.get("paymentDate") else None,
             )
             .on_conflict_do_nothing(index_elements=["client_id", "identity_sha256"])
-            .returning(_table(PostedRemittance).c.id)
+            .returning(table_of(PostedRemittance).c.id)
         )
         if db.execute(stmt).first() is None:
             first = db.scalar(select(PostedRemittance.batch_id).where(PostedRemittance.identity_sha256 == digest))
@@ -631,7 +623,7 @@ def _totals_by_entry_type(plans: list[EntryPlan]) -> dict[str, str]:
 
 
 def _insert_entries(db: Session, plans: list[EntryPlan], base: dict[str, Any]) -> None:
-    _insert_chunked(db, _table(FinancialEntry), [{**base, **asdict(p)} for p in plans])
+    _insert_chunked(db, table_of(FinancialEntry), [{**base, **asdict(p)} for p in plans])
 
 
 def _reversible_entries(db: Session, claim_keys: set[str]) -> list[PostedEntry]:
