@@ -36,7 +36,7 @@ from api.denials.claims.transitions import move
 from api.infra.db.base import table_of, utcnow
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow
 from pipelines.ingest.classify import PREDETERMINATION_STATUS, REVERSAL_STATUS
-from pipelines.ingest.money import quantize
+from pipelines.ingest.money import ZERO, BadMoneyCell, read_money
 
 CLAIM_BATCH_KINDS = frozenset({"claims_837", "csv_claims"})
 ORIGIN_OF_KIND = {"claims_837": "837", "csv_claims": "csv"}
@@ -125,10 +125,12 @@ def _text(value: Any, width: int) -> str | None:
 
 
 def _money(value: Any) -> Decimal:
+    """A money cell of a posted row; an empty one, or one that is not an amount, is 0.00: the claim
+    record describes what was billed, the ledger (posting, which refuses a bad cell) holds the money."""
     try:
-        return quantize(Decimal(str(value))) if value not in (None, "") else Decimal("0.00")
-    except InvalidOperation:
-        return Decimal("0.00")
+        return read_money(value) or ZERO
+    except BadMoneyCell:
+        return ZERO
 
 
 def _day(value: Any) -> date | None:
