@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pipelines.ingest.money import MONEY_SCALE
+from pipelines.ingest.money import MONEY_SCALE, quantize
 
 
 def x12_amount(cents: int) -> str:
@@ -32,3 +32,8 @@ def accounting(cents: int) -> str:
 def to_decimal(cents: int) -> Decimal:
     """Integer cents as an exact ``Decimal`` with two places."""
     return Decimal(cents).scaleb(-MONEY_SCALE)
+
+
+def to_cents(amount: Decimal) -> int:
+    """An amount as integer cents, rounded to the cent first (half-even, as ``quantize``)."""
+    return int(quantize(amount).scaleb(MONEY_SCALE))

@@ -7,10 +7,13 @@ from datetime import date
 SEGMENT_END = "~\n"  # the renderers embed this literal inside multi-segment strings
 
 
-def isa(sender: str, receiver: str, day: int, control: int) -> str:
-    """A fixed-width ISA segment (106 characters with terminator ``~``)."""
+def isa(sender: str, receiver: str, day: int, control: int, usage: str = "P") -> str:
+    """A fixed-width ISA segment (106 characters with terminator ``~``); ISA15 ``usage`` is P
+    (production data) or T (test data)."""
     d = date.fromordinal(day)
-    return f"ISA*00*{'':10}*00*{'':10}*ZZ*{sender:<15}*ZZ*{receiver:<15}*{d:%y%m%d}*1200*^*00501*{control:09d}*0*P*:"
+    return (
+        f"ISA*00*{'':10}*00*{'':10}*ZZ*{sender:<15}*ZZ*{receiver:<15}*{d:%y%m%d}*1200*^*00501*{control:09d}*0*{usage}*:"
+    )
 
 
 def gs(functional_id: str, sender: str, receiver: str, day: int, control: int, version: str) -> str:

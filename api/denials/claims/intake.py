@@ -25,7 +25,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from sqlalchemy import Table, insert, select
+from sqlalchemy import insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -33,10 +33,10 @@ from api.core.services import BatchPostedListener
 from api.denials.claims.lifecycle import ADJUDICATED_STATES, CLAIM
 from api.denials.claims.models import Claim, ClaimAmount, ClaimLine, ClaimTransition
 from api.denials.claims.transitions import move
-from api.infra.db.base import Base, utcnow
+from api.infra.db.base import table_of, utcnow
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow
 from pipelines.ingest.classify import PREDETERMINATION_STATUS, REVERSAL_STATUS
-from pipelines.ingest.money import quantize
+from pipelines.ingest.money import ZERO, BadMoneyCell, read_money
 
 CLAIM_BATCH_KINDS = frozenset({"claims_837", "csv_claims"})
 ORIGIN_OF_KIND = {"claims_837": "837", "csv_claims": "csv"}
@@ -125,10 +125,12 @@ def _text(value: Any, width: int) -> str | None:
 
 
 def _money(value: Any) -> Decimal:
+    """A money cell of a posted row; an empty one, or one that is not an amount, is 0.00: the claim
+    record describes what was billed, the ledger (posting, which refuses a bad cell) holds the money."""
     try:
-        return quantize(Decimal(str(value))) if value not in (None, "") else Decimal("0.00")
-    except InvalidOperation:
-        return Decimal("0.00")
+        return read_money(value) or ZERO
+    except BadMoneyCell:
+        return ZERO
 
 
 def _day(value: Any) -> date | None:
@@ -247,12 +249,6 @@ def claims_from_csv_rows(rows: Iterable[PostedRow], patient_key: bytes) -> list[
 # --- writes ----------------------------------------------------------------------------------
 
 
-def _table(model: type[Base]) -> Table:
-    table = model.__table__
-    assert isinstance(table, Table)  # every model here maps one plain Table
-    return table
-
-
 def _existing(db: Session, keys: Sequence[str]) -> dict[str, Claim]:
     found: dict[str, Claim] = {}
     for start in range(0, len(keys), CHUNK):
@@ -312,7 +308,7 @@ def _insert_claims(db: Session, batch: ImportBatch, claims: list[IncomingClaim],
         }
         for c in claims
     ]
-    table = _table(Claim)
+    table = table_of(Claim)
     insert_into = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
     inserted = {
         r.claim_key: r.id
@@ -330,7 +326,7 @@ def _insert_claims(db: Session, batch: ImportBatch, claims: list[IncomingClaim],
         for n, line in enumerate(c.lines, start=1)
     ]
     if lines:
-        db.execute(insert(_table(ClaimLine)), lines)
+        db.execute(insert(table_of(ClaimLine)), lines)
     moves = [
         {
             **tenant,
@@ -344,7 +340,7 @@ def _insert_claims(db: Session, batch: ImportBatch, claims: list[IncomingClaim],
         for claim_id in inserted.values()
     ]
     if moves:
-        db.execute(insert(_table(ClaimTransition)), moves)
+        db.execute(insert(table_of(ClaimTransition)), moves)
     return len(inserted)
 
 

@@ -4,7 +4,8 @@ Claims are generated from a seed alone (``random.Random(seed)``): the same seed 
 the same claims, so a UAT run can be repeated and compared. The 835 is built from a claim and the
 answer asked for (paid, partially paid, denied); its amounts balance the way the ingestion rules
 check them (BPR02 = CLP04, CLP03 - CLP04 = the claim's CAS amounts, SVC02 - SVC03 = the line's) and
-its envelope counts (SE01, GE01, IEA01) are exact, so it passes through the real upload path.
+its envelope counts (SE01, GE01, IEA01) are exact, so it passes through the real upload path. The
+segments are written by the platform's one 835 writer, the corpus generator's (`pipelines.synthetic`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,17 @@ from typing import Literal
 
 from api.core.errors import InvalidInput
 from pipelines.ingest.money import CENT, quantize
+from pipelines.synthetic.money import to_cents, x12_amount
+from pipelines.synthetic.x12_835 import (
+    VERSION_835,
+    EftAccounts,
+    bpr_segment,
+    cas_segments,
+    clp_segment,
+    svc_segment,
+    trn_segment,
+)
+from pipelines.synthetic.x12_envelope import gs, interchange, isa, wrap_transaction
 
 Outcome = Literal["paid", "partially_paid", "denied"]
 
@@ -176,75 +188,68 @@ def _clean(text: str, width: int | None = None) -> str:
     return cleaned[:width] if width else cleaned
 
 
-def _amount(value: Decimal) -> str:
-    return f"{value:.2f}"
+#: The simulated payer's bank details on an ACH payment (invented, as every synthetic identifier).
+EFT = EftAccounts("999999999", "123456", "1512345678", "888888888", "654321")
+SENDER, RECEIVER = "SYNPAYER", "SYNHOSPITAL"
 
 
 def build_835(claim: RemitClaim, response: Response, *, sequence: int, payment_date: date) -> str:
-    """A complete ISA..IEA interchange remitting `claim` as `response` (segments end with '~' and a newline)."""
+    """A complete ISA..IEA interchange remitting `claim` as `response` (segments end with '~' and a newline),
+    written by the corpus generator's 835 writer (`pipelines.synthetic.x12_835`); ISA15 is T (test data)."""
     control = (claim.claim_id * 100 + sequence) % 10**9
     trace = f"SYN{claim.claim_id}R{sequence}"
-    body = _transaction(claim, response, trace, payment_date, sequence)
-    day6, day8 = payment_date.strftime("%y%m%d"), payment_date.strftime("%Y%m%d")
-    sender, receiver = "SYNPAYER", "SYNHOSPITAL"
-    segments = [
-        f"ISA*00*          *00*          *ZZ*{sender:<15}*ZZ*{receiver:<15}*{day6}*1200*^*00501*{control:09d}*0*T*:",
-        f"GS*HP*{sender}*{receiver}*{day8}*1200*{control}*X*005010X221A1",
-        *body,
-        f"GE*1*{control}",
-        f"IEA*1*{control:09d}",
-    ]
-    return "".join(f"{segment}~\n" for segment in segments)
+    day = payment_date.toordinal()
+    transaction = wrap_transaction(1, "835", VERSION_835, _transaction(claim, response, trace, payment_date, sequence))
+    return interchange(
+        isa(SENDER, RECEIVER, day, control, usage="T"),
+        gs("HP", SENDER, RECEIVER, day, control, VERSION_835),
+        [transaction],
+        control,
+    )
 
 
 def _transaction(claim: RemitClaim, response: Response, trace: str, payment_date: date, sequence: int) -> list[str]:
-    """ST..SE of one remittance with one claim; SE01 counts ST through SE."""
-    day = payment_date.strftime("%Y%m%d")
-    paid = response.paid
-    if paid > 0:
-        bpr = f"BPR*I*{_amount(paid)}*C*ACH*CCP*01*999999999*DA*123456*1512345678**01*888888888*DA*654321*{day}"
-    else:
-        bpr = f"BPR*H*0*C*NON************{day}"
+    """The segments between ST and SE of one remittance with one claim."""
+    paid = to_cents(response.paid)
     payer = [f"N1*PR*{_clean(claim.payer, 60) or 'SYNTHETIC PAYER'}"]
     if claim.payer_id:
         payer.append(f"REF*2U*{_clean(claim.payer_id, 50)}")
-    segments = [
-        "ST*835*0001",
-        bpr,
-        f"TRN*1*{trace}*1512345678",
+    return [
+        bpr_segment(paid, payment_date.strftime("%Y%m%d"), EFT),
+        trn_segment(trace, EFT.originator),
         *payer,
         f"N1*PE*{PROVIDER_NAME}*XX*{PROVIDER_NPI}",
         "LX*1",
         *_claim_segments(claim, response, sequence),
     ]
-    segments.append(f"SE*{len(segments) + 1}*0001")
-    return segments
 
 
 def _claim_segments(claim: RemitClaim, response: Response, sequence: int) -> list[str]:
     """CLP with its SVC lines (each with its CAS), or a claim-level CAS when the claim has no lines."""
-    paid, total = response.paid, claim.total_charge
+    paid, total = to_cents(response.paid), to_cents(claim.total_charge)
     status = "4" if response.outcome == "denied" else "1"
-    patient = total - paid if response.group_code == "PR" else Decimal(0)
-    patient_text = _amount(patient) if patient else ""
+    patient = total - paid if response.group_code == "PR" else 0
     filing = _clean(claim.filing_indicator or "CI", 2)
-    out = [
-        f"CLP*{_clean(claim.claim_key)}*{status}*{_amount(total)}*{_amount(paid)}*{patient_text}*{filing}"
-        f"*SYN{claim.claim_id}C{sequence}"
-    ]
+    key = _clean(claim.claim_key)
+    out = [clp_segment(key, status, total, paid, patient or None, filing, f"SYN{claim.claim_id}C{sequence}")]
     if not claim.lines:
-        if total - paid:
-            out.append(f"CAS*{response.group_code}*{response.carc}*{_amount(total - paid)}")
+        _unpaid(response, total - paid, out)
         return out
-    shares = allocate([line.charge for line in claim.lines], paid)
+    shares = allocate([line.charge for line in claim.lines], response.paid)
     for line, share in zip(claim.lines, shares, strict=True):
         procedure = ":".join(
             ["HC", _clean(line.procedure_code or "99499", 48), *(_clean(m, 2) for m in line.modifiers)]
         )
         units = f"{line.units.normalize():f}" if line.units else "1"
-        out.append(f"SVC*{procedure}*{_amount(line.charge)}*{_amount(share)}**{units}")
+        charge, line_paid = to_cents(line.charge), to_cents(share)
+        out.append(svc_segment(procedure, x12_amount(charge), line_paid, "", units))
         if line.service_date is not None:
             out.append(f"DTM*472*{line.service_date.strftime('%Y%m%d')}")
-        if line.charge - share:
-            out.append(f"CAS*{response.group_code}*{response.carc}*{_amount(line.charge - share)}")
+        _unpaid(response, charge - line_paid, out)
     return out
+
+
+def _unpaid(response: Response, cents: int, out: list[str]) -> None:
+    """The CAS of what was not paid (none when everything was), with the response's group and reason."""
+    if cents:
+        cas_segments([(response.group_code, response.carc, cents)], 1, out, [])

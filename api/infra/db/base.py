@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, ForeignKey, Integer, MetaData
+from sqlalchemy import BigInteger, DateTime, ForeignKey, Integer, MetaData, Table
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, declared_attr, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -54,6 +54,15 @@ class UtcDateTime(TypeDecorator[datetime]):
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
+
+
+def table_of(model: type[Base]) -> Table:
+    """The model's Core table, for bulk statements (executemany inserts, ON CONFLICT) that skip the
+    ORM unit of work."""
+    table = model.__table__
+    # Declarative types `__table__` as any FromClause; every model here maps one plain Table.
+    assert isinstance(table, Table)
+    return table
 
 
 class IdMixin:

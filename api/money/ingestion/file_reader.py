@@ -19,6 +19,7 @@ import polars as pl
 from api.money.ingestion.records import ParsedRow, rows_from_835, rows_from_837, rows_from_tabular
 from pipelines.ingest.classify import unknown_carcs
 from pipelines.ingest.detect import EmptyFileError, UnknownFormatError, detect_format
+from pipelines.ingest.money import ZERO, read_money
 from pipelines.ingest.tabular import (
     ConnectorProfile,
     SpreadsheetLimits,
@@ -216,7 +217,8 @@ def _signed_bpr02() -> pl.Expr:
 
 
 def _money_text(value: Any) -> str:
-    return f"{Decimal(value if value is not None else 0):.2f}"
+    """A parsed amount (a Decimal(18, 2) column's value) as exact text; a null amount is 0.00."""
+    return f"{read_money(value) or ZERO:.2f}"
 
 
 def imbalance(quality: pl.DataFrame, tables: dict[str, pl.DataFrame]) -> dict[str, Any] | None:

@@ -16,14 +16,14 @@ from api.core.lifecycle import transition
 from api.core.settings import get_settings
 from api.infra.jobs.handlers import JobContext, register_handler
 from api.infra.jobs.queue import PermanentJobError
-from api.money.ingestion import service
 from api.money.ingestion.lifecycle import IMPORT_BATCH
 from api.money.ingestion.models import ImportBatch
+from api.money.ingestion.parse import PARSE_JOB_KIND, parse_stored_batch
 
 log = logging.getLogger("api.money.ingestion")
 
 
-@register_handler(service.PARSE_JOB_KIND)
+@register_handler(PARSE_JOB_KIND)
 def parse_import_batch(ctx: JobContext) -> dict[str, Any]:
     """Parse the landing file of `payload.batch_id` into its rows; returns the batch's status."""
     batch_id = int(ctx.payload["batch_id"])
@@ -33,7 +33,7 @@ def parse_import_batch(ctx: JobContext) -> dict[str, Any]:
             batch = db.get(ImportBatch, batch_id)
             if batch is None or batch.status != "parsing":
                 raise PermanentJobError(f"import batch {batch_id} is not waiting to be parsed")
-            service.parse_stored_batch(db, batch, settings)
+            parse_stored_batch(db, batch, settings)
             status = batch.status
     except PermanentJobError:
         raise

@@ -45,6 +45,7 @@ from pipelines.ingest.classify import (
     classify_adjustment,
     counts_as_denial,
 )
+from pipelines.ingest.money import ZERO, read_money
 from pipelines.ingest.plb import is_claim_recoupment, resolve_claim
 
 DENIED_STATUS = "4"
@@ -82,10 +83,6 @@ class EntryPlan:
 
 
 Classifier = Callable[[str, str | None, Iterable[str]], Classification]
-
-
-def _money(value: Any) -> Decimal | None:
-    return None if value in (None, "") else Decimal(str(value)).quantize(Decimal("0.01"))
 
 
 def _date(value: Any) -> date | None:
@@ -168,8 +165,10 @@ def _row_plans(row: RowView, claims: dict[int, RowView], classifier: Classifier,
 
 
 def _amount(value: Any) -> Decimal:
-    """A money field of the row; a missing amount posts as zero."""
-    return _money(value) or Decimal("0.00")
+    """A money field of the row; a missing amount posts as zero. A cell that is not an amount raises
+    `BadMoneyCell`: the row passed validation, so its cells are corrupt and the confirm must fail whole
+    rather than post a guessed amount."""
+    return read_money(value) or ZERO
 
 
 def _adjustment_entry_type(
@@ -212,7 +211,7 @@ def _remittance_claim_plans(row: RowView) -> list[EntryPlan]:
             claim_key=d.get("patient_control_number"),
             payer_claim_number=d.get("payer_claim_control_number"),
             claim_status_code=status,
-            billed_amount=_money(d.get("total_charge")),
+            billed_amount=read_money(d.get("total_charge")),
             payer=d.get("payer_name"),
             rarcs=list(d.get("remark_codes") or []),
             service_date=_date(d.get("statement_from")),
@@ -237,7 +236,7 @@ def _adjustment_plan(row: RowView, claim: RowView, classifier: Classifier) -> En
         claim_key=d.get("patient_control_number"),
         payer_claim_number=d.get("payer_claim_control_number"),
         claim_status_code=status,
-        billed_amount=_money(claim.data.get("total_charge")),
+        billed_amount=read_money(claim.data.get("total_charge")),
         payer=d.get("payer_name"),
         group_code=group,
         carc=d.get("carc"),
@@ -279,7 +278,7 @@ def _claim_charge_plan(row: RowView) -> EntryPlan:
         "charge",
         _amount(d.get("total_charge")),
         claim_key=d.get("patient_control_number"),
-        billed_amount=_money(d.get("total_charge")),
+        billed_amount=read_money(d.get("total_charge")),
         payer=d.get("payer_name"),
         service_date=_date(d.get("statement_from")),
     )
@@ -301,7 +300,7 @@ def _tabular_claim(d: dict[str, Any]) -> _TabularClaim:
         claim_key=d.get("patient_account_number") or d.get("claim_id"),
         payer_claim_number=d.get("claim_id") if d.get("patient_account_number") else None,
         payer=d.get("payer_name"),
-        billed_amount=_money(d.get("billed_amount")),
+        billed_amount=read_money(d.get("billed_amount")),
         service_date=_date(d.get("service_from")),
     )
 
@@ -338,7 +337,7 @@ def _csv_payment_plans(row: RowView, classifier: Classifier) -> list[EntryPlan]:
             **claim,
         )
     ]
-    adjustment = _money(d.get("adjustment_amount"))
+    adjustment = read_money(d.get("adjustment_amount"))
     if adjustment:
         # An export without a group code reports contractual (CO) adjustments.
         group = d.get("group_code") or "CO"

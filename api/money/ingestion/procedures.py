@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from api.money.ingestion import ledger, service
+from api.money.ingestion import batches, confirm, ledger, parse, review, upload
 from api.money.ingestion.file_reader import TABULAR_FORMATS
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, ReconciliationRun
 from api.money.ingestion.schemas import (
@@ -44,7 +44,7 @@ from api.rpc.schema import Page, PageInput, paginate
 
 def _upload(ctx: Context, input: UploadIn, accepts: frozenset[str] | None) -> UploadOut:
     filename, content_type, data = resolve_upload(input)
-    batch, duplicate = service.upload(
+    batch, duplicate = upload.upload(
         ctx.db,
         settings=ctx.services.settings,
         organization_id=ctx.org_id,
@@ -88,7 +88,7 @@ def upload_universal(ctx: Context, input: UploadIn) -> UploadOut:
 @rpc.query("ingestion.getImportBatch")
 def get_import_batch(ctx: Context, input: BatchRef) -> ImportBatchOut:
     """One import batch of the selected client: status, counts, totals, quality and error report."""
-    return ImportBatchOut.model_validate(service.get_batch(ctx.db, input.batch_id))
+    return ImportBatchOut.model_validate(batches.get_batch(ctx.db, input.batch_id))
 
 
 @rpc.query("ingestion.listImportBatches")
@@ -105,7 +105,7 @@ def list_import_batches(ctx: Context, input: ListBatchesIn) -> Page[ImportBatchO
 @rpc.query("ingestion.listImportRows")
 def list_import_rows(ctx: Context, input: ListRowsIn) -> Page[ImportRowOut]:
     """Rows of a batch (canonical fields, status, reasons, decision), filtered by status/decision, for review and repair."""
-    service.get_batch(ctx.db, input.batch_id)
+    batches.get_batch(ctx.db, input.batch_id)
     stmt = select(ImportRow).where(ImportRow.batch_id == input.batch_id)
     if input.status:
         stmt = stmt.where(ImportRow.status == input.status)
@@ -118,7 +118,7 @@ def list_import_rows(ctx: Context, input: ListRowsIn) -> Page[ImportRowOut]:
 def repair_import_row(ctx: Context, input: RepairRowIn) -> ImportRowOut:
     """Patch canonical fields of an invalid row; it is re-validated with the upload's rules and becomes
     `repaired`, or stays `invalid` with the remaining reasons."""
-    row, batch = service.repair_row(ctx.db, input.row_id, input.fields)
+    row, batch = review.repair_row(ctx.db, input.row_id, input.fields)
     ctx.note("import_row", row.id, after={"batch": batch.id, "fields": sorted(input.fields), "status": row.status})
     return ImportRowOut.model_validate(row)
 
@@ -126,7 +126,7 @@ def repair_import_row(ctx: Context, input: RepairRowIn) -> ImportRowOut:
 @rpc.mutation("ingestion.setImportRowDecision")
 def set_import_row_decision(ctx: Context, input: RowDecisionIn) -> ImportRowOut:
     """Include or exclude a row from posting (excluding a claim excludes its lines and adjustments)."""
-    row, batch = service.set_decision(ctx.db, input.row_id, input.decision)
+    row, batch = review.set_decision(ctx.db, input.row_id, input.decision)
     ctx.note("import_row", row.id, after={"batch": batch.id, "decision": input.decision})
     return ImportRowOut.model_validate(row)
 
@@ -137,9 +137,9 @@ def confirm_import_batch(ctx: Context, input: ConfirmIn) -> ConfirmOut:
     still included, when the batch is already confirmed or re-delivers posted remittances, and for a held
     batch (money that does not balance) unless `acknowledgeImbalance` gives the reason to post it anyway.
     Remittances another batch already posted are skipped (status duplicate_remittance when all are)."""
-    before = service.get_batch(ctx.db, input.batch_id).status
+    before = batches.get_batch(ctx.db, input.batch_id).status
     reason = input.acknowledge_imbalance.reason if input.acknowledge_imbalance else None
-    batch, totals = service.confirm(ctx.db, input.batch_id, ctx.user_id, reason)
+    batch, totals = confirm.confirm(ctx.db, input.batch_id, ctx.user_id, reason)
     if batch.status == "confirmed":
         for listener in ctx.services.batch_posted:  # e.g. denial cases open from the remittance
             listener(ctx.db, batch.id)
@@ -164,7 +164,7 @@ def confirm_import_batch(ctx: Context, input: ConfirmIn) -> ConfirmOut:
 def reprocess(ctx: Context, input: BatchRef) -> ImportBatchOut:
     """Re-parse the batch's stored original file with the current parser (not for confirmed or
     discarded batches); its rows, repairs and decisions are replaced."""
-    batch = service.reprocess(ctx.db, input.batch_id, ctx.services.settings)
+    batch = parse.reprocess(ctx.db, input.batch_id, ctx.services.settings)
     ctx.note("import_batch", batch.id, after={"status": batch.status, "parser": batch.parser_version})
     return ImportBatchOut.model_validate(batch)
 
@@ -172,7 +172,7 @@ def reprocess(ctx: Context, input: BatchRef) -> ImportBatchOut:
 @rpc.mutation("ingestion.discardImportBatch")
 def discard_import_batch(ctx: Context, input: BatchRef) -> ImportBatchOut:
     """Discard a batch that will not be posted (final; the same content uploaded again answers this batch)."""
-    batch = service.discard(ctx.db, input.batch_id)
+    batch = review.discard(ctx.db, input.batch_id)
     ctx.note("import_batch", batch.id, after={"status": batch.status})
     return ImportBatchOut.model_validate(batch)
 

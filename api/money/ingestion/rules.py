@@ -16,6 +16,7 @@ import polars as pl
 
 from api.money.ingestion.values import jsonable
 from pipelines.ingest import contract_terms
+from pipelines.ingest.money import ZERO, read_money
 from pipelines.ingest.tabular.entities import entity_spec
 from pipelines.ingest.tabular.validate import canonicalise
 
@@ -56,8 +57,10 @@ X12_FIELDS: dict[str, dict[str, str]] = {
 
 
 def _money(data: dict[str, Any], name: str) -> Decimal:
-    value = data.get(name)
-    return Decimal(str(value)) if value not in (None, "") else Decimal("0")
+    """A money field of an X12 row; a missing one counts as 0.00 in the balance checks. A cell that
+    is not an amount raises `BadMoneyCell`: X12 rows come from the parser and repairs check money
+    fields first (`_convert`), so such a cell is corrupt data, not a reviewer's typo."""
+    return read_money(data.get(name)) or ZERO
 
 
 def validate(entity: str, data: dict[str, Any]) -> list[str]:

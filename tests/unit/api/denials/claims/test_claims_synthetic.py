@@ -70,7 +70,10 @@ def test_a_partial_payment_835_balances_and_parses_strictly():
     text = synthetic.build_835(remit, response, sequence=3, payment_date=date(2025, 3, 1))
     segments = [s for s in text.split("~\n") if s]
     assert segments[0].startswith("ISA*") and len(segments[0]) == 105  # fixed-width ISA (without its terminator)
-    st, se = segments.index("ST*835*0001"), next(i for i, s in enumerate(segments) if s.startswith("SE*"))
+    assert segments[0].endswith("*0*T*:")  # ISA15: test data
+    # ST03 names the implementation guide, as 5010 requires (the corpus generator's writer writes it).
+    st = segments.index("ST*835*0001*005010X221A1")
+    se = next(i for i, s in enumerate(segments) if s.startswith("SE*"))
     assert segments[se] == f"SE*{se - st + 1}*0001"
     assert "BPR*I*120.00*C*ACH" in text and "TRN*1*SYN42R3*1512345678" in text
     tables = _parse(text)
@@ -86,7 +89,9 @@ def test_a_partial_payment_835_balances_and_parses_strictly():
 def test_a_denial_835_pays_nothing_and_denies_every_line():
     remit = _remit(("80.00", "40.00"))
     response = synthetic.plan_response(remit.total_charge, "denied", None, None, None)
-    tables = _parse(synthetic.build_835(remit, response, sequence=1, payment_date=date(2025, 3, 1)))
+    text = synthetic.build_835(remit, response, sequence=1, payment_date=date(2025, 3, 1))
+    assert "BPR*H*0.00*C*NON************20250301~" in text  # no payment: handling code H, method NON
+    tables = _parse(text)
     claim = tables["remittance_claims"].row(0, named=True)
     assert (claim["claim_status_code"], claim["paid_amount"]) == ("4", Decimal("0.00"))
     assert tables["remittance_adjustments"].select("carc", "amount").rows() == [
