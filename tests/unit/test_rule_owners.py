@@ -14,12 +14,11 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
 
 
 @dataclass(frozen=True)
@@ -259,8 +258,8 @@ def _assigned(node: ast.AST) -> list[ast.expr]:
 
 def _sources() -> list[tuple[str, str]]:
     return [
-        (str(path.relative_to(ROOT)), path.read_text(encoding="utf-8"))
-        for path in sorted((ROOT / "api").rglob("*.py"))
+        (str(path.relative_to(REPO)), path.read_text(encoding="utf-8"))
+        for path in sorted((REPO / "api").rglob("*.py"))
         if "migrations" not in path.parts
     ]
 
