@@ -15,11 +15,12 @@ from typing import Any
 from sqlalchemy import Select, and_, or_, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import Forbidden, PreconditionFailed, not_found
+from api.core.errors import Forbidden, PreconditionFailed
 from api.core.lifecycle import transition
 from api.denials.approvals import rules
 from api.denials.approvals.lifecycle import APPROVAL, OPEN_STATES
 from api.denials.approvals.models import ApprovalDecision, ApprovalPolicy, ApprovalRequest
+from api.denials.cases import service as cases
 from api.denials.cases.models import DenialCase
 from api.denials.drafts import service as drafts
 from api.denials.drafts.lifecycle import effective_state as draft_state
@@ -211,9 +212,7 @@ def request_for_draft(db: Session, draft_id: int, *, note: str | None, user_id: 
             f"The draft is '{draft.state}'; approval can be requested only for a draft that is editing",
             details={"currentState": draft.state},
         )
-    case = db.scalar(select(DenialCase).where(DenialCase.id == draft.case_id))
-    if case is None:
-        raise not_found("Case", draft.case_id)
+    case = cases.get_case(db, draft.case_id)
     approval = open_request(
         db,
         subject_type=DRAFT,

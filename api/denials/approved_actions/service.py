@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from sqlalchemy import CursorResult, Select, select, update
 from sqlalchemy.orm import Session
 
-from api.core.errors import Forbidden, InvalidInput, NotFound, PreconditionFailed, not_found
+from api.core.errors import Forbidden, InvalidInput, NotFound, PreconditionFailed
 from api.core.identity import Principal, Tenant
 from api.core.lifecycle import transition
 from api.core.services import AuditRecord, Services
@@ -36,6 +36,7 @@ from api.denials.approved_actions import payloads, sandbox
 from api.denials.approved_actions.lifecycle import ACTION, OPEN_STATES, RAN_STATES, state_for_approval
 from api.denials.approved_actions.models import ActionExecution, ApprovedAction
 from api.denials.approved_actions.payloads import other_case_message
+from api.denials.cases import service as cases
 from api.denials.cases.models import DenialCase
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
@@ -117,10 +118,8 @@ def _payload_case(db: Session, case_id: int, payload_ref: str, found: payloads.P
     and its amount sets the approvers (never a case the caller picked for a smaller amount)."""
     if found.case_id != case_id:
         raise InvalidInput(other_case_message(payload_ref, found.description, found.case_id, case_id))
-    case = db.scalar(select(DenialCase).where(DenialCase.id == found.case_id))
-    if case is None:  # the payload's rows point at their case with a foreign key: not expected
-        raise not_found("Case", found.case_id)
-    return case
+    # the payload's rows point at their case with a foreign key: NOT_FOUND is not expected here
+    return cases.get_case(db, found.case_id)
 
 
 def request(
@@ -131,8 +130,7 @@ def request(
     approvers by that amount; neither the requester nor whoever wrote or assembled the payload
     decides). A payload of another case is INVALID_INPUT naming both."""
     checker = _checker(kind)
-    if db.scalar(select(DenialCase.id).where(DenialCase.id == case_id)) is None:
-        raise not_found("Case", case_id)
+    cases.get_case(db, case_id)  # NOT_FOUND before the payload is looked at
     found = checker(db, payload_ref)
     if found is None:
         raise NotFound(f"The payload of this {kind} action was not found in this client")

@@ -3,12 +3,18 @@
 Every function takes the tenant-scoped session and never commits (the executor commits the call
 with its audit event). Every change appends a ``CaseEvent`` (who, when, from/to, reason). Messages
 name the case by id and never echo the claim key, patient data or a note's text.
+
+This module is the one owner of a case's state and history: other namespaces read a case with
+``get_case``, append to its history with ``add_event`` and move it with ``transition`` (a person's
+move), ``apply_move`` (a planned move, with what it implies) or ``apply_decision`` (a payer's
+decision); none of them builds a ``CaseEvent`` or sets ``DenialCase.state`` itself
+(tests/unit/test_rule_owners.py holds them to it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -414,6 +420,32 @@ def apply_move(
         db, case, kind, actor_user_id=user_id, reason=reason, from_state=current, to_state=target, details=details
     )
     db.flush()
+
+
+def apply_decision(
+    db: Session,
+    case: DenialCase,
+    target: str,
+    *,
+    kind: str,
+    user_id: int | None,
+    details: dict[str, Any],
+    at: datetime,
+) -> str:
+    """Move the case to where a payer's decision puts it (outcomes.record: won / partially_won / lost,
+    a withdrawn appeal back to in_appeal) and append the one event recording it; the previous state.
+
+    The move is checked against the case lifecycle (PRECONDITION_FAILED naming the state) but not
+    against a person's rules (a held case still learns the payer's decision, no reason is asked), and
+    it changes only the state: what was recovered is the caller's to add. The event is appended even
+    when the state stays (a withdrawal recorded on a case already in_appeal)."""
+    current = case.state
+    if target != current:
+        move(CASE, current, target)
+        case.state, case.state_changed_at = target, at
+    add_event(db, case, kind, actor_user_id=user_id, from_state=current, to_state=target, details=details)
+    db.flush()
+    return current
 
 
 def add_note(db: Session, case_id: int, body: str, *, user_id: int) -> CaseNote:

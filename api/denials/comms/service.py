@@ -9,9 +9,9 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import PreconditionFailed, not_found
+from api.core.errors import PreconditionFailed
 from api.core.lifecycle import transition
-from api.denials.cases.models import CaseEvent, DenialCase
+from api.denials.cases import service as cases
 from api.denials.comms import content
 from api.denials.comms.lifecycle import MESSAGE
 from api.denials.comms.models import OutboundMessage
@@ -57,9 +57,7 @@ def send(
     """Record the message as queued, hand it to the transport and record what it reports. A transport
     that is not configured is PRECONDITION_FAILED before anything is stored."""
     transport: Transport = transport_for(transport_name)
-    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
-    if case is None:
-        raise not_found("Case", case_id)
+    case = cases.get_case(db, case_id)
     if case.state == "closed":
         raise PreconditionFailed("The case is 'closed'; reopen it before sending a message on it")
     to = content.normalise_recipient(channel, recipient)
@@ -84,13 +82,12 @@ def send(
     request = OutboundRequest(message_id=row.id, channel=channel, recipient=to, content=rendered, content_digest=digest)
     row.transport_request = request.recorded(transport.name)
     _apply(row, transport.submit(request))
-    db.add(
-        CaseEvent(
-            case_id=case.id,
-            kind=CASE_EVENT_KIND,
-            actor_user_id=user_id,
-            details={"messageId": row.id, "channel": channel, "status": row.status, "contentDigest": digest},
-        )
+    cases.add_event(
+        db,
+        case,
+        CASE_EVENT_KIND,
+        actor_user_id=user_id,
+        details={"messageId": row.id, "channel": channel, "status": row.status, "contentDigest": digest},
     )
     db.flush()
     return row

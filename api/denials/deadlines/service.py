@@ -23,6 +23,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput, NotFound, PreconditionFailed
+from api.denials.cases import service as cases
 from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import DenialCase
 from api.denials.deadlines import facts as case_facts_module
@@ -182,16 +183,8 @@ def _refresh_next_due(case: DenialCase, rows: Iterable[CaseDeadline], *, soft: b
         case.appeal_due_on = next_due
 
 
-def get_case(db: Session, case_id: int) -> DenialCase:
-    # a select, not Session.get: the tenant filter applies to every statement, never to the identity map
-    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
-    if case is None:
-        raise NotFound(f"Denial case {case_id} was not found")
-    return case
-
-
 def for_case(db: Session, case_id: int) -> tuple[DenialCase, list[CaseDeadline]]:
-    case = get_case(db, case_id)
+    case = cases.get_case(db, case_id)
     rows = db.scalars(
         select(CaseDeadline).where(CaseDeadline.case_id == case.id).order_by(CaseDeadline.due_on, CaseDeadline.id)
     )
@@ -202,7 +195,7 @@ def later_level(db: Session, case_id: int, decided_level: str, decision_date: da
     """The deadline of the appeal level after ``decided_level`` of a case, from the date of that
     decision's notice: the same facts (``facts.case_facts``: filing indicator, payer alias) and rules
     (the client's, then the platform defaults) as its first level (``rules.later_level_deadline``)."""
-    case = get_case(db, case_id)
+    case = cases.get_case(db, case_id)
     facts = case_facts_module.case_facts(db, [case])[case.id]
     return rules.later_level_deadline(facts, decided_level, decision_date, case_facts_module.client_rules(db))
 
@@ -234,7 +227,7 @@ def override(
         raise InvalidInput("Invalid input: 'reason' is required to override a deadline")
     if new_due_on < as_of:
         raise InvalidInput("Invalid input: 'dueOn' cannot be before today")
-    case = get_case(db, case_id)
+    case = cases.get_case(db, case_id)
     row = db.scalar(select(CaseDeadline).where(CaseDeadline.case_id == case.id, CaseDeadline.level == level))
     if row is None:
         raise NotFound(f"Denial case {case_id} has no '{level}' deadline")

@@ -23,15 +23,15 @@ from sqlalchemy import BigInteger, ColumnElement, Table, and_, bindparam, column
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput, PreconditionFailed
+from api.denials.cases import service as cases_service
 from api.denials.cases.lifecycle import WORKING_STATES
-from api.denials.cases.models import CaseEvent, DenialCase
+from api.denials.cases.models import DenialCase
 from api.denials.deadlines.facts import client_today
 from api.denials.human_attention import priority
 from api.denials.human_attention.estimate import Counts, Estimate, OverturnModel, fit
 from api.denials.human_attention.history import history_prior
 from api.denials.outcomes import service as outcomes
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
 from api.infra.db.tenant_filter import get_scope
 from api.infra.jobs.queue import enqueue_for_client
 from api.money.ingestion.models import FinancialEntry
@@ -427,7 +427,7 @@ def _queue_length(db: Session, conditions: Sequence[ColumnElement[bool]], today:
 def why(db: Session, case_id: int, now: datetime | None = None) -> Explanation:
     """A case's rank explained: its numbers, where its probability came from, and its position in the
     client's whole queue (no filters), on the client's day like the queue."""
-    case = get_case(db, case_id)
+    case = cases_service.get_case(db, case_id)
     now = now or utcnow()
     today = client_today(db, now)
     model = fit_model(db)
@@ -446,10 +446,6 @@ def why(db: Session, case_id: int, now: datetime | None = None) -> Explanation:
 # -- snooze ---------------------------------------------------------------------------------------
 
 
-def get_case(db: Session, case_id: int) -> DenialCase:
-    return get_by_id(db, DenialCase, case_id, "Case")
-
-
 def snooze(db: Session, case_id: int, until: datetime, reason: str, *, user_id: int) -> tuple[DenialCase, Any]:
     """Hide a working case from the queue until `until` (in the future, at most `MAX_SNOOZE` ahead);
     its history gets a `snoozed` event with the reason. Returns the case and its previous snooze."""
@@ -459,7 +455,7 @@ def snooze(db: Session, case_id: int, until: datetime, reason: str, *, user_id: 
         raise InvalidInput("Invalid input: 'until' must be in the future")
     if until > now + MAX_SNOOZE:
         raise InvalidInput(f"Invalid input: 'until' must be at most {MAX_SNOOZE.days} days ahead")
-    case = get_case(db, case_id)
+    case = cases_service.get_case(db, case_id)
     if case.state not in WORKING_STATES:
         raise PreconditionFailed(
             f"The case is '{case.state}': only a case in a working state can be snoozed",
@@ -467,16 +463,15 @@ def snooze(db: Session, case_id: int, until: datetime, reason: str, *, user_id: 
         )
     before = case.snoozed_until
     case.snoozed_until = until
-    db.add(
-        CaseEvent(
-            case_id=case.id,
-            kind=CASE_EVENT_SNOOZED,
-            from_state=case.state,
-            to_state=case.state,
-            reason=reason,
-            actor_user_id=user_id,
-            details={"until": until.isoformat(), "previousUntil": before.isoformat() if before else None},
-        )
+    cases_service.add_event(
+        db,
+        case,
+        CASE_EVENT_SNOOZED,
+        actor_user_id=user_id,
+        reason=reason,
+        from_state=case.state,
+        to_state=case.state,
+        details={"until": until.isoformat(), "previousUntil": before.isoformat() if before else None},
     )
     db.flush()
     return case, before

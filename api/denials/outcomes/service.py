@@ -9,9 +9,8 @@ from typing import Any
 from sqlalchemy import Select, case, func, select
 from sqlalchemy.orm import Session
 
-from api.core.lifecycle import transition
-from api.denials.cases.lifecycle import CASE
-from api.denials.cases.models import CaseEvent, DenialCase
+from api.denials.cases import service as cases
+from api.denials.cases.models import DenialCase
 from api.denials.outcomes import rules
 from api.denials.outcomes.models import AppealOutcome
 from api.denials.outcomes.schemas import ListOutcomesIn, RecordOutcomeIn
@@ -21,23 +20,17 @@ from api.infra.db.lookup import get_by_id
 CASE_EVENT_KIND = "appeal_outcome"
 
 
-def get_case(db: Session, case_id: int) -> DenialCase:
-    return get_by_id(db, DenialCase, case_id, "Case")
-
-
 def record(db: Session, data: RecordOutcomeIn, *, user_id: int) -> tuple[AppealOutcome, DenialCase]:
     """Record the payer's decision on the case's appeal: the case moves to won / partially_won / lost
     (a withdrawn appeal back to in_appeal), its recovered amount grows by the amount, and its history
-    gets an `appeal_outcome` event."""
+    gets an `appeal_outcome` event (the move and the event are the cases namespace's: cases.apply_decision)."""
     now = utcnow()
-    case = get_case(db, data.case_id)
+    case = cases.get_case(db, data.case_id)
     rules.check_state(case.state)
     rules.check_amount(data.decision, data.amount_recovered, case.amount_at_stake - case.recovered_amount)
     rules.check_decided_on(data.decided_on, now.date())
     before = case.state
     after = rules.case_state_after(data.decision, before)
-    if after != before:
-        transition(CASE, before, after)
     outcome = AppealOutcome(
         case_id=case.id,
         level=data.level,
@@ -53,30 +46,26 @@ def record(db: Session, data: RecordOutcomeIn, *, user_id: int) -> tuple[AppealO
         carc=case.carc,
     )
     db.add(outcome)
+    db.flush()  # the event names the outcome by id
     case.recovered_amount = case.recovered_amount + data.amount_recovered
-    if after != before:
-        case.state, case.state_changed_at = after, now
-    db.flush()
-    db.add(
-        CaseEvent(
-            case_id=case.id,
-            kind=CASE_EVENT_KIND,
-            from_state=before,
-            to_state=after,
-            actor_user_id=user_id,
-            # ids, vocabulary and money only: the payer's reference stays on the outcome
-            details={
-                "outcomeId": outcome.id,
-                "level": outcome.level,
-                "decision": outcome.decision,
-                "amountRecovered": f"{outcome.amount_recovered:.2f}",
-                # what the case's recovered money grew by: caseRecovery.recoveredTotals sums it by month
-                "delta": f"{outcome.amount_recovered:.2f}",
-                "decidedOn": outcome.decided_on.isoformat(),
-            },
-        )
+    cases.apply_decision(
+        db,
+        case,
+        after,
+        kind=CASE_EVENT_KIND,
+        user_id=user_id,
+        at=now,
+        # ids, vocabulary and money only: the payer's reference stays on the outcome
+        details={
+            "outcomeId": outcome.id,
+            "level": outcome.level,
+            "decision": outcome.decision,
+            "amountRecovered": f"{outcome.amount_recovered:.2f}",
+            # what the case's recovered money grew by: caseRecovery.recoveredTotals sums it by month
+            "delta": f"{outcome.amount_recovered:.2f}",
+            "decidedOn": outcome.decided_on.isoformat(),
+        },
     )
-    db.flush()
     return outcome, case
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.denials.payer_interactions import service
 from api.denials.payer_interactions.models import PayerInteraction
 from api.denials.payer_interactions.schemas import ForCaseIn, InteractionOut, ListInteractionsIn, LogInteractionIn
@@ -33,6 +31,5 @@ def list_interactions(ctx: Context, input: ListInteractionsIn) -> Page[Interacti
 def for_case(ctx: Context, input: ForCaseIn) -> Page[InteractionOut]:
     """Every interaction logged on one case, most recently logged first; NOT_FOUND for a case
     outside the selected client."""
-    service.get_case(ctx.db, input.case_id)
-    stmt = select(PayerInteraction).where(PayerInteraction.case_id == input.case_id)
+    stmt = service.for_case_statement(ctx.db, input.case_id)
     return paginate(ctx.db, stmt, PayerInteraction.id, input, InteractionOut.model_validate)

@@ -10,25 +10,20 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput
-from api.denials.cases.models import CaseEvent, DenialCase
+from api.denials.cases import service as cases
 from api.denials.payer_interactions import rules
 from api.denials.payer_interactions.models import PayerInteraction
 from api.denials.payer_interactions.schemas import ListInteractionsIn, LogInteractionIn
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
 
 CASE_EVENT_KIND = "payer_interaction"
-
-
-def get_case(db: Session, case_id: int) -> DenialCase:
-    return get_by_id(db, DenialCase, case_id, "Case")
 
 
 def log(db: Session, data: LogInteractionIn, *, user_id: int) -> PayerInteraction:
     """Record an interaction; on a case it also appends a `payer_interaction` event to the case."""
     rules.check_when(data.occurred_at, data.next_step_on, utcnow())
     rules.check_next_step(data.next_step, data.next_step_on)
-    case = get_case(db, data.case_id) if data.case_id is not None else None
+    case = cases.get_case(db, data.case_id) if data.case_id is not None else None
     claim_key, payer = data.claim_key, data.payer
     if case is not None:
         if claim_key is not None and claim_key != case.claim_key:
@@ -54,20 +49,19 @@ def log(db: Session, data: LogInteractionIn, *, user_id: int) -> PayerInteractio
     db.add(row)
     db.flush()
     if case is not None:
-        db.add(
-            CaseEvent(
-                case_id=case.id,
-                kind=CASE_EVENT_KIND,
-                actor_user_id=user_id,
-                # ids and vocabulary only: the summary stays in the interaction
-                details={
-                    "interactionId": row.id,
-                    "channel": row.channel,
-                    "direction": row.direction,
-                    "outcome": row.outcome,
-                    "nextStepOn": row.next_step_on.isoformat() if row.next_step_on else None,
-                },
-            )
+        cases.add_event(
+            db,
+            case,
+            CASE_EVENT_KIND,
+            actor_user_id=user_id,
+            # ids and vocabulary only: the summary stays in the interaction
+            details={
+                "interactionId": row.id,
+                "channel": row.channel,
+                "direction": row.direction,
+                "outcome": row.outcome,
+                "nextStepOn": row.next_step_on.isoformat() if row.next_step_on else None,
+            },
         )
         db.flush()
     return row
@@ -88,6 +82,12 @@ def audit_view(row: PayerInteraction) -> dict[str, Any]:
 
 def _day_start(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def for_case_statement(db: Session, case_id: int) -> Select[Any]:
+    """The interactions logged on one case; NOT_FOUND for a case outside the caller's client."""
+    cases.get_case(db, case_id)
+    return select(PayerInteraction).where(PayerInteraction.case_id == case_id)
 
 
 def list_statement(filters: ListInteractionsIn) -> Select[Any]:
