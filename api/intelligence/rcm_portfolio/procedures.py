@@ -13,6 +13,8 @@ from api.platform.organizations.models import Client
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("rcmPortfolio")
+
 
 def _clients(ctx: Context) -> dict[int, str]:
     # Client is OrgScoped: the session filter keeps this to the caller's organization; a membership
@@ -23,7 +25,7 @@ def _clients(ctx: Context) -> dict[int, str]:
     return {c.id: c.name for c in ctx.db.scalars(stmt)}
 
 
-@rpc.query("rcmPortfolio.overview")
+@router.query("overview")
 def overview(ctx: Context, input: OverviewIn) -> OverviewOut:
     """Per client of the organization you reach: volume, billed and paid, initial denial and overturn
     rates, recovered money, cost of work and ROI; plus the total of those clients."""
@@ -34,7 +36,7 @@ def overview(ctx: Context, input: OverviewIn) -> OverviewOut:
     return OverviewOut(snapshot=snap, clients=rows, totals=totals)
 
 
-@rpc.query("rcmPortfolio.compare")
+@router.query("compare")
 def compare(ctx: Context, input: CompareIn) -> CompareOut:
     """One KPI month by month for each client of the organization you reach (or the clients listed; one
     you do not reach is BAD_REQUEST like one of another organization)."""

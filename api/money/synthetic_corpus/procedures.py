@@ -24,6 +24,8 @@ from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 from pipelines.synthetic import CorpusSpec, SpecError, generate_corpus
 
+router = rpc.namespace("syntheticCorpus")
+
 SUMMARY_SECTIONS = ("counts", "x12", "money", "denials", "overturned", "underpaid")
 
 
@@ -32,7 +34,7 @@ def corpus_dir(settings: Settings, corpus_id: int) -> Path:
     return Path(settings.resolved_data_dir) / "corpora" / str(corpus_id)
 
 
-@rpc.mutation("syntheticCorpus.generate", permission="analyze")
+@router.mutation("generate", permission="analyze")
 def generate(ctx: Context, input: GenerateIn) -> CorpusOut:
     """Generate a deterministic synthetic corpus (seed, size, denial mix) into DATA_DIR/corpora/<id>.
     Up to 50,000 claims in the call; larger corpora belong to the command-line generator."""
@@ -74,13 +76,13 @@ def generate(ctx: Context, input: GenerateIn) -> CorpusOut:
     return CorpusOut.model_validate(corpus)
 
 
-@rpc.query("syntheticCorpus.listCorpora")
+@router.query("listCorpora")
 def list_corpora(ctx: Context, input: ListCorporaIn) -> Page[CorpusOut]:
     """Synthetic corpora generated for the selected client, newest first."""
     return paginate(ctx.db, select(SyntheticCorpus), SyntheticCorpus.id, input, CorpusOut.model_validate)
 
 
-@rpc.query("syntheticCorpus.getCorpus")
+@router.query("getCorpus")
 def get_corpus(ctx: Context, input: CorpusRef) -> CorpusDetailOut:
     """One corpus: its manifest (spec, files with hashes) and the ground-truth summary."""
     corpus = ctx.db.scalar(select(SyntheticCorpus).where(SyntheticCorpus.id == input.corpus_id))

@@ -15,6 +15,8 @@ from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Page, PageInput, Schema, paginate
 from api.rpc.text import SINGLE_LINE
 
+router = rpc.namespace("admin")
+
 
 class OrganizationSummary(Output):
     id: int
@@ -42,7 +44,7 @@ class SettingsOut(Output):
     procedures: int
 
 
-@rpc.query("admin.listOrganizations", auth="platform_admin")
+@router.query("listOrganizations", auth="platform_admin")
 def list_organizations(ctx: UserContext, input: PageInput) -> Page[OrganizationSummary]:
     """Every organization on the platform with client and member counts."""
     page = paginate(ctx.db, select(Organization), Organization.id, input, lambda o: o)
@@ -76,7 +78,7 @@ def list_organizations(ctx: UserContext, input: PageInput) -> Page[OrganizationS
     return page
 
 
-@rpc.mutation("admin.suspendOrganization", auth="platform_admin")
+@router.mutation("suspendOrganization", auth="platform_admin")
 def suspend_organization(ctx: UserContext, input: SuspendIn) -> OrganizationSummary:
     """Suspend (or re-activate) an organization: its members' calls are refused while suspended."""
     org = ctx.db.get(Organization, input.organization_id)
@@ -103,7 +105,7 @@ def suspend_organization(ctx: UserContext, input: SuspendIn) -> OrganizationSumm
     )
 
 
-@rpc.query("admin.settings", auth="platform_admin")
+@router.query("settings", auth="platform_admin")
 def settings(ctx: UserContext) -> SettingsOut:
     """Effective runtime settings (never secrets)."""
     s = ctx.services.settings
@@ -140,7 +142,7 @@ class RotatedKeysOut(Output):
     next_signs_from: datetime | None = Field(description="when the next keys start signing")
 
 
-@rpc.mutation("admin.rotateSigningKeys", auth="platform_admin")
+@router.mutation("rotateSigningKeys", auth="platform_admin")
 def rotate_signing_keys(ctx: UserContext, input: RotateKeysIn) -> RotatedKeysOut:
     """Publish a new ES384 + RS384 SMART key pair ahead of its first signature: it is in the JWKS at
     once and signs from smart_key_publish_ahead_hours later; the current keys sign until then and stay

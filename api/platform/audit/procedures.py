@@ -15,6 +15,8 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Page, PageInput, Schema, paginate
 
+router = rpc.namespace("audit")
+
 
 class AuditEventOut(Output):
     id: int
@@ -63,7 +65,7 @@ def _org_events(ctx: Context) -> Select[AuditEvent]:
     return stmt
 
 
-@rpc.query("audit.list", permission="audit")
+@router.query("list", permission="audit")
 def list_events(ctx: Context, input: AuditListIn) -> Page[AuditEventOut]:
     """The organization's audit events, newest first, filterable by procedure, actor and target (a
     membership reaching only some clients sees those clients' events)."""
@@ -77,7 +79,7 @@ def list_events(ctx: Context, input: AuditListIn) -> Page[AuditEventOut]:
     return paginate(ctx.db, stmt, AuditEvent.id, input, AuditEventOut.model_validate)
 
 
-@rpc.query("audit.get", permission="audit")
+@router.query("get", permission="audit")
 def get_event(ctx: Context, input: AuditRef) -> AuditEventOut:
     """One audit event of the organization (of a client you reach)."""
     event = ctx.db.scalar(_org_events(ctx).where(AuditEvent.id == input.id))
@@ -86,7 +88,7 @@ def get_event(ctx: Context, input: AuditRef) -> AuditEventOut:
     return AuditEventOut.model_validate(event)
 
 
-@rpc.query("audit.verifyChain", permission="audit")
+@router.query("verifyChain", permission="audit")
 def verify_chain(ctx: Context) -> VerifyOut:
     """Re-hash the organization's whole chain and hold it against its signed checkpoints (kept outside
     the database); any edited, removed or inserted event, or a chain rewritten and re-hashed, is reported.

@@ -11,8 +11,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, PageInput, paginate
 
+router = rpc.namespace("billing")
 
-@rpc.query("billing.subscription")
+
+@router.query("subscription")
 def subscription(ctx: Context) -> SubscriptionOut:
     """Your organization's platform subscription: plan, status, current period end (organization-wide
     members only)."""
@@ -24,7 +26,7 @@ def subscription(ctx: Context) -> SubscriptionOut:
     return SubscriptionOut.model_validate(sub)
 
 
-@rpc.query("billing.invoices")
+@router.query("invoices")
 def invoices(ctx: Context, input: PageInput) -> Page[InvoiceOut]:
     """Your organization's invoices, newest first (amounts are exact decimals; organization-wide members
     only)."""
@@ -33,7 +35,7 @@ def invoices(ctx: Context, input: PageInput) -> Page[InvoiceOut]:
     return paginate(ctx.db, stmt, Invoice.id, input, InvoiceOut.model_validate)
 
 
-@rpc.query("billing.events", permission="audit")
+@router.query("events", permission="audit")
 def events(ctx: Context, input: PageInput) -> Page[BillingEventOut]:
     """Billing events received for your organization, newest first (auditors and managers with an
     organization-wide membership)."""
