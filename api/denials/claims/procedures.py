@@ -68,7 +68,14 @@ def get(ctx: Context, input: ClaimRef) -> ClaimDetailOut:
 @router.query("list")
 def list_(ctx: Context, input: ListIn) -> Page[ClaimOut]:
     """Claims of the selected client, newest first; filter by state, origin, payer, claim key, synthetic."""
-    return paginate(ctx.db, service.list_stmt(input), Claim.id, input, service.summary)
+    stmt = service.list_statement(
+        state=input.state,
+        origin=input.origin,
+        payer=input.payer or None,  # an empty text filters nothing
+        claim_key=input.claim_key or None,
+        is_synthetic=input.is_synthetic,
+    )
+    return paginate(ctx.db, stmt, Claim.id, input, service.summary)
 
 
 @router.mutation("review")

@@ -39,4 +39,11 @@ def get(ctx: Context, input: OutcomeRef) -> OutcomeOut:
 def list_outcomes(ctx: Context, input: ListOutcomesIn) -> Page[OutcomeOut]:
     """Recorded decisions of the selected client, most recently recorded first; filter by case,
     decision, payer and decision-date range (inclusive)."""
-    return paginate(ctx.db, service.list_statement(input), AppealOutcome.id, input, OutcomeOut.model_validate)
+    stmt = service.list_statement(
+        case_id=input.case_id,
+        decision=input.decision,
+        payer=input.payer,
+        decided_from=input.decided_from,
+        decided_to=input.decided_to,
+    )
+    return paginate(ctx.db, stmt, AppealOutcome.id, input, OutcomeOut.model_validate)

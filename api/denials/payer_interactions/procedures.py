@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.denials.payer_interactions import service
 from api.denials.payer_interactions.models import PayerInteraction
 from api.denials.payer_interactions.schemas import ForCaseIn, InteractionOut, ListInteractionsIn, LogInteractionIn
@@ -28,7 +26,14 @@ def log(ctx: Context, input: LogInteractionIn) -> InteractionOut:
 def list_interactions(ctx: Context, input: ListInteractionsIn) -> Page[InteractionOut]:
     """Interactions of the selected client, most recently logged first; filter by payer, channel,
     case and the day range of `occurredAt` (UTC, inclusive)."""
-    return paginate(ctx.db, service.list_statement(input), PayerInteraction.id, input, InteractionOut.model_validate)
+    stmt = service.list_statement(
+        payer=input.payer,
+        channel=input.channel,
+        case_id=input.case_id,
+        occurred_from=input.occurred_from,
+        occurred_to=input.occurred_to,
+    )
+    return paginate(ctx.db, stmt, PayerInteraction.id, input, InteractionOut.model_validate)
 
 
 @router.query("forCase")
@@ -36,5 +41,5 @@ def for_case(ctx: Context, input: ForCaseIn) -> Page[InteractionOut]:
     """Every interaction logged on one case, most recently logged first; NOT_FOUND for a case
     outside the selected client."""
     service.get_case(ctx.db, input.case_id)
-    stmt = select(PayerInteraction).where(PayerInteraction.case_id == input.case_id)
+    stmt = service.list_statement(case_id=input.case_id)
     return paginate(ctx.db, stmt, PayerInteraction.id, input, InteractionOut.model_validate)

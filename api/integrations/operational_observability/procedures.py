@@ -20,6 +20,7 @@ from api.integrations.operational_observability.schemas import (
     QuarantinesOut,
     QueueOut,
 )
+from api.integrations.operations import service as operations
 from api.integrations.operations.models import PipelineRun
 from api.integrations.operations.schemas import PipelineRunOut
 from api.rpc.context import Context
@@ -35,9 +36,7 @@ STALE_AFTER_SECONDS = 24 * 3600
 def pipeline_runs(ctx: Context, input: PipelineRunsIn) -> Page[ObservedRun]:
     """Pipeline runs of this client, newest first, with the state of their queue job (attempts, last
     error type) and how long each waited before starting; paginated."""
-    stmt = select(PipelineRun)
-    if input.status:
-        stmt = stmt.where(PipelineRun.status == input.status)
+    stmt = operations.list_statement(input.status or None)  # an empty status filters nothing
     page = paginate(ctx.db, stmt, PipelineRun.id, input, lambda r: r)
     job_ids = [r.job_id for r in page["items"] if r.job_id is not None]
     jobs = {j.id: j for j in ctx.db.scalars(select(Job).where(Job.id.in_(job_ids)))} if job_ids else {}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.integrations.operations import service
 from api.integrations.operations.models import PipelineRun
 from api.integrations.operations.schemas import ListRunsIn, PipelineRunOut, RunPipelineIn, RunPipelineOut, RunRef
@@ -42,7 +40,5 @@ def get_run(ctx: Context, input: RunRef) -> PipelineRunOut:
 @router.query("listRuns")
 def list_runs(ctx: Context, input: ListRunsIn) -> Page[PipelineRunOut]:
     """Pipeline runs this client requested, newest first, optionally by status; paginated."""
-    stmt = select(PipelineRun)
-    if input.status:
-        stmt = stmt.where(PipelineRun.status == input.status)
+    stmt = service.list_statement(input.status)
     return paginate(ctx.db, stmt, PipelineRun.id, input, PipelineRunOut.model_validate)

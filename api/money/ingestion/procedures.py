@@ -11,8 +11,6 @@ whose remittances were all posted already (in another envelope) is `duplicate_re
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.money.ingestion import ledger, service
 from api.money.ingestion.file_reader import TABULAR_FORMATS
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, ReconciliationRun
@@ -96,11 +94,7 @@ def get_import_batch(ctx: Context, input: BatchRef) -> ImportBatchOut:
 @router.query("listImportBatches")
 def list_import_batches(ctx: Context, input: ListBatchesIn) -> Page[ImportBatchOut]:
     """Import batches of the selected client, newest first; filter by status and kind."""
-    stmt = select(ImportBatch)
-    if input.status:
-        stmt = stmt.where(ImportBatch.status == input.status)
-    if input.kind:
-        stmt = stmt.where(ImportBatch.kind == input.kind)
+    stmt = service.batches_statement(input.status, input.kind)
     return paginate(ctx.db, stmt, ImportBatch.id, input, ImportBatchOut.model_validate)
 
 
@@ -108,11 +102,7 @@ def list_import_batches(ctx: Context, input: ListBatchesIn) -> Page[ImportBatchO
 def list_import_rows(ctx: Context, input: ListRowsIn) -> Page[ImportRowOut]:
     """Rows of a batch (canonical fields, status, reasons, decision), filtered by status/decision, for review and repair."""
     service.get_batch(ctx.db, input.batch_id)
-    stmt = select(ImportRow).where(ImportRow.batch_id == input.batch_id)
-    if input.status:
-        stmt = stmt.where(ImportRow.status == input.status)
-    if input.decision:
-        stmt = stmt.where(ImportRow.decision == input.decision)
+    stmt = service.rows_statement(input.batch_id, input.status, input.decision)
     return paginate(ctx.db, stmt, ImportRow.id, input, ImportRowOut.model_validate)
 
 
@@ -182,7 +172,16 @@ def discard_import_batch(ctx: Context, input: BatchRef) -> ImportBatchOut:
 @router.query("listFinancialEntries")
 def list_financial_entries(ctx: Context, input: ListEntriesIn) -> Page[FinancialEntryOut]:
     """Posted financial entries, newest first; filter by type, payer, claim key, batch, date range, review status."""
-    return paginate(ctx.db, ledger.entries_query(input), FinancialEntry.id, input, FinancialEntryOut.model_validate)
+    stmt = ledger.entries_statement(
+        entry_type=input.entry_type,
+        payer=input.payer or None,  # an empty text, or batch 0, filters nothing
+        claim_key=input.claim_key or None,
+        batch_id=input.batch_id or None,
+        review_status=input.review_status,
+        date_from=input.date_from,
+        date_to=input.date_to,
+    )
+    return paginate(ctx.db, stmt, FinancialEntry.id, input, FinancialEntryOut.model_validate)
 
 
 @router.mutation("reviewFinancialEntry")
@@ -214,7 +213,7 @@ def get_reconciliation_run(ctx: Context, input: RunRef) -> ReconciliationRunDeta
 @router.query("listReconciliationRuns")
 def list_reconciliation_runs(ctx: Context, input: PageInput) -> Page[ReconciliationRunOut]:
     """Reconciliation runs of the selected client, newest first."""
-    return paginate(ctx.db, select(ReconciliationRun), ReconciliationRun.id, input, ReconciliationRunOut.model_validate)
+    return paginate(ctx.db, ledger.runs_statement(), ReconciliationRun.id, input, ReconciliationRunOut.model_validate)
 
 
 @router.mutation("resolveReconciliationException")

@@ -16,14 +16,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Table, delete, func, insert, or_, select, update
+from sqlalchemy import Select, Table, delete, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition
 from api.infra.db.base import Base, utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 from api.infra.jobs.queue import enqueue
 from api.integrations.connector_profiles.service import resolve_profile
 from api.money.ingestion import file_reader as parsing
@@ -103,6 +103,20 @@ def _table(model: type[Base]) -> Table:
 def get_batch(db: Session, batch_id: int, *, for_update: bool = False) -> ImportBatch:
     """The batch if it belongs to the caller's client, else NOT_FOUND (never FORBIDDEN: ids do not leak)."""
     return get_by_id(db, ImportBatch, batch_id, "Import batch", for_update=for_update)
+
+
+def batches_statement(status: str | None, kind: str | None) -> Select[Any]:
+    """Import batches by status and kind (each when given); unordered, for paging."""
+    return where_given(select(ImportBatch), (ImportBatch.status, status), (ImportBatch.kind, kind))
+
+
+def rows_statement(batch_id: int, status: str | None, decision: str | None) -> Select[Any]:
+    """The rows of one batch, by status and decision (each when given); unordered, for paging."""
+    return where_given(
+        select(ImportRow).where(ImportRow.batch_id == batch_id),
+        (ImportRow.status, status),
+        (ImportRow.decision, decision),
+    )
 
 
 def upload(

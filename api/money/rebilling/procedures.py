@@ -64,7 +64,7 @@ def create_rebill(ctx: Context, input: CreateRebillIn) -> RebillOut:
 @router.query("listRebills")
 def list_rebills(ctx: Context, input: ListRebillsIn) -> RebillPage:
     """Rebills, newest first; filters: state, case, kind."""
-    stmt = service.list_statement(service.RebillFilter(state=input.state, case_id=input.case_id, kind=input.kind))
+    stmt = service.list_statement(input.state, input.case_id, input.kind)
     return paginate(ctx.db, stmt, Rebill.id, input, _out)
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sqlalchemy import select
-
-from api.core.errors import InvalidInput, PreconditionFailed, not_found
+from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.settings import Settings
 from api.infra.db.base import utcnow
+from api.money.synthetic_corpus import service
 from api.money.synthetic_corpus.models import SyntheticCorpus
 from api.money.synthetic_corpus.schemas import (
     MAX_SYNC_CLAIMS,
@@ -79,15 +78,13 @@ def generate(ctx: Context, input: GenerateIn) -> CorpusOut:
 @router.query("listCorpora")
 def list_corpora(ctx: Context, input: ListCorporaIn) -> Page[CorpusOut]:
     """Synthetic corpora generated for the selected client, newest first."""
-    return paginate(ctx.db, select(SyntheticCorpus), SyntheticCorpus.id, input, CorpusOut.model_validate)
+    return paginate(ctx.db, service.list_statement(), SyntheticCorpus.id, input, CorpusOut.model_validate)
 
 
 @router.query("getCorpus")
 def get_corpus(ctx: Context, input: CorpusRef) -> CorpusDetailOut:
     """One corpus: its manifest (spec, files with hashes) and the ground-truth summary."""
-    corpus = ctx.db.scalar(select(SyntheticCorpus).where(SyntheticCorpus.id == input.corpus_id))
-    if corpus is None:
-        raise not_found("Synthetic corpus", input.corpus_id)
+    corpus = service.get(ctx.db, input.corpus_id)
     directory = Path(corpus.directory or corpus_dir(ctx.services.settings, corpus.id))
     try:
         manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))

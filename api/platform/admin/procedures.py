@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from sqlalchemy import func, select
 
 from api.core.errors import NotFound, PreconditionFailed
+from api.platform.organizations import service as organizations
 from api.platform.organizations.models import Client, Membership, Organization
 from api.rpc.context import UserContext
 from api.rpc.procedure import rpc
@@ -47,7 +48,7 @@ class SettingsOut(Output):
 @router.query("listOrganizations", auth="platform_admin")
 def list_organizations(ctx: UserContext, input: PageInput) -> Page[OrganizationSummary]:
     """Every organization on the platform with client and member counts."""
-    page = paginate(ctx.db, select(Organization), Organization.id, input, lambda o: o)
+    page = paginate(ctx.db, organizations.organizations_statement(), Organization.id, input, lambda o: o)
     ids = [o.id for o in page["items"]]
     clients = dict(
         ctx.db.execute(

@@ -5,8 +5,6 @@ OIDC tokens need no procedure: they are verified on every call.
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.core.errors import Forbidden, InvalidInput, NotFound
 from api.infra.db.base import utcnow
 from api.platform.auth import service, signin
@@ -109,7 +107,7 @@ def revoke_api_key(ctx: UserContext, input: ApiKeyRef) -> ApiKeyOut:
 @router.query("listApiKeys", auth="user")
 def list_api_keys(ctx: UserContext) -> list[ApiKeyOut]:
     """Your API keys (prefixes only, never the secrets)."""
-    keys = ctx.db.scalars(select(ApiKey).where(ApiKey.user_id == ctx.user_id).order_by(ApiKey.id.desc()))
+    keys = ctx.db.scalars(service.api_keys_statement(ctx.user_id))
     return [ApiKeyOut.model_validate(k) for k in keys]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from api.core.errors import NotFound
+from api.platform.billing import service
 from api.platform.billing.models import BillingEvent, Invoice, Subscription
 from api.platform.billing.schemas import BillingEventOut, InvoiceOut, SubscriptionOut
 from api.rpc.context import Context
@@ -31,7 +32,7 @@ def invoices(ctx: Context, input: PageInput) -> Page[InvoiceOut]:
     """Your organization's invoices, newest first (amounts are exact decimals; organization-wide members
     only)."""
     ctx.require_organization_wide("Billing")
-    stmt = select(Invoice).where(Invoice.organization_id == ctx.org_id)
+    stmt = service.invoices_statement(ctx.org_id)
     return paginate(ctx.db, stmt, Invoice.id, input, InvoiceOut.model_validate)
 
 
@@ -40,5 +41,5 @@ def events(ctx: Context, input: PageInput) -> Page[BillingEventOut]:
     """Billing events received for your organization, newest first (auditors and managers with an
     organization-wide membership)."""
     ctx.require_organization_wide("Billing")
-    stmt = select(BillingEvent).where(BillingEvent.organization_id == ctx.org_id)
+    stmt = service.events_statement(ctx.org_id)
     return paginate(ctx.db, stmt, BillingEvent.id, input, BillingEventOut.model_validate)

@@ -7,14 +7,12 @@ listed, the members reaching them, invitations within them. What concerns the wh
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.core.errors import NotFound
 from api.infra.outbox.service import outbox_of
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import User
 from api.platform.organizations import service
-from api.platform.organizations.models import Client, Membership, MembershipClient, Organization
+from api.platform.organizations.models import Membership, Organization
 from api.platform.organizations.schemas import (
     AcceptedInvitationOut,
     AcceptInvitationIn,
@@ -48,15 +46,7 @@ def get(ctx: Context) -> OrganizationOut:
 @router.query("list", auth="user", api_keys=True)
 def list_organizations(ctx: UserContext) -> list[OrganizationOut]:
     """Organizations you are a member of (for an API key: its own organization only)."""
-    stmt = (
-        select(Organization)
-        .join(Membership, Membership.organization_id == Organization.id)
-        .where(Membership.user_id == ctx.user_id)
-        .order_by(Organization.name)
-    )
-    if ctx.principal.api_key_org_id is not None:
-        stmt = stmt.where(Organization.id == ctx.principal.api_key_org_id)
-    rows = ctx.db.scalars(stmt)
+    rows = ctx.db.scalars(service.memberships_statement(ctx.user_id, ctx.principal.api_key_org_id))
     return [OrganizationOut.model_validate(o) for o in rows]
 
 
@@ -101,30 +91,18 @@ def update_client(ctx: Context, input: UpdateClientIn) -> ClientOut:
 def list_clients(ctx: Context) -> list[ClientOut]:
     """Clients (facilities) of the organization your membership reaches (all of them when it is
     organization-wide)."""
-    stmt = select(Client).order_by(Client.name)
-    if ctx.tenant.reach is not None:
-        stmt = stmt.where(Client.id.in_(ctx.tenant.reach))
-    return [ClientOut.model_validate(c) for c in ctx.db.scalars(stmt)]
+    return [ClientOut.model_validate(c) for c in ctx.db.scalars(service.clients_statement(ctx.tenant.reach))]
 
 
 @router.query("listMembers")
 def list_members(ctx: Context) -> list[MemberOut]:
     """Members of the organization, their roles and the clients they reach. A member reaching only some
     clients sees the members reaching at least one of them, and of each member's clients only those."""
-    rows = ctx.db.execute(
-        select(User.id, User.email, User.display_name, Membership.role, Membership.id, Membership.all_clients)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.user_id.in_(service.visible_members(ctx.tenant)))
-        .order_by(User.email)
-    ).all()
+    rows = ctx.db.execute(service.members_statement(ctx.tenant)).all()
     scoped = [r[4] for r in rows if not r[5]]
     reach: dict[int, list[int]] = {m: [] for m in scoped}
     if scoped:
-        listed = ctx.db.execute(
-            select(MembershipClient.membership_id, MembershipClient.client_id)
-            .where(MembershipClient.membership_id.in_(scoped))
-            .order_by(MembershipClient.client_id)
-        )
+        listed = ctx.db.execute(service.member_clients_statement(scoped))
         for membership_id, client_id in listed:
             if ctx.tenant.reaches(client_id):
                 reach[membership_id].append(client_id)
