@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+from pathlib import Path
+from typing import Annotated
 
 import typer
 import uvicorn
@@ -19,10 +21,12 @@ from api.infra.private_files import secure_data_dir
 from launcher.bootstrap import BootstrapResult, bootstrap
 from launcher.demo import DEMO_CLAIMS, DemoError, request_pipeline_run, wait_for_run
 from launcher.demo import load as load_demo
+from launcher.scaffold import ScaffoldError, new_namespace
 from launcher.up import Platform, UpOptions
 
 app = typer.Typer(help="Denial-management platform operations", no_args_is_help=True)
 console = Console()
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 @app.callback()
@@ -132,6 +136,27 @@ def up(
     code = Platform(settings, admin, options, console).run()
     # Everything `up` started is stopped: leave without the interpreter's exit hooks (see Platform.run).
     os._exit(code)
+
+
+@app.command("new-namespace")
+def new_namespace_cmd(
+    context: Annotated[str, typer.Argument(help="The bounded context: platform, money, denials, evidence, ...")],
+    name: Annotated[str, typer.Argument(help="The package name, snake_case (its namespace is the camelCase)")],
+    root: Annotated[Path, typer.Option(help="The repository to write into")] = REPO_ROOT,
+) -> None:
+    """Write the skeleton of a namespace (docs/architecture.md, "Adding a namespace"): package, example
+    list and get procedures, mirrored tests. Refuses an unknown context, a bad name, an existing namespace."""
+    try:
+        written = new_namespace(root, context, name)
+    except ScaffoldError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+    for path in written:
+        console.print(f"  wrote {path.relative_to(root)}")
+    console.print(
+        f'Next: python -m api.infra.db.new_migration "{name}" (the example table), then the contract snapshot '
+        "(docs/architecture.md, Adding a namespace)."
+    )
 
 
 def _configure_logging() -> None:

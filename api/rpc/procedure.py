@@ -1,8 +1,14 @@
 """Declaring procedures: one decorator, the signature is the contract.
 
-    @rpc.query("claims.get")
+    router = rpc.namespace("claims")
+
+    @router.query("get")
     def get(ctx: Context, input: ClaimRef) -> ClaimOut:
         "Docstring becomes the contract description."
+
+Each namespace package (`api/<context>/<package>/procedures.py`) declares its procedures through one
+router whose namespace is the package's name in camelCase (`human_attention` -> `humanAttention`);
+a router named otherwise, or a namespace procedure declared without one, is refused at import.
 
 The input model is the annotated type of the `input` parameter (omit the
 parameter for procedures without input); the output model is the return
@@ -19,13 +25,14 @@ Heavy work on the input (parsing, extraction, redaction, diffing, rendering) is 
 never holds the write lock: `prepare=fn` runs `fn(ctx, input)` in a read session before the call's
 transaction, and the handler receives its result as `prepared`:
 
-    @rpc.mutation("evidenceControl.attach", prepare=extract_text)
+    @router.mutation("attach", prepare=extract_text)  # router = rpc.namespace("evidenceControl")
     def attach(ctx: Context, input: AttachIn, prepared: Extracted) -> EvidenceOut: ...
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -79,11 +86,42 @@ class Procedure:
         return self.name.split(".", 1)[0]
 
 
+_NAMESPACE = re.compile(r"[a-z][a-zA-Z0-9]*")
+#: A namespace package's procedures module: api.<context>.<package>.procedures.
+_NAMESPACE_MODULE = re.compile(r"api\.[a-z_]+\.([a-z_][a-z0-9_]*)\.procedures")
+
+
+def namespace_of(package: str) -> str:
+    """The namespace a snake_case package serves: its name in camelCase (`human_attention` -> `humanAttention`)."""
+    head, *rest = package.split("_")
+    return head + "".join(part.capitalize() for part in rest)
+
+
+@dataclass(frozen=True)
+class Router:
+    """One namespace's procedures: `router.query("get")` declares `<namespace>.get`."""
+
+    registry: Registry
+    namespace: str
+
+    def query(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
+        return self.registry._declare(f"{self.namespace}.{name}", "query", router=self, **options)
+
+    def mutation(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
+        return self.registry._declare(f"{self.namespace}.{name}", "mutation", router=self, **options)
+
+
 class Registry:
     """All procedures of the API, by dotted name."""
 
     def __init__(self) -> None:
         self.procedures: dict[str, Procedure] = {}
+
+    def namespace(self, name: str) -> Router:
+        """The router declaring the procedures of namespace `name` (camelCase, no dots)."""
+        if not _NAMESPACE.fullmatch(name):
+            raise ValueError(f"namespace {name!r}: a camelCase name, letters and digits only")
+        return Router(self, name)
 
     def query(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
         return self._declare(name, "query", **options)
@@ -105,6 +143,7 @@ class Registry:
         api_keys: bool | None = None,
         smart_scopes: tuple[str, ...] = (),
         prepare: Callable[..., Any] | None = None,
+        router: Router | None = None,
     ) -> Callable[[Callable], Callable]:
         if auth not in AUTH_LEVELS:
             raise ValueError(f"{name}: unknown auth level {auth!r}")
@@ -123,6 +162,7 @@ class Registry:
         def decorate(fn: Callable) -> Callable:
             if name in self.procedures:
                 raise ValueError(f"procedure {name} declared twice")
+            _check_router(name, router, fn.__module__)
             hints = typing.get_type_hints(fn)
             params = list(inspect.signature(fn).parameters)
             expected_ctx = CONTEXT_FOR_AUTH[auth]
@@ -168,6 +208,19 @@ class Registry:
             return fn
 
         return decorate
+
+
+def _check_router(name: str, router: Router | None, module: str) -> None:
+    """A namespace package's procedures go through its router, named after the package: the name a
+    client calls is then found from the file that serves it, and a copied module cannot keep its old name."""
+    package = _NAMESPACE_MODULE.fullmatch(module)
+    if package is None:
+        return  # procedures declared outside a namespace package (tests' probes) name themselves
+    expected = namespace_of(package.group(1))
+    if router is None:
+        raise TypeError(f"{name}: declare it through router = rpc.namespace({expected!r}) in {module}")
+    if router.namespace != expected:
+        raise ValueError(f"{name}: {module} serves namespace {expected!r}, not {router.namespace!r}")
 
 
 def _check_prepare(name: str, prepare: Callable[..., Any] | None, params: list[str], input_model: Any) -> None:

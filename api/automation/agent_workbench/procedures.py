@@ -11,8 +11,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("agentWorkbench")
 
-@rpc.query("agentWorkbench.queue")
+
+@router.query("queue")
 def queue(ctx: Context, input: QueueIn) -> Page[QueueItemOut]:
     """The client's AI executions waiting for a person (state queued), newest first; filter by task and
     case. Each with its case, task, label, confidence, output, the reasons the policy queued it, the
@@ -21,7 +23,7 @@ def queue(ctx: Context, input: QueueIn) -> Page[QueueItemOut]:
     return paginate(ctx.db, stmt, AiExecution.id, input, QueueItemOut.model_validate)
 
 
-@rpc.mutation("agentWorkbench.accept")
+@router.mutation("accept")
 def accept(ctx: Context, input: ReviewIn) -> ReviewOut:
     """Accept a queued execution, with a reason: its stored result is applied exactly as an automatic
     application would (classify_denial writes the case's category; other tasks are recorded as
@@ -36,7 +38,7 @@ def accept(ctx: Context, input: ReviewIn) -> ReviewOut:
     return ReviewOut.model_validate(service.review_view(ctx.db, review))
 
 
-@rpc.mutation("agentWorkbench.reject")
+@router.mutation("reject")
 def reject(ctx: Context, input: ReviewIn) -> ReviewOut:
     """Reject a queued execution, with a reason: nothing is applied, the execution becomes rejected and
     who and why are recorded. Once only (PRECONDITION_FAILED when not queued). Another client's is
@@ -48,7 +50,7 @@ def reject(ctx: Context, input: ReviewIn) -> ReviewOut:
     return ReviewOut.model_validate(service.review_view(ctx.db, review))
 
 
-@rpc.query("agentWorkbench.replay")
+@router.query("replay")
 def replay(ctx: Context, input: ReplayIn) -> ReplayOut:
     """Re-run an execution's task on its case as the case is now, under another policy version of the
     task (`policyVersion`; omitted: the one in force) and/or other knowledge versions

@@ -10,8 +10,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, decode_cursor, encode_cursor
 
+router = rpc.namespace("aiGovernance")
 
-@rpc.query("aiGovernance.list")
+
+@router.query("list")
 def list_tasks(ctx: Context, input: ListIn) -> Page[TaskEnablementOut]:
     """Every AI task with whether it is enabled for the selected client (default: enabled, which without
     an autonomy policy means suggestions only), who set it, when and why; filter by `enabled`."""
@@ -25,7 +27,7 @@ def list_tasks(ctx: Context, input: ListIn) -> Page[TaskEnablementOut]:
     )
 
 
-@rpc.mutation("aiGovernance.update", permission="manage")
+@router.mutation("update", permission="manage")
 def update(ctx: Context, input: UpdateIn) -> TaskEnablementOut:
     """Enable or disable one AI task for the selected client, with a reason. A disabled task is refused
     by aiPlatform.execute (nothing runs for it). Admins only."""

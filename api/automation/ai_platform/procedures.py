@@ -27,6 +27,8 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("aiPlatform")
+
 
 def _decision(d: service.Decided) -> dict[str, Any]:
     i = d.inputs
@@ -57,7 +59,7 @@ def _policy(row: AutonomyPolicy) -> PolicyOut:
     )
 
 
-@rpc.mutation("aiPlatform.execute")
+@router.mutation("execute")
 def execute(ctx: Context, input: ExecuteIn) -> ExecutionOut:
     """Run an AI task on a case through the configured provider (only 'offline': deterministic rules and
     templates; another configured name is PRECONDITION_FAILED 'not configured'), decide under the
@@ -78,7 +80,7 @@ def execute(ctx: Context, input: ExecuteIn) -> ExecutionOut:
     return ExecutionOut.model_validate(row)
 
 
-@rpc.query("aiPlatform.decideAutonomy")
+@router.query("decideAutonomy")
 def decide_autonomy(ctx: Context, input: DecideIn) -> DecisionOut:
     """The autonomy decision for a task at a confidence and amount at stake under the client's state now:
     applied, queued (for a person) or refused, with every reason. Refused: the task is disabled
@@ -91,7 +93,7 @@ def decide_autonomy(ctx: Context, input: DecideIn) -> DecisionOut:
     )
 
 
-@rpc.query("aiPlatform.autonomySafetyGate")
+@router.query("autonomySafetyGate")
 def autonomy_safety_gate(ctx: Context, input: GateIn) -> GateOut:
     """What execute would decide for this task on this case, without running the task, storing or
     applying anything: the decideAutonomy rules with the case's amount still at stake and the given
@@ -103,7 +105,7 @@ def autonomy_safety_gate(ctx: Context, input: GateIn) -> GateOut:
     )
 
 
-@rpc.mutation("aiPlatform.recordAutonomyPolicy", permission="manage")
+@router.mutation("recordAutonomyPolicy", permission="manage")
 def record_autonomy_policy(ctx: Context, input: PolicyIn) -> PolicyOut:
     """Record a new version of the client's autonomy policy for a task (every record is a new version;
     the latest is in force): mode off | suggest_only | auto_below_threshold, the minimum confidence and
@@ -124,7 +126,7 @@ def record_autonomy_policy(ctx: Context, input: PolicyIn) -> PolicyOut:
     return _policy(row)
 
 
-@rpc.mutation("aiPlatform.recordEvaluation")
+@router.mutation("recordEvaluation")
 def record_evaluation(ctx: Context, input: EvaluationIn) -> EvaluationOut:
     """Record a labelled result: an execution (`executionId`: its task, label and confidence) and the true
     label, or `task`, `predicted`, `confidence` and the true label. An execution is evaluated once
@@ -141,7 +143,7 @@ def record_evaluation(ctx: Context, input: EvaluationIn) -> EvaluationOut:
     return EvaluationOut.model_validate(row)
 
 
-@rpc.query("aiPlatform.evaluationMetrics")
+@router.query("evaluationMetrics")
 def evaluation_metrics(ctx: Context, input: MetricsIn) -> MetricsOut:
     """Per task, over the client's recorded evaluations: n, accuracy, precision and recall per label and
     their macro means (0/0 counts 0), expected calibration error over 10 equal-width confidence bins,
@@ -152,7 +154,7 @@ def evaluation_metrics(ctx: Context, input: MetricsIn) -> MetricsOut:
     return MetricsOut.model_validate({"items": items})
 
 
-@rpc.query("aiPlatform.listExecutions")
+@router.query("listExecutions")
 def list_executions(ctx: Context, input: ListExecutionsIn) -> Page[ExecutionOut]:
     """The client's executions, newest first; filter by task, case and state (queued: waiting for a
     person)."""
@@ -160,7 +162,7 @@ def list_executions(ctx: Context, input: ListExecutionsIn) -> Page[ExecutionOut]
     return paginate(ctx.db, stmt, AiExecution.id, input, ExecutionOut.model_validate)
 
 
-@rpc.query("aiPlatform.listPolicies")
+@router.query("listPolicies")
 def list_policies(ctx: Context, input: MetricsIn) -> list[PolicyOut]:
     """Every version of the client's autonomy policies (of one task, or all), newest version first."""
     rows = ctx.db.scalars(

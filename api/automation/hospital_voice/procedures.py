@@ -8,8 +8,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Empty
 
+router = rpc.namespace("hospitalVoice")
 
-@rpc.query("hospitalVoice.settings")
+
+@router.query("settings")
 def settings(ctx: Context, input: Empty) -> SettingsOut:
     """The selected client's voice settings: caller name, callback number, NPI, TIN, calling hours
     (time zone and weekly windows) and the script per goal; defaults where nothing was set
@@ -17,7 +19,7 @@ def settings(ctx: Context, input: Empty) -> SettingsOut:
     return SettingsOut.model_validate(service.view(service.settings(ctx.db)))
 
 
-@rpc.mutation("hospitalVoice.updateSettings", permission="manage")
+@router.mutation("updateSettings", permission="manage")
 def update_settings(ctx: Context, input: UpdateSettingsIn) -> SettingsOut:
     """Change the fields given (admins only). The NPI must pass the NPI check digit (Luhn over
     80840 + NPI), the TIN must be 9 digits, hours need an IANA time zone and non-overlapping

@@ -10,6 +10,8 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("knowledgeControl")
+
 
 def _out(ctx: Context, row: KnowledgeVersion) -> KnowledgeVersionOut:
     return KnowledgeVersionOut.model_validate(service.view(row, service.active_versions(ctx.db)))
@@ -38,7 +40,7 @@ def _publish_or_approve(ctx: Context, input: PublishIn) -> KnowledgeVersion:
     )
 
 
-@rpc.mutation("knowledgeControl.publish", permission="approve")
+@router.mutation("publish", permission="approve")
 def publish(ctx: Context, input: PublishIn) -> KnowledgeVersionOut:
     """Publish a new version of a knowledge item (`kind`, `key`, `content`, optional `note`): it is
     numbered after the last, immutable, stored with its SHA-256 and author, and starts
@@ -53,7 +55,7 @@ def publish(ctx: Context, input: PublishIn) -> KnowledgeVersionOut:
     return _out(ctx, row)
 
 
-@rpc.mutation("knowledgeControl.retire", permission="approve")
+@router.mutation("retire", permission="approve")
 def retire(ctx: Context, input: RetireIn) -> KnowledgeVersionOut:
     """Retire a version (pending or approved), with a reason: it is never used again, and agents fall
     back to the previous approved version of the item, or to none (their built-in behaviour). A retired
@@ -63,7 +65,7 @@ def retire(ctx: Context, input: RetireIn) -> KnowledgeVersionOut:
     return _out(ctx, row)
 
 
-@rpc.query("knowledgeControl.list")
+@router.query("list")
 def list_versions(ctx: Context, input: ListKnowledgeIn) -> Page[KnowledgeVersionOut]:
     """The client's knowledge versions, newest first, each with its content, SHA-256, state (pending_approval,
     active, superseded, retired) and who published, approved and retired it and when; filter by kind,

@@ -21,7 +21,7 @@ from api.automation.knowledge_control.models import KnowledgeVersion
 from api.core.errors import Conflict
 from api.core.lifecycle import transition
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 from api.platform.organizations.independence import require_independent
 
 
@@ -138,14 +138,15 @@ def _highest_approved() -> Any:
 def list_statement(kind: str | None, key: str | None, state: str | None) -> Select[Any]:
     """Versions, filtered by kind, key and the state a person sees (active and superseded are both
     stored approved: active is the highest approved of its item)."""
-    stmt = select(KnowledgeVersion)
-    if kind is not None:
-        stmt = stmt.where(KnowledgeVersion.kind == kind)
-    if key is not None:
-        stmt = stmt.where(KnowledgeVersion.key == (key.strip() if kind is None else rules.normalise_key(kind, key)))
-    if state in ("pending_approval", "retired"):
-        stmt = stmt.where(KnowledgeVersion.state == state)
-    elif state == "active":
+    normalised = None if key is None else key.strip() if kind is None else rules.normalise_key(kind, key)
+    stored = state if state in ("pending_approval", "retired") else None
+    stmt = where_given(
+        select(KnowledgeVersion),
+        (KnowledgeVersion.kind, kind),
+        (KnowledgeVersion.key, normalised),
+        (KnowledgeVersion.state, stored),
+    )
+    if state == "active":
         stmt = stmt.where(KnowledgeVersion.state == "approved", KnowledgeVersion.version == _highest_approved())
     elif state == "superseded":
         stmt = stmt.where(KnowledgeVersion.state == "approved", KnowledgeVersion.version < _highest_approved())

@@ -8,8 +8,10 @@ from api.automation.policy_proof.schemas import ExecutionRef, ProofOut, VerifyOu
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("policyProof")
 
-@rpc.query("policyProof.forAction")
+
+@router.query("forAction")
 def for_action(ctx: Context, input: ExecutionRef) -> ProofOut:
     """The proof of an aiPlatform execution: the policy version in force (and its thresholds), the
     inputs' digests, the decision and its reasons, and the keyed digest (HMAC-SHA256 under the
@@ -36,7 +38,7 @@ def for_action(ctx: Context, input: ExecutionRef) -> ProofOut:
     )
 
 
-@rpc.query("policyProof.verify")
+@router.query("verify")
 def verify(ctx: Context, input: ExecutionRef) -> VerifyOut:
     """Recompute the execution's proof digest from what is stored now and say whether it still matches
     the digest recorded at execution (false: the execution or its policy version was changed since)."""

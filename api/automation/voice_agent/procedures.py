@@ -20,8 +20,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("voiceAgent")
 
-@rpc.mutation("voiceAgent.createDelegation")
+
+@router.mutation("createDelegation")
 def create_delegation(ctx: Context, input: CreateDelegationIn) -> DelegationOut:
     """Delegate a payer call on a case (goal: claim_status, appeal_status, reopening_request). The
     delegation carries only what the call needs: payer, claim number and payer claim number, date of
@@ -33,7 +35,7 @@ def create_delegation(ctx: Context, input: CreateDelegationIn) -> DelegationOut:
     return DelegationOut.model_validate(row)
 
 
-@rpc.query("voiceAgent.listDelegations")
+@router.query("listDelegations")
 def list_delegations(ctx: Context, input: ListDelegationsIn) -> Page[DelegationOut]:
     """Delegations of the selected client, newest first, with their redacted transcripts, timelines
     and what each call learned; filter by case, state and goal."""
@@ -41,7 +43,7 @@ def list_delegations(ctx: Context, input: ListDelegationsIn) -> Page[DelegationO
     return paginate(ctx.db, stmt, VoiceDelegation.id, input, DelegationOut.model_validate)
 
 
-@rpc.mutation("voiceAgent.cancelDelegation")
+@router.mutation("cancelDelegation")
 def cancel_delegation(ctx: Context, input: DelegationRef) -> DelegationOut:
     """Cancel a delegation that has not ended (created, dialing or in_call -> cancelled); a final one
     is PRECONDITION_FAILED."""
@@ -50,7 +52,7 @@ def cancel_delegation(ctx: Context, input: DelegationRef) -> DelegationOut:
     return DelegationOut.model_validate(row)
 
 
-@rpc.mutation("voiceAgent.recordDelegationEvent")
+@router.mutation("recordDelegationEvent")
 def record_delegation_event(ctx: Context, input: RecordEventIn) -> RecordEventOut:
     """Record a telephony provider's event on a delegation: dialing (created -> dialing), connected
     (-> in_call), transcript_turn (stored redacted), outcome (-> completed; the status, reference
@@ -64,7 +66,7 @@ def record_delegation_event(ctx: Context, input: RecordEventIn) -> RecordEventOu
     return RecordEventOut(delegation=DelegationOut.model_validate(row), duplicate=duplicate)
 
 
-@rpc.mutation("voiceAgent.runSimulation")
+@router.mutation("runSimulation")
 def run_simulation(ctx: Context, input: RunSimulationIn) -> SimulationOut:
     """Play a `created` delegation's call against the simulated payer line (menus, DTMF, holds,
     transfers, a representative), seeded by `seed` or the simulation's id, with an optional failure
@@ -79,13 +81,13 @@ def run_simulation(ctx: Context, input: RunSimulationIn) -> SimulationOut:
     return SimulationOut.model_validate(sim)
 
 
-@rpc.query("voiceAgent.getSimulation")
+@router.query("getSimulation")
 def get_simulation(ctx: Context, input: SimulationRef) -> SimulationOut:
     """One simulated call: seed, failure mode, final state, outcome, redacted transcript and timeline."""
     return SimulationOut.model_validate(service.get_simulation(ctx.db, input.id))
 
 
-@rpc.query("voiceAgent.listSimulations")
+@router.query("listSimulations")
 def list_simulations(ctx: Context, input: ListSimulationsIn) -> Page[SimulationOut]:
     """Simulated calls of the selected client, newest first; filter by delegation, case and failure mode."""
     stmt = service.list_simulations(input.delegation_id, input.case_id, input.failure_mode)

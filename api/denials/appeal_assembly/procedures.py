@@ -18,8 +18,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("appealAssembly")
 
-@rpc.mutation("appealAssembly.create")
+
+@router.mutation("create")
 def create(ctx: Context, input: CreatePacketIn) -> PacketOut:
     """Assemble an appeal packet for a case: the letter generated from the versioned template of the
     case's denial category and the appeal level (claim facts, the CARC and RARCs in words, the
@@ -46,7 +48,7 @@ def create(ctx: Context, input: CreatePacketIn) -> PacketOut:
     return PacketOut.model_validate(service.detail(ctx.db, packet))
 
 
-@rpc.mutation("appealAssembly.event")
+@router.mutation("event")
 def event(ctx: Context, input: PacketEventIn) -> PacketEventResultOut:
     """Record what the payer did with a submitted packet: acknowledged, info_requested (the case back to
     in_appeal), info_supplied (back to awaiting_payer), decided (decision, amountRecovered,
@@ -76,20 +78,20 @@ def event(ctx: Context, input: PacketEventIn) -> PacketEventResultOut:
     )
 
 
-@rpc.query("appealAssembly.list")
+@router.query("list")
 def list_packets(ctx: Context, input: ListPacketsIn) -> Page[PacketSummaryOut]:
     """Appeal packets of the selected client, newest first, without their letters; filter by case and state."""
     stmt = service.list_statement(input.case_id, input.state)
     return paginate(ctx.db, stmt, AppealPacket.id, input, PacketSummaryOut.model_validate)
 
 
-@rpc.query("appealAssembly.get")
+@router.query("get")
 def get(ctx: Context, input: PacketRef) -> PacketOut:
     """One packet with its letter, cover page facts and form, evidence items (each with its SHA-256) and events."""
     return PacketOut.model_validate(service.detail(ctx.db, service.get(ctx.db, input.id)))
 
 
-@rpc.query("appealAssembly.render")
+@router.query("render")
 def render(ctx: Context, input: PacketRef) -> RenderedPacketOut:
     """The packet as one PDF, base64 in `contentBase64` with its SHA-256 and page count: a cover (the
     payer's cover form fields, the content hash), a table of contents with page numbers, the letter,

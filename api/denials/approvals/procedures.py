@@ -22,12 +22,14 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("approvals")
+
 
 def _out(ctx: Context, approval: ApprovalRequest) -> ApprovalOut:
     return ApprovalOut.model_validate(service.detail(ctx.db, approval, utcnow()))
 
 
-@rpc.mutation("approvals.request")
+@router.mutation("request")
 def request(ctx: Context, input: RequestApprovalIn) -> ApprovalOut:
     """Ask for approval of a draft's current version. The draft must be editing; it becomes in_approval
     and cannot be edited until the approval is rejected, withdrawn or lapses. The approval is bound to
@@ -39,7 +41,7 @@ def request(ctx: Context, input: RequestApprovalIn) -> ApprovalOut:
     return _out(ctx, approval)
 
 
-@rpc.mutation("approvals.decide", permission="approve")
+@router.mutation("decide", permission="approve")
 def decide(ctx: Context, input: DecideIn) -> ApprovalOut:
     """Approve or reject a pending approval, with a reason (required). FORBIDDEN for the requester or an
     author of the subject, for someone either invited within SOD_INVITED_WINDOW_DAYS (separation of
@@ -58,7 +60,7 @@ def decide(ctx: Context, input: DecideIn) -> ApprovalOut:
     return _out(ctx, approval)
 
 
-@rpc.mutation("approvals.withdraw")
+@router.mutation("withdraw")
 def withdraw(ctx: Context, input: WithdrawIn) -> ApprovalOut:
     """The requester (or an author of the subject) withdraws a pending or approved approval, with a
     reason: an approved draft becomes editable again, an action can no longer run. An approval used by
@@ -68,14 +70,14 @@ def withdraw(ctx: Context, input: WithdrawIn) -> ApprovalOut:
     return _out(ctx, approval)
 
 
-@rpc.query("approvals.get")
+@router.query("get")
 def get(ctx: Context, input: ApprovalRef) -> ApprovalOut:
     """One approval with its decisions and reasons, its state as of now (expiry and a changed or
     discarded subject apply at read) and whether it is valid."""
     return _out(ctx, service.get(ctx.db, input.id))
 
 
-@rpc.query("approvals.list")
+@router.query("list")
 def list_approvals(ctx: Context, input: ListApprovalsIn) -> Page[ApprovalSummaryOut]:
     """Approvals of the selected client, newest first; filter by subject, case and state (as of now)."""
     now = utcnow()
@@ -85,7 +87,7 @@ def list_approvals(ctx: Context, input: ListApprovalsIn) -> Page[ApprovalSummary
     return page  # type: ignore[return-value]  # validated against Page[ApprovalSummaryOut] by the executor
 
 
-@rpc.mutation("approvals.setPolicy", permission="manage")
+@router.mutation("setPolicy", permission="manage")
 def set_policy(ctx: Context, input: SetPolicyIn) -> PolicyOut:
     """Set the client's approval policy: the amount above which two distinct approvers are needed
     (null: one always) and how many hours a request stays valid. Open requests need the stricter of
@@ -100,7 +102,7 @@ def set_policy(ctx: Context, input: SetPolicyIn) -> PolicyOut:
     return PolicyOut.model_validate(service.policy_view(row))
 
 
-@rpc.query("approvals.policy")
+@router.query("policy")
 def policy(ctx: Context) -> PolicyOut:
     """The client's approval policy (the default, one approver and 72 hours, until one is set)."""
     return PolicyOut.model_validate(service.policy_view(service.policy(ctx.db)))

@@ -20,12 +20,14 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("approvedActions")
+
 
 def _out(ctx: Context, action: ApprovedAction) -> ActionOut:
     return ActionOut.model_validate(service.detail(ctx.db, action, utcnow()))
 
 
-@rpc.mutation("approvedActions.request")
+@router.mutation("request")
 def request(ctx: Context, input: RequestActionIn) -> ActionOut:
     """Request an action (submit_appeal_packet, send_corrected_claim, portal_message) on a case that is
     not closed, carrying a payload of that case by reference ('draft:<id>' for a draft, the packet id
@@ -46,7 +48,7 @@ def request(ctx: Context, input: RequestActionIn) -> ActionOut:
     return _out(ctx, action)
 
 
-@rpc.mutation("approvedActions.decide", permission="approve")
+@router.mutation("decide", permission="approve")
 def decide(ctx: Context, input: DecideActionIn) -> ActionOut:
     """Approve or reject an action's approval with a reason (required), under the rules of
     approvals.decide: never by its requester nor by whoever wrote or assembled its payload (FORBIDDEN,
@@ -64,7 +66,7 @@ def decide(ctx: Context, input: DecideActionIn) -> ActionOut:
     return _out(ctx, action)
 
 
-@rpc.mutation("approvedActions.executeSandbox")
+@router.mutation("executeSandbox")
 def execute_sandbox(ctx: Context, input: ExecuteIn) -> ActionOut:
     """Run an approved action once against the sandbox target (a recorded fake clearinghouse / payer
     portal inside the platform): it gets the payload's SHA-256, never its content, and answers with a
@@ -86,13 +88,13 @@ def execute_sandbox(ctx: Context, input: ExecuteIn) -> ActionOut:
     return _out(ctx, action)
 
 
-@rpc.query("approvedActions.get")
+@router.query("get")
 def get(ctx: Context, input: ActionRef) -> ActionOut:
     """One action with its approval (decisions, validity) and its execution, if it ran."""
     return _out(ctx, service.get(ctx.db, input.id))
 
 
-@rpc.query("approvedActions.list")
+@router.query("list")
 def list_actions(ctx: Context, input: ListActionsIn) -> Page[ActionSummaryOut]:
     """Actions of the selected client, newest first; filter by case, kind and stored state."""
     stmt = service.list_statement(input.case_id, input.kind, input.state)

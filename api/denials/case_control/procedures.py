@@ -7,8 +7,10 @@ from api.denials.case_control.schemas import BulkAssignIn, BulkAssignItem, BulkA
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("caseControl")
 
-@rpc.mutation("caseControl.bulkAssign")
+
+@router.mutation("bulkAssign")
 def bulk_assign(ctx: Context, input: BulkAssignIn) -> BulkAssignOut:
     """Assign many cases to one owner (a member whose role may work cases), all or nothing: when any
     case is missing or closed nothing changes and the error's `items` report each id."""
@@ -24,7 +26,7 @@ def bulk_assign(ctx: Context, input: BulkAssignIn) -> BulkAssignOut:
     return BulkAssignOut(owner_user_id=input.owner_user_id, assigned=len(changed), items=items)
 
 
-@rpc.mutation("caseControl.escalate")
+@router.mutation("escalate")
 def escalate(ctx: Context, input: ReasonIn) -> ControlOut:
     """Escalate a case to a supervisor, with the reason; an escalated case is escalated once."""
     case = service.escalate(ctx.db, input.id, input.reason, user_id=ctx.user_id)
@@ -32,7 +34,7 @@ def escalate(ctx: Context, input: ReasonIn) -> ControlOut:
     return ControlOut.model_validate(case)
 
 
-@rpc.mutation("caseControl.hold")
+@router.mutation("hold")
 def hold(ctx: Context, input: ReasonIn) -> ControlOut:
     """Put a case on hold with the reason: its lifecycle cannot move until it is released."""
     case = service.hold(ctx.db, input.id, input.reason, user_id=ctx.user_id)
@@ -40,7 +42,7 @@ def hold(ctx: Context, input: ReasonIn) -> ControlOut:
     return ControlOut.model_validate(case)
 
 
-@rpc.mutation("caseControl.release")
+@router.mutation("release")
 def release(ctx: Context, input: ReasonIn) -> ControlOut:
     """Release a held case, with the reason; PRECONDITION_FAILED when it is not on hold."""
     case = service.release(ctx.db, input.id, input.reason, user_id=ctx.user_id)

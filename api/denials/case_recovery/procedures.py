@@ -22,6 +22,8 @@ from api.denials.cases.rules import ZERO, money
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("caseRecovery")
+
 
 def _plan_out(ctx: Context, case: DenialCase) -> CasePlanOut:
     recovered = Decimal(case.recovered_amount)
@@ -53,14 +55,14 @@ def _plan_out(ctx: Context, case: DenialCase) -> CasePlanOut:
     )
 
 
-@rpc.query("caseRecovery.plan")
+@router.query("plan")
 def plan(ctx: Context, input: CaseRef) -> CasePlanOut:
     """A case's recovery plan and its money: at stake, paid before, recovered (from the ledger and by
     hand), written off, what remains, and every recovery recorded with its date."""
     return _plan_out(ctx, cases.get_case(ctx.db, input.id))
 
 
-@rpc.mutation("caseRecovery.setPlan")
+@router.mutation("setPlan")
 def set_plan(ctx: Context, input: SetPlanIn) -> CasePlanOut:
     """Set a case's recovery plan: strategy, expected recovery (at most the amount at stake), next step."""
     given = input.model_dump(exclude={"id"}, mode="json")
@@ -69,7 +71,7 @@ def set_plan(ctx: Context, input: SetPlanIn) -> CasePlanOut:
     return _plan_out(ctx, case)
 
 
-@rpc.mutation("caseRecovery.recordRecovery")
+@router.mutation("recordRecovery")
 def record_recovery(ctx: Context, input: RecordRecoveryIn) -> CasePlanOut:
     """Record money recovered outside the remittances (source and reference), adding to the case's
     recovered amount. Refused when it would exceed the amount at stake (the message says how much
@@ -82,7 +84,7 @@ def record_recovery(ctx: Context, input: RecordRecoveryIn) -> CasePlanOut:
     return _plan_out(ctx, case)
 
 
-@rpc.query("caseRecovery.recoveredTotals")
+@router.query("recoveredTotals")
 def recovered_totals(ctx: Context, input: RecoveredTotalsIn) -> RecoveredTotalsOut:
     """Money recovered on the client's cases by payer, category, owner and month of recovery (the
     month of the event that recorded it, UTC), optionally between two dates."""

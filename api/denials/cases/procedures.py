@@ -26,8 +26,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("cases")
 
-@rpc.query("cases.get")
+
+@router.query("get")
 def get(ctx: Context, input: CaseRef) -> CaseDetailOut:
     """One case with its state, owner, money (at stake, paid before, recovered, written off), its
     history of events and its notes."""
@@ -39,7 +41,7 @@ def get(ctx: Context, input: CaseRef) -> CaseDetailOut:
     )
 
 
-@rpc.query("cases.list")
+@router.query("list")
 def list_cases(ctx: Context, input: ListCasesIn) -> Page[CaseOut]:
     """The client's cases, newest first, filtered like a worklist: states, owner ("me", "unassigned"
     or a user id), payer, category, CARC, minimum amount at stake, appeal due before a date,
@@ -58,7 +60,7 @@ def list_cases(ctx: Context, input: ListCasesIn) -> Page[CaseOut]:
     return paginate(ctx.db, service.worklist(filters, ctx.user_id), DenialCase.id, input, CaseOut.model_validate)
 
 
-@rpc.mutation("cases.open")
+@router.mutation("open")
 def open_case(ctx: Context, input: OpenCaseIn) -> OpenCaseOut:
     """Open a case by hand for a claim, payer and amount at stake (category from the CARC when one is
     given). Idempotent: the same claim, payer, kind, amount, date and reference answer the existing
@@ -85,7 +87,7 @@ def open_case(ctx: Context, input: OpenCaseIn) -> OpenCaseOut:
     return OpenCaseOut(case=CaseOut.model_validate(case), created=created)
 
 
-@rpc.mutation("cases.assign")
+@router.mutation("assign")
 def assign(ctx: Context, input: AssignIn) -> CaseOut:
     """Give a case an owner, a member of the organization whose membership reaches this client and
     whose role may work cases (null unassigns). A closed case must be reopened first."""
@@ -97,7 +99,7 @@ def assign(ctx: Context, input: AssignIn) -> CaseOut:
     return CaseOut.model_validate(case)
 
 
-@rpc.mutation("cases.transition")
+@router.mutation("transition")
 def transition(ctx: Context, input: TransitionIn) -> CaseOut:
     """Move a case along its lifecycle (open -> triaged -> in_appeal -> awaiting_payer -> won /
     partially_won / lost / written_off -> closed); any other move is PRECONDITION_FAILED. Reopening a
@@ -107,7 +109,7 @@ def transition(ctx: Context, input: TransitionIn) -> CaseOut:
     return CaseOut.model_validate(case)
 
 
-@rpc.mutation("cases.addNote")
+@router.mutation("addNote")
 def add_note(ctx: Context, input: AddNoteIn) -> NoteOut:
     """Add a note to a case. Its text is shown to members of the client, never logged or audited."""
     note = service.add_note(ctx.db, input.id, input.body, user_id=ctx.user_id)

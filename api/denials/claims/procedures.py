@@ -40,13 +40,15 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("claims")
+
 
 def _moved(ctx: Context, claim: Claim, before: str) -> ClaimOut:
     ctx.note("claim", claim.id, before={"state": before}, after={"state": claim.state})
     return ClaimOut.model_validate(service.summary(claim))
 
 
-@rpc.mutation("claims.create")
+@router.mutation("create")
 def create(ctx: Context, input: CreateIn) -> ClaimOut:
     """Create a claim by hand in `draft` with its service lines (the total is the sum of the line charges;
     a given `totalCharge` must match it). CONFLICT when the client already has the claim key."""
@@ -55,7 +57,7 @@ def create(ctx: Context, input: CreateIn) -> ClaimOut:
     return ClaimOut.model_validate(service.summary(claim))
 
 
-@rpc.query("claims.get")
+@router.query("get")
 def get(ctx: Context, input: ClaimRef) -> ClaimDetailOut:
     """One claim with its lines, recorded amounts, attachments, links, prepared external actions and
     every transition (who, when, why); `allowedMoves` lists the states it may move to next."""
@@ -63,27 +65,34 @@ def get(ctx: Context, input: ClaimRef) -> ClaimDetailOut:
     return ClaimDetailOut.model_validate(service.detail(ctx.db, claim))
 
 
-@rpc.query("claims.list")
+@router.query("list")
 def list_(ctx: Context, input: ListIn) -> Page[ClaimOut]:
     """Claims of the selected client, newest first; filter by state, origin, payer, claim key, synthetic."""
-    return paginate(ctx.db, service.list_stmt(input), Claim.id, input, service.summary)
+    stmt = service.list_statement(
+        state=input.state,
+        origin=input.origin,
+        payer=input.payer or None,  # an empty text filters nothing
+        claim_key=input.claim_key or None,
+        is_synthetic=input.is_synthetic,
+    )
+    return paginate(ctx.db, stmt, Claim.id, input, service.summary)
 
 
-@rpc.mutation("claims.review")
+@router.mutation("review")
 def review(ctx: Context, input: MoveIn) -> ClaimOut:
     """Put a draft (or corrected) claim in review: draft / corrected -> in_review."""
     claim, before = service.review(ctx.db, input.id, ctx.user_id, input.reason)
     return _moved(ctx, claim, before)
 
 
-@rpc.mutation("claims.withdraw")
+@router.mutation("withdraw")
 def withdraw(ctx: Context, input: ReasonIn) -> ClaimOut:
     """Withdraw a claim that was not submitted yet, with a reason (final)."""
     claim, before = service.withdraw(ctx.db, input.id, ctx.user_id, input.reason)
     return _moved(ctx, claim, before)
 
 
-@rpc.mutation("claims.requestCorrection")
+@router.mutation("requestCorrection")
 def request_correction(ctx: Context, input: ReasonIn) -> ClaimOut:
     """Send a claim in review (or ready for submission preparation) back for correction, saying what to fix:
     -> correction_requested."""
@@ -91,7 +100,7 @@ def request_correction(ctx: Context, input: ReasonIn) -> ClaimOut:
     return _moved(ctx, claim, before)
 
 
-@rpc.mutation("claims.approveCorrection", permission="approve")
+@router.mutation("approveCorrection", permission="approve")
 def approve_correction(ctx: Context, input: CorrectionIn) -> ClaimOut:
     """Accept the correction of a claim: correction_requested -> corrected, applying the corrected header
     fields (`changes`) and lines (`lines` replace the old ones, the total follows them)."""
@@ -100,7 +109,7 @@ def approve_correction(ctx: Context, input: CorrectionIn) -> ClaimOut:
     return ClaimOut.model_validate(service.summary(claim))
 
 
-@rpc.mutation("claims.requestSubmissionPreparation")
+@router.mutation("requestSubmissionPreparation")
 def request_submission_preparation(ctx: Context, input: MoveIn) -> ClaimOut:
     """Ask for a reviewed claim to be prepared for submission: in_review -> ready_for_submission_preparation.
     The requester is recorded: someone else must approve."""
@@ -108,7 +117,7 @@ def request_submission_preparation(ctx: Context, input: MoveIn) -> ClaimOut:
     return _moved(ctx, claim, before)
 
 
-@rpc.mutation("claims.approveForSubmissionPreparation", permission="approve")
+@router.mutation("approveForSubmissionPreparation", permission="approve")
 def approve_for_submission_preparation(ctx: Context, input: MoveIn) -> ClaimOut:
     """Approve a claim for submission preparation: ready_for_submission_preparation ->
     approved_for_submission_preparation. FORBIDDEN for the member who requested it (separation of duties)."""
@@ -118,14 +127,14 @@ def approve_for_submission_preparation(ctx: Context, input: MoveIn) -> ClaimOut:
     return _moved(ctx, claim, before)
 
 
-@rpc.mutation("claims.close")
+@router.mutation("close")
 def close(ctx: Context, input: MoveIn) -> ClaimOut:
     """Close an adjudicated claim (paid, partially paid or denied): nothing more is expected of it (final)."""
     claim, before = service.close(ctx.db, input.id, ctx.user_id, input.reason)
     return _moved(ctx, claim, before)
 
 
-@rpc.mutation("claims.addAttachment")
+@router.mutation("addAttachment")
 def add_attachment(ctx: Context, input: AttachmentIn) -> AttachmentOut:
     """Attach a reference to a supporting document (title, media type, SHA-256, size, storage reference);
     the bytes are not stored here. Refused on a closed or withdrawn claim."""
@@ -134,7 +143,7 @@ def add_attachment(ctx: Context, input: AttachmentIn) -> AttachmentOut:
     return AttachmentOut.model_validate(attachment)
 
 
-@rpc.mutation("claims.recordFinancialAmount")
+@router.mutation("recordFinancialAmount")
 def record_financial_amount(ctx: Context, input: AmountIn) -> AmountOut:
     """Record a money figure about a claim: kind (expected, billed, allowed, paid, patient), amount (two
     places, 0..9,999,999,999.99), source (contract, remittance, manual), optional reference; claims.get lists them."""
@@ -147,7 +156,7 @@ def record_financial_amount(ctx: Context, input: AmountIn) -> AmountOut:
     return AmountOut.model_validate(amount)
 
 
-@rpc.mutation("claims.prepareDenialLink")
+@router.mutation("prepareDenialLink")
 def prepare_denial_link(ctx: Context, input: DenialLinkIn) -> DenialLinkOut:
     """Link a claim to the denial cases opened for its claim key (or to the one `caseId`); NOT_FOUND
     when there is none. Linking again refreshes the link, never duplicates it."""
@@ -156,7 +165,7 @@ def prepare_denial_link(ctx: Context, input: DenialLinkIn) -> DenialLinkOut:
     return DenialLinkOut.model_validate({"claim_id": claim.id, "links": found})
 
 
-@rpc.mutation("claims.prepareEraLink")
+@router.mutation("prepareEraLink")
 def prepare_era_link(ctx: Context, input: ClaimRef) -> EraLinkOut:
     """Link a claim to its remittance history: the posted ledger entries with its claim key, one link per
     import batch (with its payer), and the totals paid, denied, patient responsibility and adjusted."""
@@ -178,7 +187,7 @@ def prepare_era_link(ctx: Context, input: ClaimRef) -> EraLinkOut:
     )
 
 
-@rpc.mutation("claims.prepareExternalAction")
+@router.mutation("prepareExternalAction")
 def prepare_external_action(ctx: Context, input: ExternalActionIn) -> ExternalActionOut:
     """Prepare (never send) an action for another system: its exact payload from the claim (and an approved
     partner profile) with the payload's SHA-256, status `prepared`. submit_claim needs an approved claim,
@@ -191,7 +200,7 @@ def prepare_external_action(ctx: Context, input: ExternalActionIn) -> ExternalAc
     return ExternalActionOut.model_validate(action)
 
 
-@rpc.mutation("claims.createPartnerProfileDraft")
+@router.mutation("createPartnerProfileDraft")
 def create_partner_profile_draft(ctx: Context, input: PartnerProfileIn) -> PartnerProfileOut:
     """Draft a trading partner profile (clearinghouse or payer: ISA qualifier and id, GS id, payer id,
     connection notes); another member reviews it."""
@@ -200,7 +209,7 @@ def create_partner_profile_draft(ctx: Context, input: PartnerProfileIn) -> Partn
     return PartnerProfileOut.model_validate(profile)
 
 
-@rpc.mutation("claims.reviewPartnerProfile", permission="approve")
+@router.mutation("reviewPartnerProfile", permission="approve")
 def review_partner_profile(ctx: Context, input: PartnerReviewIn) -> PartnerProfileOut:
     """Approve or reject a draft partner profile. FORBIDDEN for its author (separation of duties);
     PRECONDITION_FAILED when it was reviewed already."""
@@ -216,7 +225,7 @@ def review_partner_profile(ctx: Context, input: PartnerReviewIn) -> PartnerProfi
     return PartnerProfileOut.model_validate(profile)
 
 
-@rpc.mutation("claims.createSyntheticUat")
+@router.mutation("createSyntheticUat")
 def create_synthetic_uat(ctx: Context, input: SyntheticUatIn) -> SyntheticUatOut:
     """Create `count` synthetic claims (flagged isSynthetic, keys SYN<seed>-NNNNN) in draft, generated from
     `seed` alone: the same seed gives the same claims, and calling again answers them without duplicates."""
@@ -227,7 +236,7 @@ def create_synthetic_uat(ctx: Context, input: SyntheticUatIn) -> SyntheticUatOut
     )
 
 
-@rpc.mutation("claims.simulateSyntheticSubmission")
+@router.mutation("simulateSyntheticSubmission")
 def simulate_synthetic_submission(ctx: Context, input: ClaimRef) -> ClaimOut:
     """Move a synthetic claim to `submitted` through the declared moves (each recorded); refused for a
     real claim and for one already submitted."""
@@ -235,7 +244,7 @@ def simulate_synthetic_submission(ctx: Context, input: ClaimRef) -> ClaimOut:
     return _moved(ctx, claim, before)
 
 
-@rpc.mutation("claims.queueSyntheticResponse")
+@router.mutation("queueSyntheticResponse")
 def queue_synthetic_response(ctx: Context, input: SyntheticResponseIn) -> SyntheticResponseOut:
     """Write the payer's 835 for a submitted synthetic claim (paid, partially paid or denied) and upload it
     through the real ingestion path; answers the import batch, which ingestion.confirmImportBatch posts

@@ -26,10 +26,10 @@ from api.denials.claims.models import (
     ClaimLink,
     ClaimTransition,
 )
-from api.denials.claims.schemas import AmountIn, AttachmentIn, ClaimFields, ClaimLineIn, CorrectionIn, CreateIn, ListIn
+from api.denials.claims.schemas import AmountIn, AttachmentIn, ClaimFields, ClaimLineIn, CorrectionIn, CreateIn
 from api.denials.claims.transitions import move
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 from api.platform.organizations.independence import require_independent
 
 HEADER_FIELDS = tuple(ClaimFields.model_fields)
@@ -157,19 +157,23 @@ def create_migrated(db: Session, given: MigratedClaim, user_id: int, *, reason: 
     return claim
 
 
-def list_stmt(input: ListIn) -> Select[Any]:
-    stmt = select(Claim)
-    if input.state:
-        stmt = stmt.where(Claim.state == input.state)
-    if input.origin:
-        stmt = stmt.where(Claim.origin == input.origin)
-    if input.payer:
-        stmt = stmt.where(Claim.payer == input.payer)
-    if input.claim_key:
-        stmt = stmt.where(Claim.claim_key == input.claim_key)
-    if input.is_synthetic is not None:
-        stmt = stmt.where(Claim.is_synthetic == input.is_synthetic)
-    return stmt
+def list_statement(
+    *,
+    state: str | None = None,
+    origin: str | None = None,
+    payer: str | None = None,
+    claim_key: str | None = None,
+    is_synthetic: bool | None = None,
+) -> Select[Any]:
+    """Claims by state, origin, payer, claim key and synthetic or not (each when given); unordered, for paging."""
+    return where_given(
+        select(Claim),
+        (Claim.state, state),
+        (Claim.origin, origin),
+        (Claim.payer, payer),
+        (Claim.claim_key, claim_key),
+        (Claim.is_synthetic, is_synthetic),
+    )
 
 
 def summary(claim: Claim) -> dict[str, Any]:

@@ -9,8 +9,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("comms")
 
-@rpc.mutation("comms.send")
+
+@router.mutation("send")
 def send(ctx: Context, input: SendIn) -> MessageOut:
     """Send a letter, fax or portal message on a case through the sandbox transport (the only one
     configured; `transport: "live"` is PRECONDITION_FAILED): recorded queued, then sent and delivered
@@ -30,7 +32,7 @@ def send(ctx: Context, input: SendIn) -> MessageOut:
     return MessageOut.model_validate(row)
 
 
-@rpc.query("comms.list")
+@router.query("list")
 def list_messages(ctx: Context, input: ListMessagesIn) -> Page[MessageSummaryOut]:
     """Messages of the selected client, newest first, without their bodies; filter by case, channel
     and status."""
@@ -38,7 +40,7 @@ def list_messages(ctx: Context, input: ListMessagesIn) -> Page[MessageSummaryOut
     return paginate(ctx.db, stmt, OutboundMessage.id, input, MessageSummaryOut.model_validate)
 
 
-@rpc.query("comms.get")
+@router.query("get")
 def get(ctx: Context, input: MessageRef) -> MessageOut:
     """One message with its body, status history and the transport's recorded request and response."""
     return MessageOut.model_validate(service.get(ctx.db, input.id))

@@ -13,6 +13,8 @@ from api.denials.deadlines.facts import client_today
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("deadlineRisk")
+
 
 def _item(r: service.Ranked) -> AtRiskItem:
     c = r.case
@@ -30,7 +32,7 @@ def _item(r: service.Ranked) -> AtRiskItem:
     )
 
 
-@rpc.query("deadlineRisk.atRisk")
+@router.query("atRisk")
 def at_risk(ctx: Context, input: AtRiskIn) -> AtRiskOut:
     """Working cases (open, triaged, in_appeal, awaiting_payer) ranked by slack, least first (then the
     soonest deadline); cases without a deadline only with `includeNoDeadline`, after the others."""
@@ -42,7 +44,7 @@ def at_risk(ctx: Context, input: AtRiskIn) -> AtRiskOut:
     return AtRiskOut(items=[_item(r) for r in items], next_cursor=cursor, as_of=as_of)
 
 
-@rpc.query("deadlineRisk.summary")
+@router.query("summary")
 def summary(ctx: Context, input: SummaryIn) -> SummaryOut:
     """Working cases counted by deadline horizon (overdue, due within 7 days, within 30, later, none)
     and by risk band (missed, critical, high, medium, low, no deadline) at `asOf`."""

@@ -16,6 +16,8 @@ from api.denials.deadlines.schemas import CaseRef, DeadlineOut, ForCaseOut, Over
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("deadlines")
+
 _STORED = [name for name in DeadlineOut.model_fields if name not in {"status", "days_left"}]
 
 
@@ -27,7 +29,7 @@ def _deadline(row: CaseDeadline, as_of: date) -> dict[str, Any]:
     }
 
 
-@rpc.query("deadlines.forCase")
+@router.query("forCase")
 def for_case(ctx: Context, input: CaseRef) -> ForCaseOut:
     """The deadlines of one case (first appeal level, timely filing of a corrected claim), soonest first,
     each with its rule, basis date, override, status at `asOf` (default: today in the client's time
@@ -45,7 +47,7 @@ def for_case(ctx: Context, input: CaseRef) -> ForCaseOut:
     )
 
 
-@rpc.query("deadlines.upcoming")
+@router.query("upcoming")
 def upcoming(ctx: Context, input: UpcomingIn) -> UpcomingOut:
     """Open deadlines of working cases (open, triaged, in_appeal, awaiting_payer) due within `withinDays`
     of `asOf`, soonest first; filters: owner, payer (name or id), kind, overdue included or not."""
@@ -76,7 +78,7 @@ def upcoming(ctx: Context, input: UpcomingIn) -> UpcomingOut:
     return UpcomingOut.model_validate({"items": items, "next_cursor": cursor, "as_of": as_of})
 
 
-@rpc.mutation("deadlines.override", permission="approve")
+@router.mutation("override", permission="approve")
 def override(ctx: Context, input: OverrideIn) -> DeadlineOut:
     """Replace the date of one deadline of a case (a contracted limit, an extension granted), with a
     reason (required). The new date may be earlier or later than the computed one but not before today

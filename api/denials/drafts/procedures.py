@@ -22,13 +22,15 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("drafts")
+
 
 def _out(draft: Draft, version: DraftVersion) -> DraftOut:
     fields = service.view(draft, utcnow())
     return DraftOut.model_validate({**fields, "version": version, "content": version.content})
 
 
-@rpc.mutation("drafts.create")
+@router.mutation("create")
 def create(ctx: Context, input: CreateDraftIn) -> DraftOut:
     """Start a draft (appeal_letter, corrected_claim or note) on a case that is not closed, optionally
     about the case's claim (another claim is BAD_REQUEST naming claimId); its first version is
@@ -46,7 +48,7 @@ def create(ctx: Context, input: CreateDraftIn) -> DraftOut:
     return _out(draft, version)
 
 
-@rpc.mutation("drafts.update")
+@router.mutation("update")
 def update(ctx: Context, input: UpdateDraftIn) -> DraftOut:
     """Save the content as a new immutable version (every save is one). Refused with
     PRECONDITION_FAILED naming the state while an approval on the draft is pending (in_approval) or
@@ -63,7 +65,7 @@ def update(ctx: Context, input: UpdateDraftIn) -> DraftOut:
     return _out(draft, version)
 
 
-@rpc.mutation("drafts.discard")
+@router.mutation("discard")
 def discard(ctx: Context, input: DiscardDraftIn) -> DraftSummaryOut:
     """Discard a draft with a reason (final). An approval pending or granted on it becomes void, and an
     approved action whose payload it is can no longer run."""
@@ -74,14 +76,14 @@ def discard(ctx: Context, input: DiscardDraftIn) -> DraftSummaryOut:
     return DraftSummaryOut.model_validate(service.view(draft, utcnow()))
 
 
-@rpc.query("drafts.get")
+@router.query("get")
 def get(ctx: Context, input: DraftRef) -> DraftOut:
     """One draft with the content of its current version (or of `version`)."""
     draft = service.get(ctx.db, input.id)
     return _out(draft, service.version(ctx.db, draft.id, input.version or draft.current_version))
 
 
-@rpc.query("drafts.list")
+@router.query("list")
 def list_drafts(ctx: Context, input: ListDraftsIn) -> Page[DraftSummaryOut]:
     """Drafts of the selected client, newest first, without content; filter by case, kind and state."""
     now = utcnow()
@@ -89,14 +91,14 @@ def list_drafts(ctx: Context, input: ListDraftsIn) -> Page[DraftSummaryOut]:
     return paginate(ctx.db, stmt, Draft.id, input, lambda d: service.view(d, now))
 
 
-@rpc.query("drafts.versions")
+@router.query("versions")
 def versions(ctx: Context, input: DraftVersionsIn) -> Page[VersionOut]:
     """A draft's versions, newest first: number, SHA-256, size, author and time (no content)."""
     service.get(ctx.db, input.id)
     return paginate(ctx.db, service.versions_statement(input.id), DraftVersion.id, input, VersionOut.model_validate)
 
 
-@rpc.query("drafts.diff")
+@router.query("diff")
 def diff(ctx: Context, input: DiffIn) -> DiffOut:
     """The unified diff between two versions of a draft, with both versions' digests and authors. The
     work is bounded: a version over DRAFT_DIFF_MAX_CHARS characters (default 200,000, the most a

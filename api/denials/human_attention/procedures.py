@@ -7,8 +7,10 @@ from api.denials.human_attention.schemas import CaseRef, QueueIn, QueueOut, Snoo
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("humanAttention")
 
-@rpc.query("humanAttention.queue")
+
+@router.query("queue")
 def queue(ctx: Context, input: QueueIn) -> QueueOut:
     """The worklist, highest score first: amount still at stake x P(overturn) (from the client's recorded
     decisions by payer, category and CARC) / the category's effort hours, discounted by exp(-days left /
@@ -34,7 +36,7 @@ def queue(ctx: Context, input: QueueIn) -> QueueOut:
     )
 
 
-@rpc.query("humanAttention.why")
+@router.query("why")
 def why(ctx: Context, input: CaseRef) -> WhyOut:
     """Why a case ranks where it does, in numbers and words: amount at stake, P(overturn) with its 95 %
     credible interval and the data it came from (n decided, k overturned at each level: global,
@@ -44,7 +46,7 @@ def why(ctx: Context, input: CaseRef) -> WhyOut:
     return WhyOut.model_validate(service.why_view(service.why(ctx.db, input.case_id)))
 
 
-@rpc.mutation("humanAttention.snooze")
+@router.mutation("snooze")
 def snooze(ctx: Context, input: SnoozeIn) -> SnoozeOut:
     """Hide a working case from the queue until `until` (in the future, at most 90 days ahead) for a
     reason; the case's history gets a `snoozed` event with the reason and who. Snoozing again replaces

@@ -6,8 +6,6 @@ and mark their notifications and choose their subscriptions (permission `read`).
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.denials.notifications import service
 from api.denials.notifications.models import Notification
 from api.denials.notifications.schemas import (
@@ -23,21 +21,19 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import paginate
 
+router = rpc.namespace("notifications")
 
-@rpc.query("notifications.list")
+
+@router.query("list")
 def list_notifications(ctx: Context, input: ListNotificationsIn) -> NotificationPage:
     """The caller's notifications in the selected client, newest first; filter unread/read and kind;
     with the caller's unread count. Nobody sees another member's notifications."""
-    stmt = select(Notification).where(Notification.user_id == ctx.user_id)
-    if input.unread is not None:
-        stmt = stmt.where(Notification.read_at.is_(None) if input.unread else Notification.read_at.is_not(None))
-    if input.kind is not None:
-        stmt = stmt.where(Notification.kind == input.kind)
+    stmt = service.list_statement(ctx.user_id, unread=input.unread, kind=input.kind)
     page = paginate(ctx.db, stmt, Notification.id, input, NotificationOut.model_validate)
     return NotificationPage.model_validate({**page, "unread_count": service.unread_count(ctx.db, ctx.user_id)})
 
 
-@rpc.mutation("notifications.markRead", permission="read")
+@router.mutation("markRead", permission="read")
 def mark_read(ctx: Context, input: MarkReadIn) -> MarkReadOut:
     """Mark the caller's notifications read (already read ones keep their first read time). Any id
     that is not the caller's own is NOT_FOUND and nothing is marked."""
@@ -48,7 +44,7 @@ def mark_read(ctx: Context, input: MarkReadIn) -> MarkReadOut:
     )
 
 
-@rpc.mutation("notifications.subscribe", permission="read")
+@router.mutation("subscribe", permission="read")
 def subscribe(ctx: Context, input: SubscribeIn) -> SubscriptionOut:
     """Turn one kind of notification on or off for the caller in the selected client (every kind is
     on until turned off)."""

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -21,6 +22,7 @@ from api.denials.deadlines import facts
 from api.denials.notifications import rules
 from api.denials.notifications.models import Notification, NotificationSubscription
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import where_given
 from api.infra.jobs.models import Job
 from api.infra.jobs.queue import enqueue
 
@@ -196,6 +198,15 @@ def mark_read(db: Session, user_id: int, ids: Sequence[int]) -> list[Notificatio
             row.read_at = now
     db.flush()
     return [rows[i] for i in wanted]
+
+
+def list_statement(user_id: int, *, unread: bool | None = None, kind: str | None = None) -> Select[Any]:
+    """One member's notifications, only unread (True) or only read (False) when given, by kind when
+    given; unordered, for paging."""
+    stmt = where_given(select(Notification).where(Notification.user_id == user_id), (Notification.kind, kind))
+    if unread is not None:
+        stmt = stmt.where(Notification.read_at.is_(None) if unread else Notification.read_at.is_not(None))
+    return stmt
 
 
 def unread_count(db: Session, user_id: int) -> int:

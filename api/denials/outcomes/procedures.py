@@ -9,8 +9,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("outcomes")
 
-@rpc.mutation("outcomes.record")
+
+@router.mutation("record")
 def record(ctx: Context, input: RecordOutcomeIn) -> RecordedOutcomeOut:
     """Record the payer's decision on a case's appeal (level, won / partially_won / lost / withdrawn, the
     amount recovered, the decision date, the payer's reference). The case must be in_appeal or
@@ -27,14 +29,21 @@ def record(ctx: Context, input: RecordOutcomeIn) -> RecordedOutcomeOut:
     )
 
 
-@rpc.query("outcomes.get")
+@router.query("get")
 def get(ctx: Context, input: OutcomeRef) -> OutcomeOut:
     """One recorded decision with the case's state before and after it and who recorded it when."""
     return OutcomeOut.model_validate(service.get(ctx.db, input.id))
 
 
-@rpc.query("outcomes.list")
+@router.query("list")
 def list_outcomes(ctx: Context, input: ListOutcomesIn) -> Page[OutcomeOut]:
     """Recorded decisions of the selected client, most recently recorded first; filter by case,
     decision, payer and decision-date range (inclusive)."""
-    return paginate(ctx.db, service.list_statement(input), AppealOutcome.id, input, OutcomeOut.model_validate)
+    stmt = service.list_statement(
+        case_id=input.case_id,
+        decision=input.decision,
+        payer=input.payer,
+        decided_from=input.decided_from,
+        decided_to=input.decided_to,
+    )
+    return paginate(ctx.db, stmt, AppealOutcome.id, input, OutcomeOut.model_validate)

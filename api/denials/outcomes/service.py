@@ -13,9 +13,9 @@ from api.denials.cases import service as cases
 from api.denials.cases.models import DenialCase
 from api.denials.outcomes import rules
 from api.denials.outcomes.models import AppealOutcome
-from api.denials.outcomes.schemas import ListOutcomesIn, RecordOutcomeIn
+from api.denials.outcomes.schemas import RecordOutcomeIn
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import Between, get_by_id, where_given
 
 CASE_EVENT_KIND = "appeal_outcome"
 
@@ -86,19 +86,23 @@ def get(db: Session, outcome_id: int) -> AppealOutcome:
     return get_by_id(db, AppealOutcome, outcome_id, "Outcome")
 
 
-def list_statement(filters: ListOutcomesIn) -> Select[Any]:
-    stmt = select(AppealOutcome)
-    if filters.case_id is not None:
-        stmt = stmt.where(AppealOutcome.case_id == filters.case_id)
-    if filters.decision is not None:
-        stmt = stmt.where(AppealOutcome.decision == filters.decision)
-    if filters.payer is not None:
-        stmt = stmt.where(AppealOutcome.payer == filters.payer)
-    if filters.decided_from is not None:
-        stmt = stmt.where(AppealOutcome.decided_on >= filters.decided_from)
-    if filters.decided_to is not None:
-        stmt = stmt.where(AppealOutcome.decided_on <= filters.decided_to)
-    return stmt
+def list_statement(
+    *,
+    case_id: int | None = None,
+    decision: str | None = None,
+    payer: str | None = None,
+    decided_from: date | None = None,
+    decided_to: date | None = None,
+) -> Select[Any]:
+    """Recorded decisions by case, decision and payer, decided within the given dates (inclusive);
+    each filter only when given; unordered, for paging."""
+    return where_given(
+        select(AppealOutcome),
+        (AppealOutcome.case_id, case_id),
+        (AppealOutcome.decision, decision),
+        (AppealOutcome.payer, payer),
+        Between(AppealOutcome.decided_on, decided_from, decided_to),
+    )
 
 
 def overturn_counts(db: Session, *, decided_by: date | None = None) -> dict[tuple[str, str, str], tuple[int, int]]:

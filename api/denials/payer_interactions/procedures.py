@@ -9,8 +9,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("payerInteractions")
 
-@rpc.mutation("payerInteractions.log")
+
+@router.mutation("log")
 def log(ctx: Context, input: LogInteractionIn) -> InteractionOut:
     """Log a call, portal check or correspondence with a payer on a case (its event history gets a
     `payer_interaction` entry) or on a claim. The caller is recorded as who; `occurredAt` may not be
@@ -20,14 +22,21 @@ def log(ctx: Context, input: LogInteractionIn) -> InteractionOut:
     return InteractionOut.model_validate(row)
 
 
-@rpc.query("payerInteractions.list")
+@router.query("list")
 def list_interactions(ctx: Context, input: ListInteractionsIn) -> Page[InteractionOut]:
     """Interactions of the selected client, most recently logged first; filter by payer, channel,
     case and the day range of `occurredAt` (UTC, inclusive)."""
-    return paginate(ctx.db, service.list_statement(input), PayerInteraction.id, input, InteractionOut.model_validate)
+    stmt = service.list_statement(
+        payer=input.payer,
+        channel=input.channel,
+        case_id=input.case_id,
+        occurred_from=input.occurred_from,
+        occurred_to=input.occurred_to,
+    )
+    return paginate(ctx.db, stmt, PayerInteraction.id, input, InteractionOut.model_validate)
 
 
-@rpc.query("payerInteractions.forCase")
+@router.query("forCase")
 def for_case(ctx: Context, input: ForCaseIn) -> Page[InteractionOut]:
     """Every interaction logged on one case, most recently logged first; NOT_FOUND for a case
     outside the selected client."""

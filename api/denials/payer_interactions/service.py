@@ -3,7 +3,7 @@ claim key in a message."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -13,8 +13,9 @@ from api.core.errors import InvalidInput
 from api.denials.cases import service as cases
 from api.denials.payer_interactions import rules
 from api.denials.payer_interactions.models import PayerInteraction
-from api.denials.payer_interactions.schemas import ListInteractionsIn, LogInteractionIn
+from api.denials.payer_interactions.schemas import LogInteractionIn
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import OnDays, where_given
 
 CASE_EVENT_KIND = "payer_interaction"
 
@@ -80,26 +81,26 @@ def audit_view(row: PayerInteraction) -> dict[str, Any]:
     }
 
 
-def _day_start(day: date) -> datetime:
-    return datetime.combine(day, time.min, tzinfo=UTC)
-
-
 def for_case_statement(db: Session, case_id: int) -> Select[Any]:
     """The interactions logged on one case; NOT_FOUND for a case outside the caller's client."""
     cases.get_case(db, case_id)
-    return select(PayerInteraction).where(PayerInteraction.case_id == case_id)
+    return list_statement(case_id=case_id)
 
 
-def list_statement(filters: ListInteractionsIn) -> Select[Any]:
-    stmt = select(PayerInteraction)
-    if filters.payer is not None:
-        stmt = stmt.where(PayerInteraction.payer == filters.payer)
-    if filters.channel is not None:
-        stmt = stmt.where(PayerInteraction.channel == filters.channel)
-    if filters.case_id is not None:
-        stmt = stmt.where(PayerInteraction.case_id == filters.case_id)
-    if filters.occurred_from is not None:
-        stmt = stmt.where(PayerInteraction.occurred_at >= _day_start(filters.occurred_from))
-    if filters.occurred_to is not None:
-        stmt = stmt.where(PayerInteraction.occurred_at < _day_start(filters.occurred_to + timedelta(days=1)))
-    return stmt
+def list_statement(
+    *,
+    payer: str | None = None,
+    channel: str | None = None,
+    case_id: int | None = None,
+    occurred_from: date | None = None,
+    occurred_to: date | None = None,
+) -> Select[Any]:
+    """Interactions by payer, channel and case, occurred within the given days (both whole days
+    included, UTC); each filter only when given; unordered, for paging."""
+    return where_given(
+        select(PayerInteraction),
+        (PayerInteraction.payer, payer),
+        (PayerInteraction.channel, channel),
+        (PayerInteraction.case_id, case_id),
+        OnDays(PayerInteraction.occurred_at, occurred_from, occurred_to),
+    )

@@ -24,6 +24,8 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("evidenceControl")
+
 
 def _request(ctx: Context, input: AttachIn) -> service.AttachRequest:
     return service.AttachRequest(
@@ -49,7 +51,7 @@ def _read_file(ctx: Context, input: AttachIn) -> service.PreparedAttach:
     return service.prepare_attach(ctx.db, settings, content, _request(ctx, input))
 
 
-@rpc.mutation("evidenceControl.attach", accepts_files=True, max_body_setting="evidence_max_bytes", prepare=_read_file)
+@router.mutation("attach", accepts_files=True, max_body_setting="evidence_max_bytes", prepare=_read_file)
 def attach(ctx: Context, input: AttachIn, prepared: service.PreparedAttach) -> AttachOut:
     """Attach a document (PDF, PNG, JPEG, TIFF, DOCX or plain text, at most EVIDENCE_MAX_BYTES per request)
     to a case and/or a claim of the selected client, as multipart/octet-stream or JSON (`contentBase64`).
@@ -76,7 +78,7 @@ def _detail(ctx: Context, doc: EvidenceDocument) -> DocumentOut:
     return DocumentOut.model_validate(service.detail(ctx.db, doc, _years(ctx)))
 
 
-@rpc.query("evidenceControl.list")
+@router.query("list")
 def list_documents(ctx: Context, input: ListDocumentsIn) -> Page[DocumentSummaryOut]:
     """Documents of the selected client, newest first, with a preview of their redacted text; purged
     ones are tombstones (`status: purged`). Filter by case, claim, type and status."""
@@ -89,7 +91,7 @@ def list_documents(ctx: Context, input: ListDocumentsIn) -> Page[DocumentSummary
     return paginate(ctx.db, stmt, EvidenceDocument.id, input, item)
 
 
-@rpc.query("evidenceControl.get")
+@router.query("get")
 def get(ctx: Context, input: DocumentRef) -> DocumentOut:
     """One document with its redacted text, links and redaction versions (never the original)."""
     return _detail(ctx, service.get(ctx.db, input.id))
@@ -101,7 +103,7 @@ def _redact_text(ctx: Context, input: RedactIn) -> service.PreparedRedaction:
     return service.prepare_redaction(ctx.db, ctx.services.settings, input.id, terms)
 
 
-@rpc.mutation("evidenceControl.redact", prepare=_redact_text)
+@router.mutation("redact", prepare=_redact_text)
 def redact(ctx: Context, input: RedactIn, prepared: service.PreparedRedaction) -> DocumentOut:
     """Redact a document's text again with more terms: a new redaction version (the terms are never
     stored, logged or audited). The text is redacted before the write transaction, in a capped child
@@ -112,7 +114,7 @@ def redact(ctx: Context, input: RedactIn, prepared: service.PreparedRedaction) -
     return _detail(ctx, doc)
 
 
-@rpc.query("evidenceControl.retention")
+@router.query("retention")
 def retention(ctx: Context) -> RetentionOut:
     """How many years the selected client keeps its documents (the default unless set)."""
     policy = service.retention_policy(ctx.db)
@@ -128,7 +130,7 @@ def retention(ctx: Context) -> RetentionOut:
     )
 
 
-@rpc.mutation("evidenceControl.setRetention", permission="manage")
+@router.mutation("setRetention", permission="manage")
 def set_retention(ctx: Context, input: SetRetentionIn) -> RetentionOut:
     """Set how many whole years (1-100) the selected client keeps documents after attaching them."""
     policy = service.set_retention(ctx.db, input.years, ctx.user_id)
@@ -138,7 +140,7 @@ def set_retention(ctx: Context, input: SetRetentionIn) -> RetentionOut:
     )
 
 
-@rpc.mutation("evidenceControl.purge", permission="manage")
+@router.mutation("purge", permission="manage")
 def purge(ctx: Context, input: PurgeIn) -> PurgeOut:
     """Purge the selected client's documents whose retention ended on or before `asOf` (not a future
     day): their bytes, text and file name are deleted; each keeps a tombstone (id, SHA-256, when, why),

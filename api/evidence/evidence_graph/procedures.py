@@ -8,8 +8,10 @@ from api.evidence.evidence_graph.schemas import LinkIn, LinkOut, NeighboursOut, 
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("evidenceGraph")
 
-@rpc.query("evidenceGraph.neighbours")
+
+@router.query("neighbours")
 def neighbours(ctx: Context, input: NodeRef) -> NeighboursOut:
     """The nodes linked to a document (its cases, claims, appeal packets) or to a case, claim or appeal
     packet (its documents, purged ones flagged). A document, case or claim not in the client is NOT_FOUND."""
@@ -21,7 +23,7 @@ def neighbours(ctx: Context, input: NodeRef) -> NeighboursOut:
     )
 
 
-@rpc.query("evidenceGraph.path")
+@router.query("path")
 def path(ctx: Context, input: PathIn) -> PathOut:
     """The shortest chain of links from one node to another (breadth-first, at most `maxDepth` links and
     5,000 nodes visited); `found: false` when there is none within the bound."""
@@ -33,7 +35,7 @@ def path(ctx: Context, input: PathIn) -> PathOut:
     )
 
 
-@rpc.mutation("evidenceGraph.link")
+@router.mutation("link")
 def link(ctx: Context, input: LinkIn) -> LinkOut:
     """Link a document to a case, a claim or an appeal packet of the same client (idempotent). A document,
     case or claim not in the client is NOT_FOUND; a purged document is PRECONDITION_FAILED."""

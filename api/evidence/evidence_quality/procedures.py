@@ -7,8 +7,10 @@ from api.evidence.evidence_quality.schemas import CaseRef, GapOut, GapsOut, Scor
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("evidenceQuality")
 
-@rpc.query("evidenceQuality.score")
+
+@router.query("score")
 def score(ctx: Context, input: CaseRef) -> ScoreOut:
     """The case's evidence against what its denial category requires: required, recommended, present and
     missing document types, completeness (required present / required) and strength (0-1, see the field)."""
@@ -28,7 +30,7 @@ def score(ctx: Context, input: CaseRef) -> ScoreOut:
     )
 
 
-@rpc.query("evidenceQuality.gaps")
+@router.query("gaps")
 def gaps(ctx: Context, input: CaseRef) -> GapsOut:
     """What the case's evidence lacks, one sentence each: missing required types, required types held only
     without readable text, and missing recommended types."""

@@ -1,5 +1,5 @@
-"""One row by id within the caller's client, or NOT_FOUND; the optional equality filters of lists;
-an id written as text (inside a reference such as an approved action's "draft:12").
+"""One row by id within the caller's client, or NOT_FOUND; the optional filters of lists (equality,
+inclusive ranges, whole days of a timestamp, one-of lists); an id written as text (inside a reference such as an approved action's "draft:12").
 
 The session's tenant filter (`tenant_filter.py`) makes another client's row simply missing, so a
 caller guessing ids learns nothing (never FORBIDDEN). `for_update` locks the row for a move.
@@ -7,9 +7,12 @@ caller guessing ids learns nothing (never FORBIDDEN). `for_update` locks the row
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any, TypeAlias, TypeVar
 
-from sqlalchemy import Select, select
+from sqlalchemy import ColumnElement, Select, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import not_found
@@ -44,10 +47,70 @@ def get_by_id(db: Session, model: type[RowT], ident: int, what: str, *, for_upda
     return row
 
 
-def where_given(stmt: Select[Any], *filters: tuple[Any, object | None]) -> Select[Any]:
-    """`stmt` narrowed by `column == value` for each (column, value) whose value is given; None
-    means the caller did not filter on that column (the optional filters of list procedures)."""
-    for column, value in filters:
-        if value is not None:
-            stmt = stmt.where(column == value)
+@dataclass(frozen=True)
+class Between:
+    """`low <= column <= high`, each bound applied only when given (dates, amounts, timestamps)."""
+
+    column: Any
+    low: object | None = None
+    high: object | None = None
+
+
+@dataclass(frozen=True)
+class OnDays:
+    """A timestamp column within whole UTC days, both given days included: `first` from its midnight,
+    `last` up to (not including) the next day's midnight; each bound applied only when given."""
+
+    column: Any
+    first: date | None = None
+    last: date | None = None
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """`column IN values` when values are given (None: no filter; an empty collection matches nothing)."""
+
+    column: Any
+    values: Collection[object] | None
+
+
+#: One optional filter of a list: a (column, value) pair for equality, or a range or one-of list.
+Filter: TypeAlias = tuple[Any, object | None] | Between | OnDays | OneOf
+
+
+def _midnight(day: date) -> datetime:
+    return datetime.combine(day, time.min, tzinfo=UTC)
+
+
+def _conditions(given: Filter) -> list[ColumnElement[bool]]:
+    match given:
+        case Between(column, low, high):
+            return [
+                c
+                for c in (None if low is None else column >= low, None if high is None else column <= high)
+                if c is not None
+            ]
+        case OnDays(column, first, last):
+            return [
+                c
+                for c in (
+                    None if first is None else column >= _midnight(first),
+                    None if last is None else column < _midnight(last + timedelta(days=1)),
+                )
+                if c is not None
+            ]
+        case OneOf(column, values):
+            return [] if values is None else [column.in_(list(values))]
+        case (column, value):
+            return [] if value is None else [column == value]
+    raise TypeError(f"not a list filter: {given!r}")
+
+
+def where_given(stmt: Select[Any], *filters: Filter) -> Select[Any]:
+    """`stmt` narrowed by each filter whose value is given; None means the caller did not filter on
+    that column (the optional filters of list procedures). A (column, value) pair is equality,
+    `Between` inclusive bounds, `OnDays` whole days of a timestamp, `OneOf` a list of values."""
+    for given in filters:
+        for condition in _conditions(given):
+            stmt = stmt.where(condition)
     return stmt

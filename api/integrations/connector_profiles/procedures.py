@@ -8,8 +8,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from pipelines.ingest.tabular import list_builtin_profiles, validate_profile
 
+router = rpc.namespace("connectorProfiles")
 
-@rpc.query("connectorProfiles.list")
+
+@router.query("list")
 def list_profiles(ctx: Context) -> list[ConnectorProfileOut]:
     """Built-in connector profiles plus the ones provisioned for the selected client."""
     out = [ConnectorProfileOut(**p.model_dump(), source="builtin") for p in list_builtin_profiles()]
@@ -19,7 +21,7 @@ def list_profiles(ctx: Context) -> list[ConnectorProfileOut]:
     return out
 
 
-@rpc.mutation("connectorProfiles.provision", permission="manage")
+@router.mutation("provision", permission="manage")
 def provision(ctx: Context, input: ProvisionIn) -> ConnectorProfileOut:
     """Validate a custom connector profile (every problem reported at once) and store it for the client;
     uploads then accept it by name."""

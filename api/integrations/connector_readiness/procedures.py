@@ -7,8 +7,10 @@ from api.integrations.integration_control import service
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("connectorReadiness")
 
-@rpc.query("connectorReadiness.check")
+
+@router.query("check")
 def check(ctx: Context, input: ReadinessIn) -> ReadinessOut:
     """Per integration of the client (or the one given): configuration valid on its current version,
     approved, active, the last finished run succeeded (and when), for sftp_drop and folder bank feeds

@@ -27,12 +27,14 @@ from api.rpc.context import Context, PublicContext
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("fhirSmartContracts")
+
 
 def _out(row: SmartClient) -> SmartClientOut:
     return SmartClientOut.model_validate(service.view(row))
 
 
-@rpc.mutation("fhirSmartContracts.registerClient", permission="manage")
+@router.mutation("registerClient", permission="manage")
 def register_client(ctx: Context, input: RegisterIn) -> SmartClientOut:
     """Register a SMART Backend Services client of this client: its allowed system scopes (v2
     `system/Claim.rs` or v1 `system/*.read`; Claim, ClaimResponse, ExplanationOfBenefit, Coverage; read
@@ -46,13 +48,13 @@ def register_client(ctx: Context, input: RegisterIn) -> SmartClientOut:
     return _out(row)
 
 
-@rpc.query("fhirSmartContracts.listClients", permission="manage")
+@router.query("listClients", permission="manage")
 def list_clients(ctx: Context, input: ListIn) -> Page[SmartClientOut]:
     """This client's SMART backend registrations, newest first: scopes, key ids, JWKS URL, rotations."""
-    return paginate(ctx.db, service.list_stmt(), SmartClient.id, input, service.view)
+    return paginate(ctx.db, service.list_statement(), SmartClient.id, input, service.view)
 
 
-@rpc.mutation("fhirSmartContracts.rotateKeys", permission="manage")
+@router.mutation("rotateKeys", permission="manage")
 def rotate_keys(ctx: Context, input: RotateIn) -> SmartClientOut:
     """Replace a registration's keys (inline JWK Set or JWKS URL). The replaced inline keys stay accepted
     for `keepOldKeysMinutes` (default 0: at once); tokens already issued run to their expiry. Audited by
@@ -69,7 +71,7 @@ def rotate_keys(ctx: Context, input: RotateIn) -> SmartClientOut:
     return _out(row)
 
 
-@rpc.mutation("fhirSmartContracts.token", auth="public")
+@router.mutation("token", auth="public")
 def token(ctx: PublicContext, input: TokenIn) -> TokenOut:
     """The SMART Backend Services token endpoint (client_credentials, private_key_jwt): a client
     assertion signed RS384/ES384 with a registered key (kid), iss = sub = client_id, aud = this
@@ -90,7 +92,7 @@ def token(ctx: PublicContext, input: TokenIn) -> TokenOut:
     return TokenOut(access_token=issued, expires_in=settings.smart_access_token_seconds, scope=" ".join(granted))
 
 
-@rpc.query("fhirSmartContracts.read", smart_scopes=scopes.RESOURCES)
+@router.query("read", smart_scopes=scopes.RESOURCES)
 def read(ctx: Context, input: ReadIn) -> dict[str, Any]:
     """One FHIR R4 resource of this client as FHIR JSON, validated by fhir.resources: Claim,
     ClaimResponse and ExplanationOfBenefit (once adjudicated) and Coverage, by the claim's id. Callable
@@ -99,7 +101,7 @@ def read(ctx: Context, input: ReadIn) -> dict[str, Any]:
     return service.read(ctx.db, input.resource_type, input.id, smart.scopes if smart else None)
 
 
-@rpc.query("fhirSmartContracts.capability", auth="public")
+@router.query("capability", auth="public")
 def capability(ctx: PublicContext) -> CapabilityOut:
     """The FHIR CapabilityStatement (fhirVersion 4.0.1, read on Claim, ClaimResponse,
     ExplanationOfBenefit, Coverage; SMART security with the token endpoint) and the SMART

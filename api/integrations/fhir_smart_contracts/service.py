@@ -76,7 +76,8 @@ def register(
     return row
 
 
-def list_stmt() -> Select[Any]:
+def list_statement() -> Select[Any]:
+    """Every registered SMART client of the selected client; unordered, for paging."""
     return select(SmartClient)
 
 

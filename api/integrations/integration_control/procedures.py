@@ -24,6 +24,8 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("integrationControl")
+
 
 def _out(ctx: Context, row: Integration) -> IntegrationOut:
     return IntegrationOut.model_validate(service.view(ctx.db, row))
@@ -33,7 +35,7 @@ def _key(ctx: Context) -> bytes:
     return service.secrets_key(ctx.services.settings)
 
 
-@rpc.mutation("integrationControl.create", permission="manage")
+@router.mutation("create", permission="manage")
 def create(ctx: Context, input: CreateIn) -> IntegrationOut:
     """Create a draft integration from a per-kind configuration (clearinghouse, ehr, bank_feed,
     sftp_drop); a malformed field is BAD_REQUEST naming it, a key already used is CONFLICT.
@@ -51,7 +53,7 @@ def create(ctx: Context, input: CreateIn) -> IntegrationOut:
     return _out(ctx, row)
 
 
-@rpc.mutation("integrationControl.upsert", permission="manage")
+@router.mutation("upsert", permission="manage")
 def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
     """Create or change the integration under a client-chosen key, idempotently: the same configuration
     answers the same row unchanged (`changed: false`); a changed one is a new config version, back to
@@ -69,7 +71,7 @@ def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
     return UpsertOut(integration=_out(ctx, row), changed=changed)
 
 
-@rpc.mutation("integrationControl.validate", permission="manage")
+@router.mutation("validate", permission="manage")
 def validate(ctx: Context, input: IntegrationRef) -> ValidateOut:
     """Check the configuration offline (host names, ports, paths, URLs, key types and sizes,
     certificate dates, host key fingerprint): every check passed|failed|not_checked; no failure moves
@@ -84,7 +86,7 @@ def validate(ctx: Context, input: IntegrationRef) -> ValidateOut:
     )
 
 
-@rpc.mutation("integrationControl.approve", permission="approve")
+@router.mutation("approve", permission="approve")
 def approve(ctx: Context, input: IntegrationRef) -> IntegrationOut:
     """Approve a validated integration. The member who created or last configured it, and anyone either
     of them invited within SOD_INVITED_WINDOW_DAYS, is FORBIDDEN (separation of duties); one not validated
@@ -100,7 +102,7 @@ def approve(ctx: Context, input: IntegrationRef) -> IntegrationOut:
     return _out(ctx, row)
 
 
-@rpc.mutation("integrationControl.activate", permission="manage")
+@router.mutation("activate", permission="manage")
 def activate(ctx: Context, input: IntegrationRef) -> IntegrationOut:
     """Switch an approved integration on (approved -> active). An sftp_drop integration gets its
     folder DATA_DIR/drop/client_<id>/[subfolder] created, which the pipeline's drop sensor watches."""
@@ -109,7 +111,7 @@ def activate(ctx: Context, input: IntegrationRef) -> IntegrationOut:
     return _out(ctx, row)
 
 
-@rpc.mutation("integrationControl.transition", permission="manage")
+@router.mutation("transition", permission="manage")
 def transition(ctx: Context, input: TransitionIn) -> IntegrationOut:
     """Suspend (active -> suspended), resume (suspended -> active) or retire an integration, with a
     reason; suspending or retiring cancels a running run. Any other move is PRECONDITION_FAILED
@@ -126,7 +128,7 @@ def transition(ctx: Context, input: TransitionIn) -> IntegrationOut:
     return _out(ctx, row)
 
 
-@rpc.mutation("integrationControl.start")
+@router.mutation("start")
 def start(ctx: Context, input: StartIn) -> RunOut:
     """Start a run of an active integration (any other state is PRECONDITION_FAILED; a run still
     running is CONFLICT). PRECONDITION_FAILED while operationalControl pauses the client or
@@ -136,7 +138,7 @@ def start(ctx: Context, input: StartIn) -> RunOut:
     return RunOut.model_validate(run)
 
 
-@rpc.mutation("integrationControl.cancel")
+@router.mutation("cancel")
 def cancel(ctx: Context, input: RunRef) -> RunOut:
     """Cancel a running run with a reason; a finished one is PRECONDITION_FAILED."""
     run = service.cancel(ctx.db, input.run_id, reason=input.reason)
@@ -144,7 +146,7 @@ def cancel(ctx: Context, input: RunRef) -> RunOut:
     return RunOut.model_validate(run)
 
 
-@rpc.mutation("integrationControl.record")
+@router.mutation("record")
 def record(ctx: Context, input: RecordIn) -> RunOut:
     """Record a running run's results (files, counts, errors) and finish it as succeeded or failed."""
     run = service.record(
@@ -159,14 +161,14 @@ def record(ctx: Context, input: RecordIn) -> RunOut:
     return RunOut.model_validate(run)
 
 
-@rpc.query("integrationControl.list")
+@router.query("list")
 def list_integrations(ctx: Context, input: ListIn) -> Page[IntegrationOut]:
     """The client's integrations, newest first, filtered by kind and state; credentials never shown."""
     stmt = service.list_statement(input.kind, input.state)
     return paginate(ctx.db, stmt, Integration.id, input, lambda row: _out(ctx, row))
 
 
-@rpc.query("integrationControl.get")
+@router.query("get")
 def get(ctx: Context, input: IntegrationRef) -> IntegrationOut:
     """One integration with its settings, validation checks and last run; credentials never shown."""
     return _out(ctx, service.get(ctx.db, input.id))

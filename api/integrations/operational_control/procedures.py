@@ -10,6 +10,8 @@ from api.integrations.operational_control.scopes import AUTOMATED_PATHS, CLIENT_
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("operationalControl")
+
 
 def _task(scope: str) -> str | None:
     return None if scope == CLIENT_WIDE else scope
@@ -50,7 +52,7 @@ def _state(ctx: Context, history_limit: int = 20) -> StateOut:
     return StateOut.model_validate(view)
 
 
-@rpc.mutation("operationalControl.pause")
+@router.mutation("pause")
 def pause(ctx: Context, input: PauseIn) -> StateOut:
     """Pause the client's automation, every task or one (`task`: an AI task, or payer_call,
     integration_run, execute_action), with a reason. While paused nothing happens automatically:
@@ -65,7 +67,7 @@ def pause(ctx: Context, input: PauseIn) -> StateOut:
     return _state(ctx)
 
 
-@rpc.mutation("operationalControl.resume", permission="manage")
+@router.mutation("resume", permission="manage")
 def resume(ctx: Context, input: ResumeIn) -> StateOut:
     """Lift a pause with a reason: `task` omitted lifts the client-wide pause, a task lifts that task's
     own pause. Not paused: PRECONDITION_FAILED. Refused (PRECONDITION_FAILED listing every reason) while
@@ -75,7 +77,7 @@ def resume(ctx: Context, input: ResumeIn) -> StateOut:
     return _state(ctx)
 
 
-@rpc.query("operationalControl.state")
+@router.query("state")
 def state(ctx: Context, input: StateIn) -> StateOut:
     """The pauses in force for the selected client (who, when, why), every automated task with whether
     it is paused now, and the latest pause/resume events."""

@@ -20,22 +20,23 @@ from api.integrations.operational_observability.schemas import (
     QuarantinesOut,
     QueueOut,
 )
+from api.integrations.operations import service as operations
 from api.integrations.operations.models import PipelineRun
 from api.integrations.operations.schemas import PipelineRunOut
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("operationalObservability")
+
 STALE_AFTER_SECONDS = 24 * 3600
 
 
-@rpc.query("operationalObservability.pipelineRuns")
+@router.query("pipelineRuns")
 def pipeline_runs(ctx: Context, input: PipelineRunsIn) -> Page[ObservedRun]:
     """Pipeline runs of this client, newest first, with the state of their queue job (attempts, last
     error type) and how long each waited before starting; paginated."""
-    stmt = select(PipelineRun)
-    if input.status:
-        stmt = stmt.where(PipelineRun.status == input.status)
+    stmt = operations.list_statement(input.status or None)  # an empty status filters nothing
     page = paginate(ctx.db, stmt, PipelineRun.id, input, lambda r: r)
     job_ids = [r.job_id for r in page["items"] if r.job_id is not None]
     jobs = {j.id: j for j in ctx.db.scalars(select(Job).where(Job.id.in_(job_ids)))} if job_ids else {}
@@ -56,7 +57,7 @@ def _observed(run: PipelineRun, job: Job | None) -> ObservedRun:
     )
 
 
-@rpc.query("operationalObservability.freshness")
+@router.query("freshness")
 def freshness(ctx: Context) -> FreshnessOut:
     """When the published snapshot was built, its age, and per mart the rows this client has in it.
     Without a snapshot yet the answer says published=false (and stale) instead of failing."""
@@ -88,7 +89,7 @@ def freshness(ctx: Context) -> FreshnessOut:
     )
 
 
-@rpc.query("operationalObservability.quarantines")
+@router.query("quarantines")
 def quarantines(ctx: Context) -> QuarantinesOut:
     """Why this client's new data is held back from the published marts: each failing mart contract (the
     dbt test, model, column, this client's failing rows, when it was found) and the age of the rows the
@@ -105,7 +106,7 @@ def quarantines(ctx: Context) -> QuarantinesOut:
     )
 
 
-@rpc.query("operationalObservability.queue")
+@router.query("queue")
 def queue(ctx: Context) -> QueueOut:
     """This organization's part of the durable job queue: due jobs waiting, the oldest wait, running jobs,
     its jobs by status (for organization-wide members: jobs belong to the organization, not to one of its
@@ -130,7 +131,7 @@ def queue(ctx: Context) -> QueueOut:
     )
 
 
-@rpc.query("operationalObservability.caseLedgerDifferences")
+@router.query("caseLedgerDifferences")
 def case_ledger_differences(ctx: Context, input: CaseLedgerDifferencesIn) -> CaseLedgerDifferencesOut:
     """Where this client's denial cases disagree with the money of the published marts, claim by claim and
     payer by payer (the guard checked after every build): a case missing for an initial denial, a

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.integrations.operations import service
 from api.integrations.operations.models import PipelineRun
 from api.integrations.operations.schemas import ListRunsIn, PipelineRunOut, RunPipelineIn, RunPipelineOut, RunRef
@@ -11,8 +9,10 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("operations")
 
-@rpc.mutation("operations.runPipeline", permission="analyze")
+
+@router.mutation("runPipeline", permission="analyze")
 def run_pipeline(ctx: Context, input: RunPipelineIn) -> RunPipelineOut:
     """Queue a rebuild of the marts (job kind "pipeline.run"). The pipeline rebuilds every tenant's
     marts and publishes a new snapshot; follow the run with operations.getRun. A request while an
@@ -31,16 +31,14 @@ def run_pipeline(ctx: Context, input: RunPipelineIn) -> RunPipelineOut:
     return RunPipelineOut.model_validate({**PipelineRunOut.model_validate(run).model_dump(), "already_queued": reused})
 
 
-@rpc.query("operations.getRun")
+@router.query("getRun")
 def get_run(ctx: Context, input: RunRef) -> PipelineRunOut:
     """One pipeline run of this client: status, timings, rows per asset, failed steps."""
     return PipelineRunOut.model_validate(service.get_run(ctx.db, input.run_id))
 
 
-@rpc.query("operations.listRuns")
+@router.query("listRuns")
 def list_runs(ctx: Context, input: ListRunsIn) -> Page[PipelineRunOut]:
     """Pipeline runs this client requested, newest first, optionally by status; paginated."""
-    stmt = select(PipelineRun)
-    if input.status:
-        stmt = stmt.where(PipelineRun.status == input.status)
+    stmt = service.list_statement(input.status)
     return paginate(ctx.db, stmt, PipelineRun.id, input, PipelineRunOut.model_validate)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import NotFound
+from api.infra.db.lookup import where_given
 from api.infra.jobs.queue import enqueue
 from api.integrations.operations.models import PipelineRun
 
@@ -35,6 +37,11 @@ def request_run(
     run.job_id = job.id
     db.flush()
     return run, False
+
+
+def list_statement(status: str | None) -> Select[Any]:
+    """Pipeline runs by status (when given); unordered, for paging."""
+    return where_given(select(PipelineRun), (PipelineRun.status, status))
 
 
 def get_run(db: Session, run_id: int) -> PipelineRun:

@@ -7,8 +7,10 @@ from api.integrations.workflow_readiness.schemas import AssessmentOut, FactsOut,
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("workflowReadiness")
 
-@rpc.query("workflowReadiness.assess")
+
+@router.query("assess")
 def assess(ctx: Context) -> AssessmentOut:
     """Which work the client can do today (upload and reconcile remittances, work denial cases, assemble
     appeals, automation) and, for the rest, what blocks it (no specialist, no confirmed remittance, no

@@ -24,8 +24,10 @@ from api.intelligence.analytics.schemas import (
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("analytics")
 
-@rpc.query("analytics.kpis")
+
+@router.query("kpis")
 def kpis(ctx: Context, input: KpisIn) -> KpisOut:
     """Revenue-cycle KPIs after HFMA's MAP Keys over a range of months, each with its numerator and
     denominator and null when the denominator is 0: initial denial rate by volume and by charges,
@@ -51,7 +53,7 @@ def kpis(ctx: Context, input: KpisIn) -> KpisOut:
     )
 
 
-@rpc.query("analytics.trend")
+@router.query("trend")
 def trend(ctx: Context, input: TrendIn) -> TrendOut:
     """One KPI month by month (fct_kpis_monthly); rates carry their numerator and denominator (null
     when the denominator is 0) and whether the month is mature for overturns."""
@@ -61,7 +63,7 @@ def trend(ctx: Context, input: TrendIn) -> TrendOut:
     return TrendOut(snapshot=snap, metric=input.metric, points=points)
 
 
-@rpc.query("analytics.breakdown")
+@router.query("breakdown")
 def breakdown(ctx: Context, input: BreakdownIn) -> BreakdownOut:
     """Initially denied claims broken down by root-cause category, CARC (group-code), payer, group
     code, hard/soft, preventability or claim type, largest first (claims, then dollars)."""
@@ -71,7 +73,7 @@ def breakdown(ctx: Context, input: BreakdownIn) -> BreakdownOut:
     return BreakdownOut(snapshot=snap, by=input.by, total_denied_claims=claims, total_denied_amount=amount, rows=rows)
 
 
-@rpc.mutation("analytics.recordCollectionCost", permission="approve")
+@router.mutation("recordCollectionCost", permission="approve")
 def record_collection_cost(ctx: Context, input: RecordCollectionCostIn) -> CollectionCostOut:
     """Record a revenue-cycle cost of a month for this client (a manager's or an admin's figure: staff,
     vendors, clearinghouse, systems; a negative amount corrects an earlier record), audited. It is the

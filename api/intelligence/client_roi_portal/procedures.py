@@ -10,8 +10,10 @@ from api.intelligence.roi_scorecard.queries import totals
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("clientRoiPortal")
 
-@rpc.query("clientRoiPortal.summary")
+
+@router.query("summary")
 def summary(ctx: Context, input: PortalIn) -> PortalSummaryOut:
     """The client's volume, denial and overturn rates and the ROI of the denial work over the months."""
     with open_marts(ctx, *queries.PORTAL_MARTS) as m:
@@ -23,7 +25,7 @@ def summary(ctx: Context, input: PortalIn) -> PortalSummaryOut:
     )
 
 
-@rpc.query("clientRoiPortal.export")
+@router.query("export")
 def export(ctx: Context, input: ExportIn) -> ExportOut:
     """Month-by-month results and ROI of the client, as CSV text (format=csv, money with two decimals)
     or as rows (format=rows)."""

@@ -14,8 +14,10 @@ from api.intelligence.payer_change_radar.schemas import AcknowledgeIn, Acknowled
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("payerChangeRadar")
 
-@rpc.query("payerChangeRadar.alerts")
+
+@router.query("alerts")
 def alerts(ctx: Context, input: AlertsIn) -> AlertsOut:
     """Detected shifts, strongest (smallest p-value) first, each with its counts, baseline, p-value,
     q-value (Benjamini-Hochberg over every cell of the same metric tested for this client), the false discovery rate and
@@ -28,7 +30,7 @@ def alerts(ctx: Context, input: AlertsIn) -> AlertsOut:
     return AlertsOut(snapshot=snap, items=items, next_cursor=cursor)
 
 
-@rpc.mutation("payerChangeRadar.acknowledge")
+@router.mutation("acknowledge")
 def acknowledge(ctx: Context, input: AcknowledgeIn) -> AcknowledgementOut:
     """Acknowledge an alert of the current snapshot (by its alertKey) with an optional note.
     An alert is acknowledged once per client: a second acknowledgement is a CONFLICT."""

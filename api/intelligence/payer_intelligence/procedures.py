@@ -19,8 +19,10 @@ from api.intelligence.payer_intelligence.schemas import (
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("payerIntelligence")
 
-@rpc.query("payerIntelligence.scorecard")
+
+@router.query("scorecard")
 def scorecard(ctx: Context, input: ScorecardIn) -> ScorecardOut:
     """Per payer: volume, billed and paid, initial denial rate (volume and dollars), first-pass
     yield, mean days to pay, overturn rate and recovered money; largest billed first, paginated."""
@@ -30,7 +32,7 @@ def scorecard(ctx: Context, input: ScorecardIn) -> ScorecardOut:
     return ScorecardOut(snapshot=snap, items=items, next_cursor=cursor)
 
 
-@rpc.query("payerIntelligence.denialReasons")
+@router.query("denialReasons")
 def denial_reasons(ctx: Context, input: DenialReasonsIn) -> DenialReasonsOut:
     """Denials by payer, root-cause category and CARC over the range, with the denial rate against the
     payer's volume and the overturn rate of those denials; most frequent first, paginated. A denial is
@@ -42,7 +44,7 @@ def denial_reasons(ctx: Context, input: DenialReasonsIn) -> DenialReasonsOut:
     return DenialReasonsOut(snapshot=snap, items=items, next_cursor=cursor)
 
 
-@rpc.query("payerIntelligence.timeToPay")
+@router.query("timeToPay")
 def time_to_pay(ctx: Context, input: TimeToPayIn) -> TimeToPayOut:
     """Days from the payer's receipt of a claim (or the statement end) to its first payment, per payer:
     mean, median, 90th percentile and range, slowest payer first, and how far each payer is from the
@@ -53,7 +55,7 @@ def time_to_pay(ctx: Context, input: TimeToPayIn) -> TimeToPayOut:
     return TimeToPayOut(snapshot=snap, all_payers_mean_days=mean_all, payers=payers)
 
 
-@rpc.query("payerIntelligence.compare")
+@router.query("compare")
 def compare(ctx: Context, input: CompareIn) -> CompareOut:
     """Side-by-side scorecards of 2 to 10 payers over the same months (in the order requested);
     payers without claims in the range are listed in `missing`."""

@@ -20,8 +20,10 @@ from api.intelligence.payer_rules.schemas import (
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("payerRules")
 
-@rpc.query("payerRules.list")
+
+@router.query("list")
 def list_rules(ctx: Context, input: ListIn) -> ListOut:
     """The client's own rules (newest first; filters: payer type, payer id, level; paginated) and every
     platform default (Medicare 42 CFR 405.942 / 424.44, Medicare Advantage 42 CFR 422.582, TRICARE
@@ -30,7 +32,7 @@ def list_rules(ctx: Context, input: ListIn) -> ListOut:
     return ListOut.model_validate({"items": items, "next_cursor": cursor, "defaults": defaults})
 
 
-@rpc.mutation("payerRules.upsert", permission="approve")
+@router.mutation("upsert", permission="approve")
 def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
     """Set the client's own limit of one level (an appeal level of the payer type, or timely_filing) for
     a payer type (payerId `*`) or one payer (a state's Medicaid program, a contracted plan: its payer id), from
@@ -49,7 +51,7 @@ def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
     )
 
 
-@rpc.query("payerRules.evaluate")
+@router.query("evaluate")
 def evaluate(ctx: Context, input: EvaluateIn) -> EvaluateOut:
     """Which rules apply to a case (`caseId`) or to a claim described by hand (`claim`), and why: the
     payer type (from the claim filing indicator, the payer class, the tenant's payer alias), whether it
@@ -72,7 +74,7 @@ def evaluate(ctx: Context, input: EvaluateIn) -> EvaluateOut:
     )
 
 
-@rpc.mutation("payerRules.upsertAlias", permission="approve")
+@router.mutation("upsertAlias", permission="approve")
 def upsert_alias(ctx: Context, input: AliasIn) -> AliasOut:
     """Say which payer a spelling is (a payer id or name from the files, compared upper-cased): its
     canonical payer and optionally its payer class (e.g. a Medicaid managed-care plan filed as HM). The

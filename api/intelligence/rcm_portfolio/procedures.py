@@ -3,27 +3,24 @@ level (every client of the caller's organization the caller's membership reaches
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.core.errors import InvalidInput
 from api.infra.marts.serving import open_marts, snapshot_of
 from api.intelligence.rcm_portfolio import queries
 from api.intelligence.rcm_portfolio.schemas import ClientSeries, CompareIn, CompareOut, OverviewIn, OverviewOut
-from api.platform.organizations.models import Client
+from api.platform.organizations import service as organizations
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
+
+router = rpc.namespace("rcmPortfolio")
 
 
 def _clients(ctx: Context) -> dict[int, str]:
     # Client is OrgScoped: the session filter keeps this to the caller's organization; a membership
     # reaching only some clients sees only those (open_marts limits the mart rows the same way).
-    stmt = select(Client).order_by(Client.name)
-    if ctx.tenant.reach is not None:
-        stmt = stmt.where(Client.id.in_(ctx.tenant.reach))
-    return {c.id: c.name for c in ctx.db.scalars(stmt)}
+    return {c.id: c.name for c in ctx.db.scalars(organizations.clients_statement(ctx.tenant.reach))}
 
 
-@rpc.query("rcmPortfolio.overview")
+@router.query("overview")
 def overview(ctx: Context, input: OverviewIn) -> OverviewOut:
     """Per client of the organization you reach: volume, billed and paid, initial denial and overturn
     rates, recovered money, cost of work and ROI; plus the total of those clients."""
@@ -34,7 +31,7 @@ def overview(ctx: Context, input: OverviewIn) -> OverviewOut:
     return OverviewOut(snapshot=snap, clients=rows, totals=totals)
 
 
-@rpc.query("rcmPortfolio.compare")
+@router.query("compare")
 def compare(ctx: Context, input: CompareIn) -> CompareOut:
     """One KPI month by month for each client of the organization you reach (or the clients listed; one
     you do not reach is BAD_REQUEST like one of another organization)."""

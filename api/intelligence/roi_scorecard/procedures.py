@@ -9,8 +9,10 @@ from api.intelligence.roi_scorecard.schemas import RoiIn, ScorecardOut, TrendOut
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("roiScorecard")
 
-@rpc.query("roiScorecard.scorecard")
+
+@router.query("scorecard")
 def scorecard(ctx: Context, input: RoiIn) -> ScorecardOut:
     """Denials worked, cost of the work, claims and money recovered, net benefit and ROI over the months."""
     with open_marts(ctx, *queries.ROI_MARTS) as m:
@@ -19,7 +21,7 @@ def scorecard(ctx: Context, input: RoiIn) -> ScorecardOut:
     return ScorecardOut(snapshot=snap, from_month=input.from_month, to_month=input.to_month, totals=totals)
 
 
-@rpc.query("roiScorecard.trend")
+@router.query("trend")
 def trend(ctx: Context, input: RoiIn) -> TrendOut:
     """The ROI figures month by month."""
     with open_marts(ctx, *queries.ROI_MARTS) as m:

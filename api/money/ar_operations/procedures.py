@@ -29,8 +29,10 @@ from api.platform.organizations import service as organizations
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("arOperations")
 
-@rpc.query("arOperations.aging")
+
+@router.query("aging")
 def aging(ctx: Context, input: AgingIn) -> AgingOut:
     """Open A/R in age buckets (0-30, 31-60, 61-90, 91-120, 120+ days since the statement end) as it stood
     at `asOf`: only remittances paid on or before that date count, so a claim paid later was open then.
@@ -51,7 +53,7 @@ def aging(ctx: Context, input: AgingIn) -> AgingOut:
     )
 
 
-@rpc.query("arOperations.followUpQueue")
+@router.query("followUpQueue")
 def follow_up_queue(ctx: Context, input: FollowUpQueueIn) -> FollowUpQueueOut:
     """Open claims to work, largest open amount first then oldest, with their current assignment and
     their open denial case (`caseId`, `caseState`, `caseOwnerUserId`: a case not closed, one still worked
@@ -64,7 +66,7 @@ def follow_up_queue(ctx: Context, input: FollowUpQueueIn) -> FollowUpQueueOut:
     return FollowUpQueueOut(snapshot=snap, as_of=as_of, items=items, next_cursor=cursor)
 
 
-@rpc.mutation("arOperations.assignFollowUp")
+@router.mutation("assignFollowUp")
 def assign_follow_up(ctx: Context, input: AssignFollowUpIn) -> AssignmentOut:
     """Assign an open claim to a member of the organization whose membership reaches this client
     (reassigning replaces the previous assignment). The claim must be open in the current snapshot."""

@@ -14,8 +14,10 @@ from api.money.revenue_reconciliation.deposit_basis import open_cash_marts
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("cashTruth")
 
-@rpc.query("cashTruth.daily")
+
+@router.query("daily")
 def daily(ctx: Context, input: CashIn) -> DailyOut:
     """Cash received per day (bank deposits when the client has any, else ERA BPR02 payment dates),
     with claim payments, PLB money (recoupments and interest apart), the contract shortfall and the gap;
@@ -26,7 +28,7 @@ def daily(ctx: Context, input: CashIn) -> DailyOut:
     return DailyOut(snapshot=snap, basis=basis, items=items, next_cursor=cursor)
 
 
-@rpc.query("cashTruth.byPayer")
+@router.query("byPayer")
 def by_payer(ctx: Context, input: ByPayerIn) -> ByPayerOut:
     """Cash received per payer over the payment dates, with expected cash and the gap, largest first,
     and the total over every payer."""
@@ -36,7 +38,7 @@ def by_payer(ctx: Context, input: ByPayerIn) -> ByPayerOut:
     return ByPayerOut(snapshot=snap, basis=basis, payers=payers, total=total)
 
 
-@rpc.query("cashTruth.gaps")
+@router.query("gaps")
 def gaps(ctx: Context, input: GapsIn) -> GapsOut:
     """Payer-months where less cash arrived than the contracts imply (the real shortfall; PLB money is not
     one), largest gap first, with the total gap over all pages and, apart, the provider-level

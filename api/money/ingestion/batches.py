@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Table, func, insert, select
+from sqlalchemy import Select, Table, func, insert, select
 from sqlalchemy.orm import Session
 
 from api.core.lifecycle import transition
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import get_by_id, where_given
 from api.money.ingestion.lifecycle import IMPORT_BATCH
 from api.money.ingestion.models import ImportBatch, ImportRow
 
@@ -50,6 +50,20 @@ class LandingSettings(Protocol):
 def get_batch(db: Session, batch_id: int, *, for_update: bool = False) -> ImportBatch:
     """The batch if it belongs to the caller's client, else NOT_FOUND (never FORBIDDEN: ids do not leak)."""
     return get_by_id(db, ImportBatch, batch_id, "Import batch", for_update=for_update)
+
+
+def batches_statement(status: str | None, kind: str | None) -> Select[Any]:
+    """Import batches by status and kind (each when given); unordered, for paging."""
+    return where_given(select(ImportBatch), (ImportBatch.status, status), (ImportBatch.kind, kind))
+
+
+def rows_statement(batch_id: int, status: str | None, decision: str | None) -> Select[Any]:
+    """The rows of one batch, by status and decision (each when given); unordered, for paging."""
+    return where_given(
+        select(ImportRow).where(ImportRow.batch_id == batch_id),
+        (ImportRow.status, status),
+        (ImportRow.decision, decision),
+    )
 
 
 def insert_chunked(db: Session, table: Table, values: list[dict[str, Any]]) -> None:

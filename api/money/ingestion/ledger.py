@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import Select, func, insert, select
 from sqlalchemy.orm import Session
@@ -10,32 +12,38 @@ from sqlalchemy.orm import Session
 from api.core.errors import not_found
 from api.core.lifecycle import transition
 from api.infra.db.base import utcnow
-from api.infra.db.lookup import get_by_id
+from api.infra.db.lookup import Between, get_by_id, where_given
 from api.money.ingestion.lifecycle import ENTRY_REVIEW, RECONCILIATION_EXCEPTION
 from api.money.ingestion.matching import LedgerEntry, reconcile
 from api.money.ingestion.models import FinancialEntry, ReconciliationException, ReconciliationRun
-from api.money.ingestion.schemas import ListEntriesIn
 
 
-def entries_query(filters: ListEntriesIn) -> Select[FinancialEntry]:
-    """Financial entries matching the filters (the tenant filter adds the client); unordered, for paging."""
-    stmt = select(FinancialEntry)
-    if filters.entry_type:
-        stmt = stmt.where(FinancialEntry.entry_type == filters.entry_type)
-    if filters.payer:
-        stmt = stmt.where(FinancialEntry.payer == filters.payer)
-    if filters.claim_key:
-        stmt = stmt.where(FinancialEntry.claim_key == filters.claim_key)
-    if filters.batch_id:
-        stmt = stmt.where(FinancialEntry.batch_id == filters.batch_id)
-    if filters.review_status:
-        stmt = stmt.where(FinancialEntry.review_status == filters.review_status)
-    when = func.coalesce(FinancialEntry.payment_date, FinancialEntry.service_date)
-    if filters.date_from:
-        stmt = stmt.where(when >= filters.date_from)
-    if filters.date_to:
-        stmt = stmt.where(when <= filters.date_to)
-    return stmt
+def entries_statement(
+    *,
+    entry_type: str | None = None,
+    payer: str | None = None,
+    claim_key: str | None = None,
+    batch_id: int | None = None,
+    review_status: str | None = None,
+    date_from: date | None = None,
+    date_to: date | None = None,
+) -> Select[Any]:
+    """Financial entries matching the filters given, dated by payment (or else service) date within
+    the inclusive bounds (the tenant filter adds the client); unordered, for paging."""
+    return where_given(
+        select(FinancialEntry),
+        (FinancialEntry.entry_type, entry_type),
+        (FinancialEntry.payer, payer),
+        (FinancialEntry.claim_key, claim_key),
+        (FinancialEntry.batch_id, batch_id),
+        (FinancialEntry.review_status, review_status),
+        Between(func.coalesce(FinancialEntry.payment_date, FinancialEntry.service_date), date_from, date_to),
+    )
+
+
+def runs_statement() -> Select[Any]:
+    """Every reconciliation run of the selected client; unordered, for paging."""
+    return select(ReconciliationRun)
 
 
 def review_entry(db: Session, entry_id: int, status: str, note: str | None, user_id: int) -> tuple[FinancialEntry, str]:

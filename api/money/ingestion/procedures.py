@@ -11,8 +11,6 @@ whose remittances were all posted already (in another envelope) is `duplicate_re
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.money.ingestion import batches, confirm, ledger, parse, review, upload
 from api.money.ingestion.file_reader import TABULAR_FORMATS
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow, ReconciliationRun
@@ -41,6 +39,8 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, PageInput, paginate
 
+router = rpc.namespace("ingestion")
+
 
 def _upload(ctx: Context, input: UploadIn, accepts: frozenset[str] | None) -> UploadOut:
     filename, content_type, data = resolve_upload(input)
@@ -63,7 +63,7 @@ def _upload(ctx: Context, input: UploadIn, accepts: frozenset[str] | None) -> Up
     return UploadOut(batch=ImportBatchOut.model_validate(batch), duplicate=duplicate)
 
 
-@rpc.mutation("ingestion.uploadCsv", accepts_files=True)
+@router.mutation("uploadCsv", accepts_files=True)
 def upload_csv(ctx: Context, input: CsvUploadIn) -> UploadOut:
     """Upload a claims, payments, denials, bank deposits or contract terms export (CSV/TSV/pipe, also
     XLSX/JSON) with an optional connector `profile`; answers the import batch (duplicate=true when the same
@@ -72,49 +72,41 @@ def upload_csv(ctx: Context, input: CsvUploadIn) -> UploadOut:
     return _upload(ctx, input, TABULAR_FORMATS)
 
 
-@rpc.mutation("ingestion.uploadEra", accepts_files=True)
+@router.mutation("uploadEra", accepts_files=True)
 def upload_era(ctx: Context, input: UploadIn) -> UploadOut:
     """Upload an X12 835 remittance (ERA) file; answers the import batch, `failed` with an error report
     when the file is broken (segment number and what was expected)."""
     return _upload(ctx, input, frozenset({"x12_835"}))
 
 
-@rpc.mutation("ingestion.uploadUniversal", accepts_files=True)
+@router.mutation("uploadUniversal", accepts_files=True)
 def upload_universal(ctx: Context, input: UploadIn) -> UploadOut:
     """Upload any supported file (X12 835/837, CSV/TSV/pipe, XLSX, JSON): the format is detected from the content."""
     return _upload(ctx, input, None)
 
 
-@rpc.query("ingestion.getImportBatch")
+@router.query("getImportBatch")
 def get_import_batch(ctx: Context, input: BatchRef) -> ImportBatchOut:
     """One import batch of the selected client: status, counts, totals, quality and error report."""
     return ImportBatchOut.model_validate(batches.get_batch(ctx.db, input.batch_id))
 
 
-@rpc.query("ingestion.listImportBatches")
+@router.query("listImportBatches")
 def list_import_batches(ctx: Context, input: ListBatchesIn) -> Page[ImportBatchOut]:
     """Import batches of the selected client, newest first; filter by status and kind."""
-    stmt = select(ImportBatch)
-    if input.status:
-        stmt = stmt.where(ImportBatch.status == input.status)
-    if input.kind:
-        stmt = stmt.where(ImportBatch.kind == input.kind)
+    stmt = batches.batches_statement(input.status, input.kind)
     return paginate(ctx.db, stmt, ImportBatch.id, input, ImportBatchOut.model_validate)
 
 
-@rpc.query("ingestion.listImportRows")
+@router.query("listImportRows")
 def list_import_rows(ctx: Context, input: ListRowsIn) -> Page[ImportRowOut]:
     """Rows of a batch (canonical fields, status, reasons, decision), filtered by status/decision, for review and repair."""
     batches.get_batch(ctx.db, input.batch_id)
-    stmt = select(ImportRow).where(ImportRow.batch_id == input.batch_id)
-    if input.status:
-        stmt = stmt.where(ImportRow.status == input.status)
-    if input.decision:
-        stmt = stmt.where(ImportRow.decision == input.decision)
+    stmt = batches.rows_statement(input.batch_id, input.status, input.decision)
     return paginate(ctx.db, stmt, ImportRow.id, input, ImportRowOut.model_validate)
 
 
-@rpc.mutation("ingestion.repairImportRow")
+@router.mutation("repairImportRow")
 def repair_import_row(ctx: Context, input: RepairRowIn) -> ImportRowOut:
     """Patch canonical fields of an invalid row; it is re-validated with the upload's rules and becomes
     `repaired`, or stays `invalid` with the remaining reasons."""
@@ -123,7 +115,7 @@ def repair_import_row(ctx: Context, input: RepairRowIn) -> ImportRowOut:
     return ImportRowOut.model_validate(row)
 
 
-@rpc.mutation("ingestion.setImportRowDecision")
+@router.mutation("setImportRowDecision")
 def set_import_row_decision(ctx: Context, input: RowDecisionIn) -> ImportRowOut:
     """Include or exclude a row from posting (excluding a claim excludes its lines and adjustments)."""
     row, batch = review.set_decision(ctx.db, input.row_id, input.decision)
@@ -131,7 +123,7 @@ def set_import_row_decision(ctx: Context, input: RowDecisionIn) -> ImportRowOut:
     return ImportRowOut.model_validate(row)
 
 
-@rpc.mutation("ingestion.confirmImportBatch")
+@router.mutation("confirmImportBatch")
 def confirm_import_batch(ctx: Context, input: ConfirmIn) -> ConfirmOut:
     """Post the included valid rows as financial entries, all or nothing. Refused while invalid rows are
     still included, when the batch is already confirmed or re-delivers posted remittances, and for a held
@@ -160,7 +152,7 @@ def confirm_import_batch(ctx: Context, input: ConfirmIn) -> ConfirmOut:
     )
 
 
-@rpc.mutation("ingestion.reprocess")
+@router.mutation("reprocess")
 def reprocess(ctx: Context, input: BatchRef) -> ImportBatchOut:
     """Re-parse the batch's stored original file with the current parser (not for confirmed or
     discarded batches); its rows, repairs and decisions are replaced."""
@@ -169,7 +161,7 @@ def reprocess(ctx: Context, input: BatchRef) -> ImportBatchOut:
     return ImportBatchOut.model_validate(batch)
 
 
-@rpc.mutation("ingestion.discardImportBatch")
+@router.mutation("discardImportBatch")
 def discard_import_batch(ctx: Context, input: BatchRef) -> ImportBatchOut:
     """Discard a batch that will not be posted (final; the same content uploaded again answers this batch)."""
     batch = review.discard(ctx.db, input.batch_id)
@@ -177,13 +169,22 @@ def discard_import_batch(ctx: Context, input: BatchRef) -> ImportBatchOut:
     return ImportBatchOut.model_validate(batch)
 
 
-@rpc.query("ingestion.listFinancialEntries")
+@router.query("listFinancialEntries")
 def list_financial_entries(ctx: Context, input: ListEntriesIn) -> Page[FinancialEntryOut]:
     """Posted financial entries, newest first; filter by type, payer, claim key, batch, date range, review status."""
-    return paginate(ctx.db, ledger.entries_query(input), FinancialEntry.id, input, FinancialEntryOut.model_validate)
+    stmt = ledger.entries_statement(
+        entry_type=input.entry_type,
+        payer=input.payer or None,  # an empty text, or batch 0, filters nothing
+        claim_key=input.claim_key or None,
+        batch_id=input.batch_id or None,
+        review_status=input.review_status,
+        date_from=input.date_from,
+        date_to=input.date_to,
+    )
+    return paginate(ctx.db, stmt, FinancialEntry.id, input, FinancialEntryOut.model_validate)
 
 
-@rpc.mutation("ingestion.reviewFinancialEntry")
+@router.mutation("reviewFinancialEntry")
 def review_financial_entry(ctx: Context, input: ReviewEntryIn) -> FinancialEntryOut:
     """Accept or flag a posted entry, with a note."""
     entry, before = ledger.review_entry(ctx.db, input.entry_id, input.review_status, input.note, ctx.user_id)
@@ -191,7 +192,7 @@ def review_financial_entry(ctx: Context, input: ReviewEntryIn) -> FinancialEntry
     return FinancialEntryOut.model_validate(entry)
 
 
-@rpc.mutation("ingestion.runReconciliation")
+@router.mutation("runReconciliation")
 def run_reconciliation(ctx: Context) -> ReconciliationRunOut:
     """Match the client's posted remittances to its posted claims (837/claims exports) and record the exceptions:
     unmatched remittance, unmatched claim, amount mismatch, duplicate payment."""
@@ -200,7 +201,7 @@ def run_reconciliation(ctx: Context) -> ReconciliationRunOut:
     return ReconciliationRunOut.model_validate(run)
 
 
-@rpc.query("ingestion.getReconciliationRun")
+@router.query("getReconciliationRun")
 def get_reconciliation_run(ctx: Context, input: RunRef) -> ReconciliationRunDetailOut:
     """A reconciliation run with its exceptions."""
     run = ledger.get_run(ctx.db, input.run_id)
@@ -209,13 +210,13 @@ def get_reconciliation_run(ctx: Context, input: RunRef) -> ReconciliationRunDeta
     return ReconciliationRunDetailOut.model_validate(out)
 
 
-@rpc.query("ingestion.listReconciliationRuns")
+@router.query("listReconciliationRuns")
 def list_reconciliation_runs(ctx: Context, input: PageInput) -> Page[ReconciliationRunOut]:
     """Reconciliation runs of the selected client, newest first."""
-    return paginate(ctx.db, select(ReconciliationRun), ReconciliationRun.id, input, ReconciliationRunOut.model_validate)
+    return paginate(ctx.db, ledger.runs_statement(), ReconciliationRun.id, input, ReconciliationRunOut.model_validate)
 
 
-@rpc.mutation("ingestion.resolveReconciliationException")
+@router.mutation("resolveReconciliationException")
 def resolve_reconciliation_exception(ctx: Context, input: ResolveExceptionIn) -> ReconciliationExceptionOut:
     """Resolve an open exception with a resolution and a note (resolved is final)."""
     exc = ledger.resolve_exception(ctx.db, input.exception_id, input.resolution, input.note, ctx.user_id)

@@ -17,8 +17,10 @@ from api.money.patient_financial.schemas import (
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("patientFinancial")
 
-@rpc.query("patientFinancial.balances")
+
+@router.query("balances")
 def balances(ctx: Context, input: BalancesIn) -> BalancesOut:
     """Claims with a patient balance (net patient responsibility > 0), largest first, with the total over
     all pages; filter by adjudication month, payer and minimum amount."""
@@ -34,7 +36,7 @@ def balances(ctx: Context, input: BalancesIn) -> BalancesOut:
     )
 
 
-@rpc.query("patientFinancial.estimate")
+@router.query("estimate")
 def estimate(ctx: Context, input: EstimateIn) -> EstimateOut:
     """Estimate a patient's share for a procedure with a payer from that payer's paid lines of the same
     procedure (mean, median, maximum), with the contracted allowed amount."""
@@ -45,7 +47,7 @@ def estimate(ctx: Context, input: EstimateIn) -> EstimateOut:
     return EstimateOut(snapshot=snap, payer_key=input.payer, procedure_code=code, **found.model_dump())
 
 
-@rpc.query("patientFinancial.responsibilityBreakdown")
+@router.query("responsibilityBreakdown")
 def responsibility_breakdown(ctx: Context, input: BreakdownIn) -> BreakdownOut:
     """Patient responsibility adjustments (group PR) by reason code with their description, amount and
     share: deductible (1), coinsurance (2), copay (3) and the rest; largest first."""

@@ -22,6 +22,8 @@ from api.money.payment_integrity.schemas import (
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("paymentIntegrity")
+
 
 def _variances(ctx: Context, direction: queries.Direction, input: VariancesIn) -> VariancesOut:
     flagged = set(ctx.db.scalars(select(VarianceFlag.claim_key).where(VarianceFlag.direction == direction)))
@@ -33,20 +35,20 @@ def _variances(ctx: Context, direction: queries.Direction, input: VariancesIn) -
     )
 
 
-@rpc.query("paymentIntegrity.underpayments")
+@router.query("underpayments")
 def underpayments(ctx: Context, input: VariancesIn) -> VariancesOut:
     """Claims whose service lines were allowed below the contracted amount, largest shortfall first,
     with the total shortfall over all pages. Filter by payment month, payer, procedure, minimum."""
     return _variances(ctx, "underpayment", input)
 
 
-@rpc.query("paymentIntegrity.overpayments")
+@router.query("overpayments")
 def overpayments(ctx: Context, input: VariancesIn) -> VariancesOut:
     """Claims whose service lines were allowed above the contracted amount, largest excess first."""
     return _variances(ctx, "overpayment", input)
 
 
-@rpc.mutation("paymentIntegrity.flagVariance")
+@router.mutation("flagVariance")
 def flag_variance(ctx: Context, input: FlagVarianceIn) -> VarianceFlagOut:
     """Flag a claim's under- or overpayment for follow-up with the payer. The claim must show that
     variance in the current snapshot (PRECONDITION_FAILED otherwise); flagging twice is a CONFLICT."""
@@ -82,7 +84,7 @@ def flag_variance(ctx: Context, input: FlagVarianceIn) -> VarianceFlagOut:
     return VarianceFlagOut.model_validate(flag)
 
 
-@rpc.query("paymentIntegrity.expectedReimbursement")
+@router.query("expectedReimbursement")
 def expected_reimbursement(ctx: Context, input: ExpectedReimbursementIn) -> ExpectedReimbursementOut:
     """What the contract says a claim should have been allowed (latest adjudication), against what the
     payer allowed and paid: `pricing` names the term used (id, method, source, effective dates) for a

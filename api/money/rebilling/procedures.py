@@ -26,6 +26,8 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import paginate
 
+router = rpc.namespace("rebilling")
+
 _STORED = [name for name in RebillOut.model_fields if name != "filed_late"]
 
 
@@ -39,7 +41,7 @@ def _state_note(ctx: Context, r: Rebill, before: str | None) -> None:
     ctx.note("rebill", r.id, before={"state": before} if before else None, after=after)
 
 
-@rpc.mutation("rebilling.createRebill")
+@router.mutation("createRebill")
 def create_rebill(ctx: Context, input: CreateRebillIn) -> RebillOut:
     """Start a corrected claim (frequency 7 or 8) or a resubmission, for a denial case (its claim, payer
     and date of service) or a claim given by key and payer. Past the payer's timely-filing limit:
@@ -59,14 +61,14 @@ def create_rebill(ctx: Context, input: CreateRebillIn) -> RebillOut:
     return _out(rebill)
 
 
-@rpc.query("rebilling.listRebills")
+@router.query("listRebills")
 def list_rebills(ctx: Context, input: ListRebillsIn) -> RebillPage:
     """Rebills, newest first; filters: state, case, kind."""
-    stmt = service.list_statement(service.RebillFilter(state=input.state, case_id=input.case_id, kind=input.kind))
+    stmt = service.list_statement(input.state, input.case_id, input.kind)
     return paginate(ctx.db, stmt, Rebill.id, input, _out)
 
 
-@rpc.mutation("rebilling.markReady")
+@router.mutation("markReady")
 def mark_ready(ctx: Context, input: RebillRef) -> RebillOut:
     """A draft is complete and may be sent (draft -> ready); other states: PRECONDITION_FAILED."""
     rebill = service.get(ctx.db, input.id)
@@ -75,7 +77,7 @@ def mark_ready(ctx: Context, input: RebillRef) -> RebillOut:
     return _out(rebill)
 
 
-@rpc.mutation("rebilling.markSubmitted")
+@router.mutation("markSubmitted")
 def mark_submitted(ctx: Context, input: MarkSubmittedIn) -> RebillOut:
     """The rebill went to the payer on `submittedOn` (ready -> submitted). Past the timely-filing limit
     at that date: PRECONDITION_FAILED with the limit and the date, unless an override reason was given
@@ -94,7 +96,7 @@ def mark_submitted(ctx: Context, input: MarkSubmittedIn) -> RebillOut:
     return _out(rebill)
 
 
-@rpc.mutation("rebilling.recordResponse")
+@router.mutation("recordResponse")
 def record_response(ctx: Context, input: RecordResponseIn) -> RebillOut:
     """The payer accepted or rejected a submitted rebill (submitted -> accepted | rejected)."""
     rebill = service.get(ctx.db, input.id)

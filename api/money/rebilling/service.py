@@ -22,6 +22,7 @@ from api.denials.deadlines import rules
 from api.denials.deadlines import service as deadlines
 from api.denials.deadlines.business_calendar import EARLIEST
 from api.denials.deadlines.facts import case_facts, client_rules
+from api.infra.db.lookup import where_given
 from api.money.rebilling import timely_filing
 from api.money.rebilling.lifecycle import REBILL
 from api.money.rebilling.models import Rebill
@@ -150,19 +151,6 @@ def mark_submitted(
     return rebill, before
 
 
-@dataclass(frozen=True, slots=True)
-class RebillFilter:
-    state: str | None
-    case_id: int | None
-    kind: str | None
-
-
-def list_statement(f: RebillFilter) -> Select[Any]:
-    stmt = select(Rebill)
-    if f.state is not None:
-        stmt = stmt.where(Rebill.state == f.state)
-    if f.case_id is not None:
-        stmt = stmt.where(Rebill.case_id == f.case_id)
-    if f.kind is not None:
-        stmt = stmt.where(Rebill.kind == f.kind)
-    return stmt
+def list_statement(state: str | None, case_id: int | None, kind: str | None) -> Select[Any]:
+    """Rebills by state, case and kind (each when given), unordered, for paging."""
+    return where_given(select(Rebill), (Rebill.state, state), (Rebill.case_id, case_id), (Rebill.kind, kind))

@@ -21,8 +21,10 @@ from api.money.reconciliation.schemas import (
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("reconciliation")
 
-@rpc.query("reconciliation.summary")
+
+@router.query("summary")
 def summary(ctx: Context, input: SummaryIn) -> SummaryOut:
     """Claims by match status (matched, charge_mismatch, awaiting_remittance, remittance_without_claim)
     with billed and paid money, the match rate, and how many payments were matched by hand."""
@@ -40,7 +42,7 @@ def summary(ctx: Context, input: SummaryIn) -> SummaryOut:
     )
 
 
-@rpc.query("reconciliation.unmatchedRemittances")
+@router.query("unmatchedRemittances")
 def unmatched_remittances(ctx: Context, input: UnmatchedIn) -> UnmatchedRemittancesOut:
     """Claim payments (835 CLP) with no submitted claim, or whose charge differs from it, that nobody has
     matched by hand yet; oldest first, paginated."""
@@ -51,7 +53,7 @@ def unmatched_remittances(ctx: Context, input: UnmatchedIn) -> UnmatchedRemittan
     return UnmatchedRemittancesOut(snapshot=snap, items=items, next_cursor=cursor)
 
 
-@rpc.query("reconciliation.unmatchedClaims")
+@router.query("unmatchedClaims")
 def unmatched_claims(ctx: Context, input: UnmatchedIn) -> UnmatchedClaimsOut:
     """Submitted claims without a remittance, or whose remitted charge differs, excluding claims a
     payment was matched to by hand; oldest first, paginated."""
@@ -62,7 +64,7 @@ def unmatched_claims(ctx: Context, input: UnmatchedIn) -> UnmatchedClaimsOut:
     return UnmatchedClaimsOut(snapshot=snap, items=items, next_cursor=cursor)
 
 
-@rpc.mutation("reconciliation.matchManually")
+@router.mutation("matchManually")
 def match_manually(ctx: Context, input: MatchManuallyIn) -> ManualMatchOut:
     """Record that an unmatched claim payment belongs to a submitted claim (a mistyped patient control
     number, a split claim). The payment must be unmatched and the claim submitted, in the current

@@ -25,8 +25,10 @@ from api.money.revenue_reconciliation.schemas import (
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("revenueReconciliation")
 
-@rpc.query("revenueReconciliation.depositMatches")
+
+@router.query("depositMatches")
 def deposit_matches(ctx: Context, input: DepositMatchesIn) -> DepositMatchesOut:
     """Every bank deposit (and every ERA payment without one) of the date range matched to its ERA and the
     cash posted, or, without deposits, every ERA payment against its posted claim payments and PLB; with
@@ -38,7 +40,7 @@ def deposit_matches(ctx: Context, input: DepositMatchesIn) -> DepositMatchesOut:
     return DepositMatchesOut(snapshot=snap, basis=basis, items=items, next_cursor=cursor, total_variance=total)
 
 
-@rpc.query("revenueReconciliation.variances")
+@router.query("variances")
 def variances(ctx: Context, input: VariancesIn) -> DepositMatchesOut:
     """Rows with a variance (deposit vs ERA on the bank_deposits basis, ERA vs posted on the era basis),
     unresolved ones only unless includeResolved; paginated with the total variance over all pages."""
@@ -53,7 +55,7 @@ def _resolutions(ctx: Context) -> dict[str, VarianceResolution]:
     return {r.remittance_key: r for r in ctx.db.scalars(select(VarianceResolution))}
 
 
-@rpc.mutation("revenueReconciliation.resolveVariance")
+@router.mutation("resolveVariance")
 def resolve_variance(ctx: Context, input: ResolveVarianceIn) -> ResolutionOut:
     """Record how a row's variance was explained (PLB posted, recoupment accepted, ...), by its match_key.
     The row must show a variance in the current snapshot; a variance is resolved once (CONFLICT after)."""

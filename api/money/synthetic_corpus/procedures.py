@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sqlalchemy import select
-
-from api.core.errors import InvalidInput, PreconditionFailed, not_found
+from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.settings import Settings
 from api.infra.db.base import utcnow
+from api.money.synthetic_corpus import service
 from api.money.synthetic_corpus.models import SyntheticCorpus
 from api.money.synthetic_corpus.schemas import (
     MAX_SYNC_CLAIMS,
@@ -24,6 +23,8 @@ from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 from pipelines.synthetic import CorpusSpec, SpecError, generate_corpus
 
+router = rpc.namespace("syntheticCorpus")
+
 SUMMARY_SECTIONS = ("counts", "x12", "money", "denials", "overturned", "underpaid")
 
 
@@ -32,7 +33,7 @@ def corpus_dir(settings: Settings, corpus_id: int) -> Path:
     return Path(settings.resolved_data_dir) / "corpora" / str(corpus_id)
 
 
-@rpc.mutation("syntheticCorpus.generate", permission="analyze")
+@router.mutation("generate", permission="analyze")
 def generate(ctx: Context, input: GenerateIn) -> CorpusOut:
     """Generate a deterministic synthetic corpus (seed, size, denial mix) into DATA_DIR/corpora/<id>.
     Up to 50,000 claims in the call; larger corpora belong to the command-line generator."""
@@ -74,18 +75,16 @@ def generate(ctx: Context, input: GenerateIn) -> CorpusOut:
     return CorpusOut.model_validate(corpus)
 
 
-@rpc.query("syntheticCorpus.listCorpora")
+@router.query("listCorpora")
 def list_corpora(ctx: Context, input: ListCorporaIn) -> Page[CorpusOut]:
     """Synthetic corpora generated for the selected client, newest first."""
-    return paginate(ctx.db, select(SyntheticCorpus), SyntheticCorpus.id, input, CorpusOut.model_validate)
+    return paginate(ctx.db, service.list_statement(), SyntheticCorpus.id, input, CorpusOut.model_validate)
 
 
-@rpc.query("syntheticCorpus.getCorpus")
+@router.query("getCorpus")
 def get_corpus(ctx: Context, input: CorpusRef) -> CorpusDetailOut:
     """One corpus: its manifest (spec, files with hashes) and the ground-truth summary."""
-    corpus = ctx.db.scalar(select(SyntheticCorpus).where(SyntheticCorpus.id == input.corpus_id))
-    if corpus is None:
-        raise not_found("Synthetic corpus", input.corpus_id)
+    corpus = service.get(ctx.db, input.corpus_id)
     directory = Path(corpus.directory or corpus_dir(ctx.services.settings, corpus.id))
     try:
         manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))

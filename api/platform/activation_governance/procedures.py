@@ -13,8 +13,10 @@ from api.platform.activation_governance.schemas import (
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
+router = rpc.namespace("activationGovernance")
 
-@rpc.query("activationGovernance.checklist")
+
+@router.query("checklist")
 def checklist(ctx: Context) -> ChecklistOut:
     """Every go-live gate of the client (data_validated, payer_rules_reviewed, users_trained,
     integrations_tested, pipeline_dry_run_clean) with its latest recording: passed, failed or not
@@ -23,7 +25,7 @@ def checklist(ctx: Context) -> ChecklistOut:
     return ChecklistOut(client_id=ctx.client_id, gates=[GateOut.model_validate(v) for v in views])
 
 
-@rpc.mutation("activationGovernance.recordGate", permission="manage")
+@router.mutation("recordGate", permission="manage")
 def record_gate(ctx: Context, input: RecordGateIn) -> RecordedGateOut:
     """Record a gate as passed or not, with the evidence; every recording is kept and the latest wins."""
     row = service.record_gate(ctx.db, input.gate, input.passed, input.evidence, input.reference, ctx.user_id)
@@ -31,7 +33,7 @@ def record_gate(ctx: Context, input: RecordGateIn) -> RecordedGateOut:
     return RecordedGateOut.model_validate(row)
 
 
-@rpc.query("activationGovernance.status")
+@router.query("status")
 def status(ctx: Context) -> StatusOut:
     """Whether every gate passed (then automation may be switched on) and which gates block it."""
     blockers = service.activation_blockers(ctx.db)

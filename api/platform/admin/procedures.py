@@ -9,11 +9,14 @@ from pydantic import Field, model_validator
 from sqlalchemy import func, select
 
 from api.core.errors import NotFound, PreconditionFailed
+from api.platform.organizations import service as organizations
 from api.platform.organizations.models import Client, Membership, Organization
 from api.rpc.context import UserContext
 from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Page, PageInput, Schema, paginate
 from api.rpc.text import SINGLE_LINE
+
+router = rpc.namespace("admin")
 
 
 class OrganizationSummary(Output):
@@ -42,10 +45,10 @@ class SettingsOut(Output):
     procedures: int
 
 
-@rpc.query("admin.listOrganizations", auth="platform_admin")
+@router.query("listOrganizations", auth="platform_admin")
 def list_organizations(ctx: UserContext, input: PageInput) -> Page[OrganizationSummary]:
     """Every organization on the platform with client and member counts."""
-    page = paginate(ctx.db, select(Organization), Organization.id, input, lambda o: o)
+    page = paginate(ctx.db, organizations.organizations_statement(), Organization.id, input, lambda o: o)
     ids = [o.id for o in page["items"]]
     clients = dict(
         ctx.db.execute(
@@ -76,7 +79,7 @@ def list_organizations(ctx: UserContext, input: PageInput) -> Page[OrganizationS
     return page
 
 
-@rpc.mutation("admin.suspendOrganization", auth="platform_admin")
+@router.mutation("suspendOrganization", auth="platform_admin")
 def suspend_organization(ctx: UserContext, input: SuspendIn) -> OrganizationSummary:
     """Suspend (or re-activate) an organization: its members' calls are refused while suspended."""
     org = ctx.db.get(Organization, input.organization_id)
@@ -103,7 +106,7 @@ def suspend_organization(ctx: UserContext, input: SuspendIn) -> OrganizationSumm
     )
 
 
-@rpc.query("admin.settings", auth="platform_admin")
+@router.query("settings", auth="platform_admin")
 def settings(ctx: UserContext) -> SettingsOut:
     """Effective runtime settings (never secrets)."""
     s = ctx.services.settings
@@ -140,7 +143,7 @@ class RotatedKeysOut(Output):
     next_signs_from: datetime | None = Field(description="when the next keys start signing")
 
 
-@rpc.mutation("admin.rotateSigningKeys", auth="platform_admin")
+@router.mutation("rotateSigningKeys", auth="platform_admin")
 def rotate_signing_keys(ctx: UserContext, input: RotateKeysIn) -> RotatedKeysOut:
     """Publish a new ES384 + RS384 SMART key pair ahead of its first signature: it is in the JWKS at
     once and signs from smart_key_publish_ahead_hours later; the current keys sign until then and stay

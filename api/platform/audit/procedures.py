@@ -5,15 +5,16 @@ from __future__ import annotations
 from datetime import datetime
 
 from pydantic import Field
-from sqlalchemy import Select, select
 
 from api.core.errors import NotFound
-from api.infra.db.lookup import where_given
+from api.platform.audit import service
 from api.platform.audit.models import AuditEvent
 from api.platform.audit.service import scope_for, verify_scope
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Page, PageInput, Schema, paginate
+
+router = rpc.namespace("audit")
 
 
 class AuditEventOut(Output):
@@ -54,39 +55,31 @@ class VerifyOut(Output):
     checkpoints: int = Field(description="Signed checkpoints (kept outside the database) the chain was held against")
 
 
-def _org_events(ctx: Context) -> Select[AuditEvent]:
-    """The organization's events; for a membership reaching only some clients, the events of those clients
-    (organization-level events, without a client, are for organization-wide members)."""
-    stmt = select(AuditEvent).where(AuditEvent.scope == scope_for(ctx.org_id))
-    if ctx.tenant.reach is not None:
-        stmt = stmt.where(AuditEvent.client_id.in_(ctx.tenant.reach))
-    return stmt
-
-
-@rpc.query("audit.list", permission="audit")
+@router.query("list", permission="audit")
 def list_events(ctx: Context, input: AuditListIn) -> Page[AuditEventOut]:
     """The organization's audit events, newest first, filterable by procedure, actor and target (a
     membership reaching only some clients sees those clients' events)."""
-    stmt = where_given(
-        _org_events(ctx),
-        (AuditEvent.procedure, input.procedure),
-        (AuditEvent.actor_user_id, input.actor_user_id),
-        (AuditEvent.target_type, input.target_type),
-        (AuditEvent.target_id, input.target_id),
+    stmt = service.list_statement(
+        ctx.org_id,
+        ctx.tenant.reach,
+        procedure=input.procedure,
+        actor_user_id=input.actor_user_id,
+        target_type=input.target_type,
+        target_id=input.target_id,
     )
     return paginate(ctx.db, stmt, AuditEvent.id, input, AuditEventOut.model_validate)
 
 
-@rpc.query("audit.get", permission="audit")
+@router.query("get", permission="audit")
 def get_event(ctx: Context, input: AuditRef) -> AuditEventOut:
     """One audit event of the organization (of a client you reach)."""
-    event = ctx.db.scalar(_org_events(ctx).where(AuditEvent.id == input.id))
+    event = ctx.db.scalar(service.list_statement(ctx.org_id, ctx.tenant.reach).where(AuditEvent.id == input.id))
     if event is None:
         raise NotFound(f"Audit event {input.id} was not found in this organization")
     return AuditEventOut.model_validate(event)
 
 
-@rpc.query("audit.verifyChain", permission="audit")
+@router.query("verifyChain", permission="audit")
 def verify_chain(ctx: Context) -> VerifyOut:
     """Re-hash the organization's whole chain and hold it against its signed checkpoints (kept outside
     the database); any edited, removed or inserted event, or a chain rewritten and re-hashed, is reported.

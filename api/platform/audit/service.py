@@ -2,21 +2,44 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import CursorResult, Select, select, update
 from sqlalchemy.orm import Session
 
 from api.core.services import AuditRecord
+from api.infra.db.lookup import OneOf, where_given
 from api.platform.audit.digest import GENESIS, chain_hash, chained_fields, digest
 from api.platform.audit.models import AuditEvent, AuditHead
 
 
 def scope_for(organization_id: int | None) -> str:
     return f"org:{organization_id}" if organization_id is not None else "platform"
+
+
+def list_statement(
+    organization_id: int,
+    reach: Collection[int] | None,
+    *,
+    procedure: str | None = None,
+    actor_user_id: int | None = None,
+    target_type: str | None = None,
+    target_id: str | None = None,
+) -> Select[AuditEvent]:
+    """The organization's events, filtered by procedure, actor and target when given; for a membership
+    reaching only some clients (`reach`), the events of those clients (organization-level events,
+    without a client, are for organization-wide members). Unordered, for paging."""
+    return where_given(
+        select(AuditEvent).where(AuditEvent.scope == scope_for(organization_id)),
+        OneOf(AuditEvent.client_id, reach),
+        (AuditEvent.procedure, procedure),
+        (AuditEvent.actor_user_id, actor_user_id),
+        (AuditEvent.target_type, target_type),
+        (AuditEvent.target_id, target_id),
+    )
 
 
 def append(

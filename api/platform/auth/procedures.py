@@ -5,8 +5,6 @@ OIDC tokens need no procedure: they are verified on every call.
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.core.errors import Forbidden, InvalidInput, NotFound
 from api.infra.db.base import utcnow
 from api.platform.auth import service, signin
@@ -28,8 +26,10 @@ from api.rpc.context import Context, PublicContext, UserContext
 from api.rpc.procedure import rpc
 from api.rpc.schema import Ok
 
+router = rpc.namespace("auth")
 
-@rpc.mutation("auth.login", auth="public", batch=False)
+
+@router.mutation("login", auth="public", batch=False)
 def login(ctx: PublicContext, input: LoginIn) -> LoginOut:
     """Sign in with email and password; returns a bearer token for `Authorization: Bearer`.
 
@@ -41,7 +41,7 @@ def login(ctx: PublicContext, input: LoginIn) -> LoginOut:
     return LoginOut(token=done.token, expires_at=done.session.expires_at, user_id=done.user.id)
 
 
-@rpc.mutation("auth.logout", auth="user")
+@router.mutation("logout", auth="user")
 def logout(ctx: UserContext) -> Ok:
     """End the current session (API keys are revoked with auth.revokeApiKey instead)."""
     if ctx.principal.session_id is None:
@@ -54,7 +54,7 @@ def logout(ctx: UserContext) -> Ok:
     return Ok()
 
 
-@rpc.query("auth.session", auth="user", api_keys=True)
+@router.query("session", auth="user", api_keys=True)
 def current_session(ctx: UserContext) -> SessionOut:
     """Who the bearer token belongs to, how it was verified, and the caller's organizations
     (for an API key: its own organization only)."""
@@ -78,7 +78,7 @@ def current_session(ctx: UserContext) -> SessionOut:
     )
 
 
-@rpc.mutation("auth.createApiKey", auth="tenant", permission="manage", api_keys=False)
+@router.mutation("createApiKey", auth="tenant", permission="manage", api_keys=False)
 def create_api_key(ctx: Context, input: CreateApiKeyIn) -> CreatedApiKeyOut:
     """Create an API key acting as you inside the current organization, expiring after `expiresInDays`
     (default 90, bounded); the secret is shown once. Needs the manage permission and a signed-in person."""
@@ -91,7 +91,7 @@ def create_api_key(ctx: Context, input: CreateApiKeyIn) -> CreatedApiKeyOut:
     return CreatedApiKeyOut.model_validate({**ApiKeyOut.model_validate(key).model_dump(), "key": token})
 
 
-@rpc.mutation("auth.revokeApiKey", auth="user")
+@router.mutation("revokeApiKey", auth="user")
 def revoke_api_key(ctx: UserContext, input: ApiKeyRef) -> ApiKeyOut:
     """Revoke one of your API keys; calls with it fail from now on."""
     key = ctx.db.get(ApiKey, input.id)
@@ -104,14 +104,14 @@ def revoke_api_key(ctx: UserContext, input: ApiKeyRef) -> ApiKeyOut:
     return ApiKeyOut.model_validate(key)
 
 
-@rpc.query("auth.listApiKeys", auth="user")
+@router.query("listApiKeys", auth="user")
 def list_api_keys(ctx: UserContext) -> list[ApiKeyOut]:
     """Your API keys (prefixes only, never the secrets)."""
-    keys = ctx.db.scalars(select(ApiKey).where(ApiKey.user_id == ctx.user_id).order_by(ApiKey.id.desc()))
+    keys = ctx.db.scalars(service.api_keys_statement(ctx.user_id))
     return [ApiKeyOut.model_validate(k) for k in keys]
 
 
-@rpc.mutation("auth.acceptInvite", auth="public", batch=False)
+@router.mutation("acceptInvite", auth="public", batch=False)
 def accept_invite(ctx: PublicContext, input: AcceptInviteIn) -> Ok:
     """Accept an invitation to a new account by choosing its first password (the token, mailed to the
     invitee, is single-use, expires, and is bound to the invitation's email). Refused (PRECONDITION_FAILED)
@@ -131,7 +131,7 @@ def accept_invite(ctx: PublicContext, input: AcceptInviteIn) -> Ok:
     return Ok()
 
 
-@rpc.mutation("auth.changePassword", auth="user", batch=False)
+@router.mutation("changePassword", auth="user", batch=False)
 def change_password(ctx: UserContext, input: ChangePasswordIn) -> Ok:
     """Change your password (the current one is required); every other session of yours is signed out."""
     user = ctx.db.get(User, ctx.user_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import Select, select, update
 from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
@@ -74,6 +74,11 @@ def create_api_key(
     db.add(key)
     db.flush()
     return key, token
+
+
+def api_keys_statement(user_id: int) -> Select[ApiKey]:
+    """One user's API keys, newest first."""
+    return select(ApiKey).where(ApiKey.user_id == user_id).order_by(ApiKey.id.desc())
 
 
 def api_key_expiry(days: int | None, *, default_days: int, max_days: int) -> datetime:

@@ -5,14 +5,17 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from api.core.errors import NotFound
+from api.platform.billing import service
 from api.platform.billing.models import BillingEvent, Invoice, Subscription
 from api.platform.billing.schemas import BillingEventOut, InvoiceOut, SubscriptionOut
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, PageInput, paginate
 
+router = rpc.namespace("billing")
 
-@rpc.query("billing.subscription")
+
+@router.query("subscription")
 def subscription(ctx: Context) -> SubscriptionOut:
     """Your organization's platform subscription: plan, status, current period end (organization-wide
     members only)."""
@@ -24,19 +27,19 @@ def subscription(ctx: Context) -> SubscriptionOut:
     return SubscriptionOut.model_validate(sub)
 
 
-@rpc.query("billing.invoices")
+@router.query("invoices")
 def invoices(ctx: Context, input: PageInput) -> Page[InvoiceOut]:
     """Your organization's invoices, newest first (amounts are exact decimals; organization-wide members
     only)."""
     ctx.require_organization_wide("Billing")
-    stmt = select(Invoice).where(Invoice.organization_id == ctx.org_id)
+    stmt = service.invoices_statement(ctx.org_id)
     return paginate(ctx.db, stmt, Invoice.id, input, InvoiceOut.model_validate)
 
 
-@rpc.query("billing.events", permission="audit")
+@router.query("events", permission="audit")
 def events(ctx: Context, input: PageInput) -> Page[BillingEventOut]:
     """Billing events received for your organization, newest first (auditors and managers with an
     organization-wide membership)."""
     ctx.require_organization_wide("Billing")
-    stmt = select(BillingEvent).where(BillingEvent.organization_id == ctx.org_id)
+    stmt = service.events_statement(ctx.org_id)
     return paginate(ctx.db, stmt, BillingEvent.id, input, BillingEventOut.model_validate)

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -28,6 +28,17 @@ class Recorded:
     event_id: str
     duplicate: bool
     status: str | None  # applied | unmatched | stale; None for a duplicate
+
+
+def invoices_statement(organization_id: int) -> Select[Invoice]:
+    """The organization's invoices; unordered, for paging."""
+    # The session is tenant-scoped; the explicit filter documents the intent.
+    return select(Invoice).where(Invoice.organization_id == organization_id)
+
+
+def events_statement(organization_id: int) -> Select[BillingEvent]:
+    """The billing events received for the organization; unordered, for paging."""
+    return select(BillingEvent).where(BillingEvent.organization_id == organization_id)
 
 
 def record_event(database: Database, event: BillingEventIn, *, now: datetime | None = None) -> Recorded:

@@ -33,6 +33,8 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("hospitalOnboarding")
+
 
 def _out(row: OnboardingRequest) -> RequestOut:
     return RequestOut.model_validate(
@@ -47,7 +49,7 @@ def _audit_view(row: OnboardingRequest) -> dict[str, Any]:
     return {"state": row.state, "hospitalName": row.hospital_name, "clientId": row.provisioned_client_id}
 
 
-@rpc.mutation("hospitalOnboarding.submitRequest")
+@router.mutation("submitRequest")
 def submit_request(ctx: Context, input: SubmitRequestIn) -> RequestOut:
     """Submit a hospital's onboarding request for the organization (legal details, expected volumes,
     payers, users to invite with their roles, connector kinds, evidence retention); it starts
@@ -58,21 +60,21 @@ def submit_request(ctx: Context, input: SubmitRequestIn) -> RequestOut:
     return _out(row)
 
 
-@rpc.query("hospitalOnboarding.getRequest")
+@router.query("getRequest")
 def get_request(ctx: Context, input: RequestRef) -> RequestOut:
     """One onboarding request of the organization with its state and the moves it allows."""
     ctx.require_organization_wide("Hospital onboarding")
     return _out(service.get(ctx.db, input.id))
 
 
-@rpc.query("hospitalOnboarding.listRequests")
+@router.query("listRequests")
 def list_requests(ctx: Context, input: ListRequestsIn) -> Page[RequestOut]:
     """The organization's onboarding requests, newest first; filter by state."""
     ctx.require_organization_wide("Hospital onboarding")
     return paginate(ctx.db, service.list_statement(input.state), OnboardingRequest.id, input, _out)
 
 
-@rpc.mutation("hospitalOnboarding.openReview", permission="manage")
+@router.mutation("openReview", permission="manage")
 def open_review(ctx: Context, input: ReviewIn) -> RequestOut:
     """Start (or resume after a hold) the review of a request: submitted | on_hold -> in_review."""
     ctx.require_organization_wide("Hospital onboarding")
@@ -81,7 +83,7 @@ def open_review(ctx: Context, input: ReviewIn) -> RequestOut:
     return _out(row)
 
 
-@rpc.mutation("hospitalOnboarding.decide", permission="manage")
+@router.mutation("decide", permission="manage")
 def decide(ctx: Context, input: DecideIn) -> RequestOut:
     """Approve or reject a request under review, with a reason. Whoever submitted the request may not
     decide it, nor may someone the submitter invited within SOD_INVITED_WINDOW_DAYS (FORBIDDEN, saying
@@ -99,7 +101,7 @@ def decide(ctx: Context, input: DecideIn) -> RequestOut:
     return _out(row)
 
 
-@rpc.mutation("hospitalOnboarding.provision", permission="manage")
+@router.mutation("provision", permission="manage")
 def provision(ctx: Context, input: RequestRef) -> ProvisionOut:
     """Provision an approved request in one transaction: the client, invitations for the requested users
     reaching the new client only (their tokens mailed to them once the call commits, never answered), the
@@ -125,7 +127,7 @@ def provision(ctx: Context, input: RequestRef) -> ProvisionOut:
     )
 
 
-@rpc.mutation("hospitalOnboarding.transitionLifecycle", permission="manage")
+@router.mutation("transitionLifecycle", permission="manage")
 def transition_lifecycle(ctx: Context, input: TransitionIn) -> RequestOut:
     """Any other declared move, with a reason: put on hold, resume review, withdraw, go live, suspend a
     live client and bring it back. Undeclared moves are PRECONDITION_FAILED naming the current state."""
@@ -135,7 +137,7 @@ def transition_lifecycle(ctx: Context, input: TransitionIn) -> RequestOut:
     return _out(row)
 
 
-@rpc.query("hospitalOnboarding.lifecycleEvents")
+@router.query("lifecycleEvents")
 def lifecycle_events(ctx: Context, input: EventsIn) -> Page[EventOut]:
     """Every move of a request (submission included): from and to which state, who, when and why,
     newest first."""

@@ -19,6 +19,7 @@ from api.core.errors import Conflict, NotFound
 from api.core.lifecycle import transition
 from api.evidence.evidence_control import service as evidence_service
 from api.infra.db.base import utcnow
+from api.infra.db.lookup import where_given
 from api.infra.db.tenant_filter import TenantScope, get_scope, set_scope
 from api.infra.outbox.service import Outbox
 from api.integrations.connector_profiles import service as connector_service
@@ -155,8 +156,8 @@ def events_statement(db: Session, request_id: int) -> Select[Any]:
 
 
 def list_statement(state: str | None) -> Select[Any]:
-    stmt = select(OnboardingRequest)
-    return stmt if state is None else stmt.where(OnboardingRequest.state == state)
+    """Onboarding requests by state (when given); unordered, for paging."""
+    return where_given(select(OnboardingRequest), (OnboardingRequest.state, state))
 
 
 # --- provisioning ---------------------------------------------------------------------------------------

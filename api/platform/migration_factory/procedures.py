@@ -28,6 +28,8 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Page, paginate
 
+router = rpc.namespace("migrationFactory")
+
 
 def _fields(row: Migration) -> dict[str, Any]:
     return {
@@ -56,8 +58,8 @@ def _read_export(ctx: Context, input: PlanIn) -> _ReadExport:
     return _ReadExport(export, service.read_export(input.kind, export, service.export_limits(ctx.services.settings)))
 
 
-@rpc.mutation(
-    "migrationFactory.planMigration",
+@router.mutation(
+    "planMigration",
     permission="manage",
     accepts_files=True,
     max_body_setting="migration_max_export_bytes",
@@ -84,7 +86,7 @@ def plan_migration(ctx: Context, input: PlanIn, prepared: _ReadExport) -> Migrat
     return _out(row)
 
 
-@rpc.mutation("migrationFactory.runDryRun", permission="manage")
+@router.mutation("runDryRun", permission="manage")
 def run_dry_run(ctx: Context, input: MigrationRef) -> MigrationOut:
     """Compute, writing no claim or case, what committing would do to each line now: create (a new claim
     and/or denial case), match (an existing claim / case of the same claim key; the blank fields it
@@ -95,7 +97,7 @@ def run_dry_run(ctx: Context, input: MigrationRef) -> MigrationOut:
     return _out(row)
 
 
-@rpc.mutation("migrationFactory.commitMigration", permission="manage")
+@router.mutation("commitMigration", permission="manage")
 def commit_migration(ctx: Context, input: MigrationRef) -> MigrationOut:
     """Create exactly what the dry run said, all or nothing, recording the migration on each claim and
     case it made. PRECONDITION_FAILED without a dry run, when the data changed since it (run it again),
@@ -105,7 +107,7 @@ def commit_migration(ctx: Context, input: MigrationRef) -> MigrationOut:
     return _out(row)
 
 
-@rpc.query("migrationFactory.getMigration")
+@router.query("getMigration")
 def get_migration(ctx: Context, input: GetMigrationIn) -> MigrationDetailOut:
     """One migration: state, counts, who planned, ran and committed it and when, and a page of its lines
     (values read, refusals, the dry run's outcome, the claim and case each line created or matched)."""
@@ -118,7 +120,7 @@ def get_migration(ctx: Context, input: GetMigrationIn) -> MigrationDetailOut:
     )
 
 
-@rpc.query("migrationFactory.listMigrations")
+@router.query("listMigrations")
 def list_migrations(ctx: Context, input: ListMigrationsIn) -> Page[MigrationOut]:
     """The client's migrations, newest first; filter by state or kind."""
     return paginate(ctx.db, service.list_statement(input.state, input.kind), Migration.id, input, _out)

@@ -7,14 +7,12 @@ listed, the members reaching them, invitations within them. What concerns the wh
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.core.errors import NotFound
 from api.infra.outbox.service import outbox_of
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import User
 from api.platform.organizations import service
-from api.platform.organizations.models import Client, Membership, MembershipClient, Organization
+from api.platform.organizations.models import Membership, Organization
 from api.platform.organizations.schemas import (
     AcceptedInvitationOut,
     AcceptInvitationIn,
@@ -36,29 +34,23 @@ from api.rpc.context import Context, UserContext
 from api.rpc.procedure import rpc
 from api.rpc.schema import Ok
 
+router = rpc.namespace("organizations")
 
-@rpc.query("organizations.get")
+
+@router.query("get")
 def get(ctx: Context) -> OrganizationOut:
     """The organization that owns the selected client."""
     return OrganizationOut.model_validate(ctx.db.get(Organization, ctx.org_id))
 
 
-@rpc.query("organizations.list", auth="user", api_keys=True)
+@router.query("list", auth="user", api_keys=True)
 def list_organizations(ctx: UserContext) -> list[OrganizationOut]:
     """Organizations you are a member of (for an API key: its own organization only)."""
-    stmt = (
-        select(Organization)
-        .join(Membership, Membership.organization_id == Organization.id)
-        .where(Membership.user_id == ctx.user_id)
-        .order_by(Organization.name)
-    )
-    if ctx.principal.api_key_org_id is not None:
-        stmt = stmt.where(Organization.id == ctx.principal.api_key_org_id)
-    rows = ctx.db.scalars(stmt)
+    rows = ctx.db.scalars(service.memberships_statement(ctx.user_id, ctx.principal.api_key_org_id))
     return [OrganizationOut.model_validate(o) for o in rows]
 
 
-@rpc.mutation("organizations.create", auth="platform_admin")
+@router.mutation("create", auth="platform_admin")
 def create(ctx: UserContext, input: CreateOrganizationIn) -> CreatedOrganizationOut:
     """Platform administrators only: create an organization with its first client; you become its
     organization-wide admin. A hospital joining an existing organization arrives through hospitalOnboarding."""
@@ -72,7 +64,7 @@ def create(ctx: UserContext, input: CreateOrganizationIn) -> CreatedOrganization
     )
 
 
-@rpc.mutation("organizations.addClient", permission="manage")
+@router.mutation("addClient", permission="manage")
 def add_client(ctx: Context, input: ClientIn) -> ClientOut:
     """Add a client (hospital or facility) to the organization; organization-wide admins only (FORBIDDEN
     for a membership reaching only some clients)."""
@@ -82,7 +74,7 @@ def add_client(ctx: Context, input: ClientIn) -> ClientOut:
     return ClientOut.model_validate(client)
 
 
-@rpc.mutation("organizations.updateClient", permission="manage")
+@router.mutation("updateClient", permission="manage")
 def update_client(ctx: Context, input: UpdateClientIn) -> ClientOut:
     """Rename a client and/or set its IANA time zone (`timeZone`: null goes back to the platform default;
     an omitted field stays as it is); admins only, for a client their membership reaches. The time zone
@@ -95,34 +87,22 @@ def update_client(ctx: Context, input: UpdateClientIn) -> ClientOut:
     return ClientOut.model_validate(client)
 
 
-@rpc.query("organizations.listClients")
+@router.query("listClients")
 def list_clients(ctx: Context) -> list[ClientOut]:
     """Clients (facilities) of the organization your membership reaches (all of them when it is
     organization-wide)."""
-    stmt = select(Client).order_by(Client.name)
-    if ctx.tenant.reach is not None:
-        stmt = stmt.where(Client.id.in_(ctx.tenant.reach))
-    return [ClientOut.model_validate(c) for c in ctx.db.scalars(stmt)]
+    return [ClientOut.model_validate(c) for c in ctx.db.scalars(service.clients_statement(ctx.tenant.reach))]
 
 
-@rpc.query("organizations.listMembers")
+@router.query("listMembers")
 def list_members(ctx: Context) -> list[MemberOut]:
     """Members of the organization, their roles and the clients they reach. A member reaching only some
     clients sees the members reaching at least one of them, and of each member's clients only those."""
-    rows = ctx.db.execute(
-        select(User.id, User.email, User.display_name, Membership.role, Membership.id, Membership.all_clients)
-        .join(Membership, Membership.user_id == User.id)
-        .where(Membership.user_id.in_(service.visible_members(ctx.tenant)))
-        .order_by(User.email)
-    ).all()
+    rows = ctx.db.execute(service.members_statement(ctx.tenant)).all()
     scoped = [r[4] for r in rows if not r[5]]
     reach: dict[int, list[int]] = {m: [] for m in scoped}
     if scoped:
-        listed = ctx.db.execute(
-            select(MembershipClient.membership_id, MembershipClient.client_id)
-            .where(MembershipClient.membership_id.in_(scoped))
-            .order_by(MembershipClient.client_id)
-        )
+        listed = ctx.db.execute(service.member_clients_statement(scoped))
         for membership_id, client_id in listed:
             if ctx.tenant.reaches(client_id):
                 reach[membership_id].append(client_id)
@@ -132,7 +112,7 @@ def list_members(ctx: Context) -> list[MemberOut]:
     ]
 
 
-@rpc.mutation("organizations.inviteMember", permission="manage")
+@router.mutation("inviteMember", permission="manage")
 def invite_member(ctx: Context, input: InviteIn) -> InviteOut:
     """Invite someone by email with a role, reaching the clients named in `clientIds` (omitted: every
     client, which only an organization-wide admin may grant; a member reaching only some clients invites
@@ -160,7 +140,7 @@ def invite_member(ctx: Context, input: InviteIn) -> InviteOut:
     )
 
 
-@rpc.mutation("organizations.acceptInvite", auth="user")
+@router.mutation("acceptInvite", auth="user")
 def accept_invite(ctx: UserContext, input: AcceptInvitationIn) -> AcceptedInvitationOut:
     """Accept an invitation made for your account while signed in as yourself (the invitation's email
     must be your account's); you become a member reaching the clients it names."""
@@ -184,7 +164,7 @@ def _member_out(ctx: Context, member: Membership) -> MemberOut:
     )
 
 
-@rpc.mutation("organizations.setRole", permission="manage")
+@router.mutation("setRole", permission="manage")
 def set_role(ctx: Context, input: SetRoleIn) -> MemberOut:
     """Change a member's role; the organization always keeps at least one organization-wide admin. A
     member reaching only some clients manages only members reaching none but those clients."""
@@ -197,7 +177,7 @@ def set_role(ctx: Context, input: SetRoleIn) -> MemberOut:
     return _member_out(ctx, member)
 
 
-@rpc.mutation("organizations.setMemberClients", permission="manage")
+@router.mutation("setMemberClients", permission="manage")
 def set_member_clients(ctx: Context, input: MemberClientsIn) -> MemberOut:
     """Set the clients a member reaches (`clientIds`: null for every client, which only an
     organization-wide admin grants). The organization keeps at least one organization-wide admin."""
@@ -212,7 +192,7 @@ def set_member_clients(ctx: Context, input: MemberClientsIn) -> MemberOut:
     return _member_out(ctx, member)
 
 
-@rpc.mutation("organizations.removeMember", permission="manage")
+@router.mutation("removeMember", permission="manage")
 def remove_member(ctx: Context, input: MemberRef) -> Ok:
     """Remove a member from the organization (their API keys for it stop working)."""
     member = service.managed_membership(ctx.db, ctx.tenant, input.user_id)

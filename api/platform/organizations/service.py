@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, Forbidden, InvalidInput, NotFound, PreconditionFailed
 from api.core.identity import Tenant
+from api.infra.db.lookup import OneOf, where_given
 from api.infra.outbox.service import Outbox
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import Invitation, User
@@ -301,6 +302,48 @@ def set_member_clients(db: Session, tenant: Tenant, user_id: int, client_ids: Se
             ensure_another_admin(db, tenant.organization_id, user_id)
     _set_reach(db, row, client_ids)
     return row
+
+
+def memberships_statement(user_id: int, organization_id: int | None = None) -> Select[Organization]:
+    """The organizations a user is a member of (only `organization_id` when given), by name."""
+    stmt = (
+        select(Organization)
+        .join(Membership, Membership.organization_id == Organization.id)
+        .where(Membership.user_id == user_id)
+        .order_by(Organization.name)
+    )
+    return where_given(stmt, (Organization.id, organization_id))
+
+
+def organizations_statement() -> Select[Organization]:
+    """Every organization on the platform (platform operators); unordered, for paging."""
+    return select(Organization)
+
+
+def clients_statement(reach: Collection[int] | None) -> Select[Client]:
+    """The organization's clients (Client is OrgScoped: the session filter keeps the caller's
+    organization), only those in `reach` when the membership reaches only some; by name."""
+    return where_given(select(Client).order_by(Client.name), OneOf(Client.id, reach))
+
+
+def members_statement(tenant: Tenant) -> Select[int, str, str, str, int, bool]:
+    """(user id, email, display name, role, membership id, organization-wide) of the members the
+    caller sees (`visible_members`), by email."""
+    return (
+        select(User.id, User.email, User.display_name, Membership.role, Membership.id, Membership.all_clients)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.user_id.in_(visible_members(tenant)))
+        .order_by(User.email)
+    )
+
+
+def member_clients_statement(membership_ids: Collection[int]) -> Select[int, int]:
+    """(membership id, client id) of the listed memberships' clients, by client id."""
+    return (
+        select(MembershipClient.membership_id, MembershipClient.client_id)
+        .where(MembershipClient.membership_id.in_(membership_ids))
+        .order_by(MembershipClient.client_id)
+    )
 
 
 def visible_members(tenant: Tenant) -> Select[int]:

@@ -10,6 +10,8 @@ from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Schema
 
+router = rpc.namespace("securityContext")
+
 
 class SecurityContextOut(Output):
     user_id: int
@@ -35,7 +37,7 @@ class ExplainOut(Output):
     roles_granting: list[str]
 
 
-@rpc.query("securityContext.current")
+@router.query("current")
 def current(ctx: Context) -> SecurityContextOut:
     """The caller, the organization and client this call acts in, the role and its permissions."""
     org = ctx.db.get(Organization, ctx.org_id)
@@ -55,7 +57,7 @@ def current(ctx: Context) -> SecurityContextOut:
     )
 
 
-@rpc.query("securityContext.explain")
+@router.query("explain")
 def explain_permission(ctx: Context, input: ExplainIn) -> ExplainOut:
     """Why a permission is granted or denied to the caller here."""
     granted, reason = explain(ctx.tenant.role, input.permission)

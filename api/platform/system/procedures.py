@@ -10,6 +10,8 @@ from api.rpc.contract import ContractOut, contract_answer
 from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Prevalidated
 
+router = rpc.namespace("system")
+
 
 class PingOut(Output):
     pong: bool
@@ -21,13 +23,13 @@ class VersionOut(Output):
     api: str
 
 
-@rpc.query("system.ping", auth="public")
+@router.query("ping", auth="public")
 async def ping(ctx: PublicContext) -> PingOut:
     """Liveness of the RPC layer (no database access)."""
     return PingOut(pong=True, time=datetime.now(UTC))
 
 
-@rpc.query("system.version", auth="public")
+@router.query("version", auth="public")
 async def version(ctx: PublicContext) -> VersionOut:
     """Version of the platform and of the wire contract."""
     return VersionOut(version=api.__version__, api="trpc-v11")
@@ -35,7 +37,7 @@ async def version(ctx: PublicContext) -> VersionOut:
 
 # API keys may read it: an integration builds its client from the contract, which holds no
 # organization's data (the same bytes for every caller).
-@rpc.query("system.contract", auth="user", api_keys=True)
+@router.query("contract", auth="user", api_keys=True)
 def contract(ctx: UserContext) -> Prevalidated[ContractOut]:
     """The whole router as a machine-readable contract, for signed-in callers (a person's session or an
     API key): every procedure with its kind, auth requirement, permission, description and input/output

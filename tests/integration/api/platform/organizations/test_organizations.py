@@ -47,15 +47,6 @@ def test_a_name_another_tenant_uses_neither_fails_nor_reveals_that_tenant(make_m
     assert probe_slug.startswith(first_slug + "-") and probe_slug != first_slug
 
 
-def test_client_selection_with_several_clients(make_member):
-    member = make_member()
-    second = member.rpc.mutation("organizations.addClient", {"name": "North Campus"}).data
-    no_header = member.rpc.as_(member.token)
-    assert no_header.query("organizations.get").code == "BAD_REQUEST"
-    assert member.rpc.as_(member.token, second["id"]).query("securityContext.current").data["clientId"] == second["id"]
-    assert no_header.as_(member.token, "abc").query("organizations.get").code == "BAD_REQUEST"
-
-
 def test_roles_are_enforced(make_member):
     auditor = make_member(role="auditor")
     refused = auditor.rpc.mutation("auth.createApiKey", {"name": "x"})
@@ -91,33 +82,3 @@ def test_set_role_rejects_unknown_role_and_foreign_user(make_member):
     other = make_member()
     assert admin.rpc.mutation("organizations.setRole", {"userId": admin.user_id, "role": "owner"}).code == "BAD_REQUEST"
     assert admin.rpc.mutation("organizations.setRole", {"userId": other.user_id, "role": "analyst"}).code == "NOT_FOUND"
-
-
-def test_platform_admin_suspends_organization(make_member):
-    operator = make_member(platform_admin=True)
-    victim = make_member()
-    listed = operator.rpc.query("admin.listOrganizations", {"limit": 500}).data
-    assert any(o["id"] == victim.organization_id for o in listed["items"])
-    done = operator.rpc.mutation(
-        "admin.suspendOrganization", {"organizationId": victim.organization_id, "reason": "unpaid"}
-    ).data
-    assert done["status"] == "suspended"
-    blocked = victim.rpc.query("organizations.get")
-    assert blocked.code == "FORBIDDEN" and "suspended" in blocked.error["message"]
-    operator.rpc.mutation(
-        "admin.suspendOrganization", {"organizationId": victim.organization_id, "suspended": False, "reason": "paid"}
-    ).data
-    assert victim.rpc.query("organizations.get").status == 200
-    settings = operator.rpc.query("admin.settings").data
-    assert settings["procedures"] >= 27 and "secret" not in str(settings).lower()
-
-
-def test_an_id_beyond_the_database_range_is_bad_request_not_a_server_error(make_member):
-    """Attack (found by fuzzing): organizationId 2^63 overflowed the database integer and answered 500."""
-    operator = make_member(platform_admin=True)
-    for value in (2**63, 2**64 + 5, -(2**63) - 1):
-        r = operator.rpc.mutation("admin.suspendOrganization", {"organizationId": value, "reason": "probe"})
-        assert (r.status, r.code) == (400, "BAD_REQUEST"), value
-        assert r.error["data"]["issues"][0]["path"] == "organizationId"
-    fits = operator.rpc.mutation("admin.suspendOrganization", {"organizationId": 2**63 - 1, "reason": "probe"})
-    assert fits.code == "NOT_FOUND"

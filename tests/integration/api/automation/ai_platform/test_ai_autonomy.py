@@ -5,61 +5,26 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select
 
-from api.automation.ai_platform.models import AiExecution, AutonomyPolicy
-from api.denials.cases.models import CaseEvent, DenialCase
+from api.denials.cases.models import CaseEvent
 from api.integrations.operational_control import service as control
 from api.integrations.operational_control.scopes import TASKS
 from api.platform.activation_governance.gates import GATE_NAMES
+from tests.integration.api.automation.conftest import (
+    AUTO,
+    ai_case,
+    case_category,
+    execute_task,
+    pass_gates,
+    record_policy,
+)
 from tests.integration.api.evidence.conftest import attach_json
-from tests.support.denial_case_rows import make_case
-
-AUTO = {
-    "mode": "auto_below_threshold",
-    "minConfidence": 0.5,
-    "maxAmountAtStake": "5000.00",
-    "minEvaluationAccuracy": 0.0,
-    "minEvaluatedSamples": 0,
-    "reason": "pilot of automatic application",
-}
-
-
-def _case(services, member, **values):
-    fields = {"carc": "197", "group_code": "CO", **values}
-    return make_case(services, member.organization_id, member.client_id, **fields)
-
-
-def _policy(member, task, **changes):
-    return member.rpc.mutation("aiPlatform.recordAutonomyPolicy", {"task": task, **AUTO, **changes})
-
-
-def _execute(member, task, case_id):
-    return member.rpc.mutation("aiPlatform.execute", {"task": task, "caseId": case_id})
-
-
-def _category(services, case_id):
-    with services.database.transaction() as db:
-        return db.scalar(select(DenialCase.denial_category).where(DenialCase.id == case_id))
-
-
-def pass_gates(member, gates=GATE_NAMES):
-    for gate in gates:
-        member.rpc.mutation(
-            "activationGovernance.recordGate", {"gate": gate, "passed": True, "evidence": "checked with the client"}
-        ).data
-
-
-@pytest.fixture
-def admin(make_member):
-    member = make_member(role="admin")
-    pass_gates(member)  # a live client: automation may be switched on
-    return member
 
 
 def test_automation_stays_off_until_every_activation_gate_passed(make_member):
     member = make_member(role="admin")
-    refused = _policy(member, "classify_denial")
+    refused = record_policy(member, "classify_denial")
     assert refused.code == "PRECONDITION_FAILED" and "data_validated" in refused.error["message"]
     member.rpc.mutation("operationalControl.pause", {"reason": "before go-live"}).data
     resume = member.rpc.mutation("operationalControl.resume", {"reason": "go live"})
@@ -70,21 +35,21 @@ def test_automation_stays_off_until_every_activation_gate_passed(make_member):
     assert GATE_NAMES[-1] in still.error["message"]
     pass_gates(member, GATE_NAMES[-1:])
     member.rpc.mutation("operationalControl.resume", {"reason": "go live"}).data
-    assert _policy(member, "classify_denial").data["version"] == 1
+    assert record_policy(member, "classify_denial").data["version"] == 1
 
 
 def test_every_task_runs_offline_and_without_a_policy_is_only_suggested(services, admin):
-    case_id = _case(services, admin)
+    case_id = ai_case(services, admin)
     attach_json(
         admin.rpc, b"Prior authorization approved on file. Reference AUTH-1.", "auth.txt", caseId=case_id, title="Auth"
     )
     for task in TASKS:
-        ran = _execute(admin, task, case_id).data
+        ran = execute_task(admin, task, case_id).data
         assert (ran["task"], ran["provider"], ran["decision"], ran["state"]) == (task, "offline", "queued", "queued")
         assert ran["reasons"] == ["no_policy"] and ran["policyVersion"] is None and ran["effect"] == {}
         assert 0.0 <= ran["confidence"] <= 1.0 and ran["output"] is not None
         assert "case" in ran["inputDigests"] and len(ran["proofDigest"]) == 64
-    assert _category(services, case_id) is None
+    assert case_category(services, case_id) is None
     by_task = {e["task"]: e for e in admin.rpc.query("aiPlatform.listExecutions", {"caseId": case_id}).data["items"]}
     assert by_task["classify_denial"]["output"]["category"] == "authorization"
     assert by_task["classify_denial"]["confidence"] == 0.95
@@ -97,45 +62,45 @@ def test_every_task_runs_offline_and_without_a_policy_is_only_suggested(services
 
 
 def test_auto_policy_applies_classification_suggest_and_off_do_not(services, admin):
-    case_id = _case(services, admin)
-    assert _policy(admin, "classify_denial", mode="suggest_only").data["version"] == 1
-    assert _execute(admin, "classify_denial", case_id).data["reasons"] == ["suggest_only"]
-    assert _category(services, case_id) is None
-    off = _policy(admin, "classify_denial", mode="off").data
+    case_id = ai_case(services, admin)
+    assert record_policy(admin, "classify_denial", mode="suggest_only").data["version"] == 1
+    assert execute_task(admin, "classify_denial", case_id).data["reasons"] == ["suggest_only"]
+    assert case_category(services, case_id) is None
+    off = record_policy(admin, "classify_denial", mode="off").data
     assert off["version"] == 2
-    refused = _execute(admin, "classify_denial", case_id).data
+    refused = execute_task(admin, "classify_denial", case_id).data
     assert (refused["decision"], refused["reasons"], refused["output"]) == ("refused", ["policy_off"], None)
-    assert _policy(admin, "classify_denial").data["version"] == 3
-    applied = _execute(admin, "classify_denial", case_id).data
+    assert record_policy(admin, "classify_denial").data["version"] == 3
+    applied = execute_task(admin, "classify_denial", case_id).data
     assert (applied["decision"], applied["policyVersion"]) == ("applied", 3)
     assert applied["effect"] == {"kind": "case_category", "from": None, "to": "authorization"}
-    assert _category(services, case_id) == "authorization"
+    assert case_category(services, case_id) == "authorization"
     with services.database.transaction() as db:
         kinds = db.scalars(select(CaseEvent.kind).where(CaseEvent.case_id == case_id)).all()
     assert kinds == ["ai_applied"]
     # thresholds: more money at stake than allowed -> queued
-    big = _case(services, admin, amount_at_stake=Decimal("9000.00"))
-    assert _execute(admin, "classify_denial", big).data["reasons"] == ["amount_above_maximum"]
-    assert _category(services, big) is None
+    big = ai_case(services, admin, amount_at_stake=Decimal("9000.00"))
+    assert execute_task(admin, "classify_denial", big).data["reasons"] == ["amount_above_maximum"]
+    assert case_category(services, big) is None
     versions = [p["version"] for p in admin.rpc.query("aiPlatform.listPolicies", {"task": "classify_denial"}).data]
     assert versions == [3, 2, 1]
 
 
 def test_pause_then_execute_is_never_applied_for_any_task(services, admin):
-    case_id = _case(services, admin)
+    case_id = ai_case(services, admin)
     for task in TASKS:
-        assert _policy(admin, task).code is None
+        assert record_policy(admin, task).code is None
     admin.rpc.mutation("operationalControl.pause", {"reason": "incident 42 under review"}).data
     for task in TASKS:
-        ran = _execute(admin, task, case_id).data
+        ran = execute_task(admin, task, case_id).data
         assert ran["decision"] == "queued" and "client_paused" in ran["reasons"], task
-    assert _category(services, case_id) is None
+    assert case_category(services, case_id) is None
     state = admin.rpc.mutation("operationalControl.resume", {"reason": "incident closed"}).data
     assert state["clientPaused"] is False and [h["action"] for h in state["history"]] == ["resume", "pause"]
     # a task's own pause
     admin.rpc.mutation("operationalControl.pause", {"task": "classify_denial", "reason": "bad labels seen"}).data
-    assert _execute(admin, "classify_denial", case_id).data["reasons"] == ["task_paused"]
-    assert _execute(admin, "suggest_next_action", case_id).data["decision"] == "applied"
+    assert execute_task(admin, "classify_denial", case_id).data["reasons"] == ["task_paused"]
+    assert execute_task(admin, "suggest_next_action", case_id).data["decision"] == "applied"
     gate = admin.rpc.query("aiPlatform.autonomySafetyGate", {"task": "classify_denial", "caseId": case_id}).data
     assert (gate["outcome"], gate["pauses"], gate["confidenceAssumed"]) == ("queued", ["task_paused"], True)
     assert admin.rpc.query("operationalControl.state", {}).data["pausedTasks"] == ["classify_denial"]
@@ -162,80 +127,21 @@ def test_resume_and_auto_mode_are_refused_while_a_registered_blocker_objects(ser
         assert refused.code == "PRECONDITION_FAILED"
         assert "evidence retention" in refused.error["message"] and "checklist" in refused.error["message"]
         assert admin.rpc.query("operationalControl.state", {}).data["clientPaused"] is True
-        auto = _policy(admin, "classify_denial")
+        auto = record_policy(admin, "classify_denial")
         assert auto.code == "PRECONDITION_FAILED" and "checklist" in auto.error["message"]
-        assert _policy(admin, "classify_denial", mode="suggest_only").code is None  # not automatic: allowed
+        assert record_policy(admin, "classify_denial", mode="suggest_only").code is None  # not automatic: allowed
     finally:
         control.RESUME_BLOCKERS.remove(blocker)
     assert admin.rpc.mutation("operationalControl.resume", {"reason": "gates approved"}).data["clientPaused"] is False
-
-
-def test_governance_disables_a_task_and_evaluations_gate_auto_mode(services, admin):
-    listed = admin.rpc.query("aiGovernance.list", {}).data["items"]
-    assert [(i["task"], i["enabled"], i["source"]) for i in listed] == [(t, True, "default") for t in TASKS]
-    admin.rpc.mutation(
-        "aiGovernance.update", {"task": "draft_appeal_letter", "enabled": False, "reason": "legal review"}
-    ).data
-    case_id = _case(services, admin)
-    ran = _execute(admin, "draft_appeal_letter", case_id).data
-    assert (ran["decision"], ran["reasons"]) == ("refused", ["task_disabled", "no_policy"])
-    assert [i["task"] for i in admin.rpc.query("aiGovernance.list", {"enabled": False}).data["items"]] == [
-        "draft_appeal_letter"
-    ]
-    # auto mode that needs 2 evaluated samples at 75 % accuracy
-    _policy(admin, "classify_denial", minEvaluatedSamples=2, minEvaluationAccuracy=0.75).data
-    first = _execute(admin, "classify_denial", case_id).data
-    assert first["reasons"] == ["too_few_evaluated_samples", "accuracy_below_minimum"]
-    admin.rpc.mutation("aiPlatform.recordEvaluation", {"executionId": first["id"], "actual": "authorization"}).data
-    assert admin.rpc.mutation("aiPlatform.recordEvaluation", {"executionId": first["id"], "actual": "coding"}).code == (
-        "CONFLICT"
-    )
-    admin.rpc.mutation(
-        "aiPlatform.recordEvaluation",
-        {"task": "classify_denial", "predicted": "coding", "actual": "coding", "confidence": 0.6},
-    ).data
-    decided = admin.rpc.query(
-        "aiPlatform.decideAutonomy", {"task": "classify_denial", "confidence": 0.95, "amountAtStake": "100.00"}
-    ).data
-    assert (decided["outcome"], decided["evaluation"]) == ("applied", {"accuracy": 1.0, "n": 2})
-    m = admin.rpc.query("aiPlatform.evaluationMetrics", {"task": "classify_denial"}).data["items"][0]
-    assert (m["n"], m["accuracy"], m["macroPrecision"], m["macroRecall"]) == (2, 1.0, 1.0, 1.0)
-    # Brier: (0.95-1)^2 and (0.6-1)^2 -> (0.0025 + 0.16) / 2
-    assert m["brierScore"] == pytest.approx(0.08125)
-    assert m["expectedCalibrationError"] == pytest.approx(0.5 * 0.05 + 0.5 * 0.4)
-
-
-def test_policy_proof_matches_and_a_changed_field_does_not(services, admin):
-    case_id = _case(services, admin)
-    _policy(admin, "classify_denial").data
-    ran = _execute(admin, "classify_denial", case_id).data
-    p = admin.rpc.query("policyProof.forAction", {"executionId": ran["id"]}).data
-    assert (p["policyVersion"], p["decision"], p["reasons"], p["digest"]) == (
-        1,
-        "applied",
-        ["within_policy"],
-        ran["proofDigest"],
-    )
-    assert p["inputDigests"] == ran["inputDigests"] and p["policy"]["mode"] == "auto_below_threshold"
-    assert p["algorithm"] == "HMAC-SHA256"
-    assert admin.rpc.query("policyProof.verify", {"executionId": ran["id"]}).data["matches"] is True
-    with services.database.transaction() as db:
-        db.execute(update(AiExecution).where(AiExecution.id == ran["id"]).values(decision="queued"))
-    assert admin.rpc.query("policyProof.verify", {"executionId": ran["id"]}).data["matches"] is False
-    other = _execute(admin, "predict_overturn", case_id).data
-    with services.database.transaction() as db:
-        db.execute(update(AutonomyPolicy).where(AutonomyPolicy.client_id == admin.client_id).values(min_confidence=0.1))
-    assert admin.rpc.query("policyProof.verify", {"executionId": other["id"]}).data["matches"] is True  # no policy
-    assert admin.rpc.query("policyProof.verify", {"executionId": ran["id"]}).data["matches"] is False
 
 
 def test_other_tenants_cases_executions_and_pauses_are_not_theirs(services, make_member):
     a, b = make_member(), make_member()
     pass_gates(a)
     pass_gates(b)
-    a_case = _case(services, a)
-    ran = _execute(a, "classify_denial", a_case).data
-    assert _execute(b, "classify_denial", a_case).code == "NOT_FOUND"
+    a_case = ai_case(services, a)
+    ran = execute_task(a, "classify_denial", a_case).data
+    assert execute_task(b, "classify_denial", a_case).code == "NOT_FOUND"
     assert b.rpc.query("aiPlatform.autonomySafetyGate", {"task": "classify_denial", "caseId": a_case}).code == (
         "NOT_FOUND"
     )
@@ -245,9 +151,9 @@ def test_other_tenants_cases_executions_and_pauses_are_not_theirs(services, make
     assert b.rpc.query("aiPlatform.listExecutions", {}).data["items"] == []
     a.rpc.mutation("operationalControl.pause", {"reason": "only a"}).data
     assert b.rpc.query("operationalControl.state", {}).data["clientPaused"] is False
-    _policy(b, "classify_denial").data
-    b_case = _case(services, b)
-    assert _execute(b, "classify_denial", b_case).data["decision"] == "applied"  # a's pause is a's alone
+    record_policy(b, "classify_denial").data
+    b_case = ai_case(services, b)
+    assert execute_task(b, "classify_denial", b_case).data["decision"] == "applied"  # a's pause is a's alone
     crossing = b.rpc.as_(b.token, a.client_id)
     assert crossing.mutation("operationalControl.resume", {"reason": "not mine"}).code in ("FORBIDDEN", "NOT_FOUND")
     assert a.rpc.query("operationalControl.state", {}).data["clientPaused"] is True
