@@ -9,12 +9,13 @@ cycle (see tests/unit/test_architecture.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy.orm import Session
 
+from api.core.hooks import Hook, Keyed
 from api.core.identity import MembershipInfo, Principal, Tenant
 from api.core.settings import Settings
 
@@ -120,6 +121,46 @@ class ActionExecutedListener(Protocol):
     def __call__(self, db: Session, action_id: int, /) -> None: ...
 
 
+class PayloadFacts(Protocol):
+    """What a payload checker answers about an approved action's payload as it is now. Each owner
+    (drafts, appeal packets) answers its own frozen dataclass of this shape, so it imports nothing
+    from approvedActions."""
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 (lowercase hex) of the payload's content now."""
+
+    @property
+    def case_id(self) -> int:
+        """The denial case the payload belongs to: the only case an action may carry it on."""
+
+    @property
+    def description(self) -> str:
+        """The payload named by ids only (e.g. "appeal packet 12"), for messages; never content."""
+
+    @property
+    def authors(self) -> Mapping[int, str]:
+        """user id -> what that person did to the payload ("assembled appeal packet 12"): none of them
+        may approve an action carrying it (separation of duties)."""
+
+
+class PayloadChecker(Protocol):
+    """Answers, for one action kind, what the payload an action refers to is now (None: gone, discarded,
+    of the wrong kind, not in this client, a malformed reference). Subscribed per kind in the
+    composition root, so approvedActions never imports the namespaces owning payloads (drafts, appeal
+    packets); see api/denials/approved_actions/payloads.py."""
+
+    def __call__(self, db: Session, payload_ref: str, /) -> PayloadFacts | None: ...
+
+
+class ResumeBlocker(Protocol):
+    """The reasons automation of the session's client may not run now (empty: no objection). Asked by
+    operationalControl.resume and by aiPlatform turning on automatic mode; subscribed in the
+    composition root (activationGovernance's gates), so operationalControl imports none of them."""
+
+    def __call__(self, db: Session, /) -> list[str]: ...
+
+
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 
@@ -169,18 +210,19 @@ class Services:
     # DATA_DIR/keys, never in the database.
     digest_key: bytes = b""
     audit_anchor: AuditAnchor | None = None
-    # Called in order after a confirm posts a batch (see BatchPostedListener).
-    batch_posted: list[BatchPostedListener] = field(default_factory=list)
-    # Called in order after denial cases are opened (see CaseOpenedListener).
-    case_opened: list[CaseOpenedListener] = field(default_factory=list)
-    # Called after cases get a new owner (see CaseAssignedListener).
-    case_assigned: list[CaseAssignedListener] = field(default_factory=list)
-    # Called in order after outcomes.record (see OutcomeRecordedListener).
-    outcome_recorded: list[OutcomeRecordedListener] = field(default_factory=list)
-    # Called after drafts.discard (see DraftDiscardedListener).
-    draft_discarded: list[DraftDiscardedListener] = field(default_factory=list)
-    # Called in order after approvedActions.executeSandbox records an execution (see ActionExecutedListener).
-    action_executed: list[ActionExecutedListener] = field(default_factory=list)
+    # Events other packages act on without being imported by the package raising them: each hook's
+    # listeners run in subscription order inside the caller's transaction (api/core/hooks.py; see the
+    # listener protocols above for what each event means and who raises it).
+    batch_posted: Hook[BatchPostedListener] = field(default_factory=Hook)
+    case_opened: Hook[CaseOpenedListener] = field(default_factory=Hook)
+    case_assigned: Hook[CaseAssignedListener] = field(default_factory=Hook)
+    outcome_recorded: Hook[OutcomeRecordedListener] = field(default_factory=Hook)
+    draft_discarded: Hook[DraftDiscardedListener] = field(default_factory=Hook)
+    action_executed: Hook[ActionExecutedListener] = field(default_factory=Hook)
+    # Why automation may not resume or switch to automatic mode (operationalControl asks each in order).
+    resume_blockers: Hook[ResumeBlocker] = field(default_factory=Hook)
+    # Who can tell an approved action's payload now, one per action kind (approvedActions asks).
+    payload_checkers: Keyed[PayloadChecker] = field(default_factory=Keyed)
 
     def close(self) -> None:
         if self.job_worker is not None:

@@ -9,7 +9,6 @@ from sqlalchemy import select, update
 
 from api.automation.ai_platform.models import AiExecution, AutonomyPolicy
 from api.denials.cases.models import CaseEvent, DenialCase
-from api.integrations.operational_control import service as control
 from api.integrations.operational_control.scopes import TASKS
 from api.platform.activation_governance.gates import GATE_NAMES
 from tests.integration.api.evidence.conftest import attach_json
@@ -156,7 +155,7 @@ def test_resume_and_auto_mode_are_refused_while_a_registered_blocker_objects(ser
     def blocker(db):
         return ["activation gate 'evidence retention' is not approved", "go-live checklist incomplete"]
 
-    control.RESUME_BLOCKERS.append(blocker)
+    services.resume_blockers.subscribe(blocker)
     try:
         refused = admin.rpc.mutation("operationalControl.resume", {"reason": "try"})
         assert refused.code == "PRECONDITION_FAILED"
@@ -166,7 +165,7 @@ def test_resume_and_auto_mode_are_refused_while_a_registered_blocker_objects(ser
         assert auto.code == "PRECONDITION_FAILED" and "checklist" in auto.error["message"]
         assert _policy(admin, "classify_denial", mode="suggest_only").code is None  # not automatic: allowed
     finally:
-        control.RESUME_BLOCKERS.remove(blocker)
+        services.resume_blockers.unsubscribe(blocker)
     assert admin.rpc.mutation("operationalControl.resume", {"reason": "gates approved"}).data["clientPaused"] is False
 
 
