@@ -13,7 +13,7 @@ from starlette.routing import Route
 
 import api
 from api.core.hooks import Keyed
-from api.core.services import BatchPostedListener, PayloadChecker, Services
+from api.core.services import BatchPostedListener, PayloadChecker
 from api.core.settings import Settings, get_settings
 from api.denials.appeal_assembly.service import packet_payload, submitted_by_action
 from api.denials.approvals.service import void_for_draft
@@ -28,12 +28,13 @@ from api.discovery import modules_named
 from api.infra.access_log import AccessLogMiddleware
 from api.infra.db.session import Database
 from api.infra.jobs.worker import Worker
-from api.infra.marts.reader import MartReader
 from api.infra.outbox.service import Outbox
 from api.infra.private_files import secure_data_dir
 from api.infra.security_headers import SecurityHeadersMiddleware
+from api.infra.services.container import Services
 from api.infra.signing.secret import load_or_create as load_or_create_secret
 from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
+from api.infra.snapshot.reader import MartReader
 from api.platform.activation_governance.service import activation_blockers
 from api.platform.audit.anchor import AuditAnchor
 from api.platform.auth.oidc import OidcVerifier
@@ -64,7 +65,7 @@ def build_services(settings: Settings | None = None) -> Services:
     signing_keys = SigningKeys.from_settings(settings)
     # Kept under DATA_DIR/keys (0600), never in the database: keys the audit digests and throttle keys.
     digest_key = load_or_create_secret(settings.resolved_audit_key_path)
-    anchor = AuditAnchor(digest_key, signing_keys, settings.audit_checkpoint_dir, settings.audit_checkpoint_every)
+    anchor = AuditAnchor.of(settings, digest_key, signing_keys)
     worker = None
     if settings.job_worker_enabled:
         # Jobs whose work is audited (the evidence purge) write to the same chain as the procedures.
@@ -82,7 +83,6 @@ def build_services(settings: Settings | None = None) -> Services:
         audit=anchor.record,
         add_member=add_member,
         digest_key=digest_key,
-        audit_anchor=anchor,
         payload_checkers=Keyed(ACTION_KINDS),  # a checker for a kind that is not an action kind is refused
     )
     # Bound after construction: resolving OIDC identities needs the services themselves.

@@ -1,32 +1,23 @@
-"""The typed container of long-lived collaborators shared by every request.
+"""The ports of the shared services: what the RPC layer and the domains ask of one another.
 
-Built once by the composition root (`api.app.build_services`). The RPC layer
-receives what it needs from here — the principal resolver, the tenant resolver
-and the audit sink — instead of importing the platform packages that implement
-them, so `api.rpc` depends on no domain package and the import graph has no
-cycle (see tests/unit/test_architecture.py).
+Each protocol here names a collaborator by what it does, not by the package that implements it: the
+RPC layer receives the principal resolver, the tenant resolver and the audit sink, and the domains
+receive the hooks' listeners, without importing the platform packages that implement them. The
+concrete container holding them (with the database, the job worker, the marts reader, ...) is
+`api.infra.services.container.Services`, built by the composition root (`api.app.build_services`):
+the core names no infrastructure and no platform type, so it imports nothing else from `api`
+(tests/unit/test_architecture.py counts type-only imports too).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
-from api.core.hooks import Hook, Keyed
-from api.core.identity import MembershipInfo, Principal, Tenant
-from api.core.settings import Settings
-
-if TYPE_CHECKING:  # types only: infrastructure and platform packages import core, not the reverse
-    from api.infra.db.session import Database
-    from api.infra.jobs.worker import Worker
-    from api.infra.marts.reader import MartReader
-    from api.infra.outbox.service import Outbox
-    from api.infra.signing.service import SigningKeys
-    from api.platform.audit.anchor import AuditAnchor
-    from api.platform.auth.oidc import OidcVerifier
+from api.core.identity import MembershipInfo, Principal, Tenant, VerifiedIdentity
 
 
 class PrincipalResolver(Protocol):
@@ -167,64 +158,9 @@ class AuditSink(Protocol):
     def __call__(self, db: Session, entry: AuditRecord, /) -> None: ...
 
 
-def _unconfigured_principal(db: Session, authorization: str | None) -> Principal:
-    raise RuntimeError("no principal resolver configured")
+class IdentityVerifier(Protocol):
+    """Verifies a bearer token of the external OpenID Connect provider and answers who it vouches for,
+    or raises `Unauthenticated` (api.platform.auth.oidc.OidcVerifier answers; it keeps the provider's
+    keys between calls, so it lives as long as the services)."""
 
-
-def _unconfigured_tenant(db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant:
-    raise RuntimeError("no tenant resolver configured")
-
-
-def _unconfigured_memberships(db: Session, user_id: int) -> list[MembershipInfo]:
-    raise RuntimeError("no membership directory configured")
-
-
-def _unconfigured_audit(db: Session, entry: AuditRecord, /) -> None:
-    raise RuntimeError("no audit sink configured")
-
-
-def _unconfigured_add_member(
-    db: Session, organization_id: int, user_id: int, role: str, client_ids: Sequence[int] | None, /
-) -> None:
-    raise RuntimeError("no membership writer configured")
-
-
-@dataclass
-class Services:
-    """Long-lived collaborators shared by every request."""
-
-    settings: Settings
-    database: Database
-    oidc_verifier: OidcVerifier | None = None
-    signing_keys: SigningKeys | None = None
-    job_worker: Worker | None = None  # None when settings.job_worker_enabled is false
-    marts: MartReader | None = None
-    # Mail leaving the platform (invitations), delivered after the queuing call commits.
-    outbox: Outbox | None = None
-    resolve_principal: PrincipalResolver = field(default=_unconfigured_principal)
-    resolve_tenant: TenantResolver = field(default=_unconfigured_tenant)
-    memberships_of: MembershipDirectory = field(default=_unconfigured_memberships)
-    audit: AuditSink = field(default=_unconfigured_audit)
-    add_member: MembershipWriter = field(default=_unconfigured_add_member)
-    # The installation's secret for keyed digests (audit inputs, throttle keys); kept under
-    # DATA_DIR/keys, never in the database.
-    digest_key: bytes = b""
-    audit_anchor: AuditAnchor | None = None
-    # Events other packages act on without being imported by the package raising them: each hook's
-    # listeners run in subscription order inside the caller's transaction (api/core/hooks.py; see the
-    # listener protocols above for what each event means and who raises it).
-    batch_posted: Hook[BatchPostedListener] = field(default_factory=Hook)
-    case_opened: Hook[CaseOpenedListener] = field(default_factory=Hook)
-    case_assigned: Hook[CaseAssignedListener] = field(default_factory=Hook)
-    outcome_recorded: Hook[OutcomeRecordedListener] = field(default_factory=Hook)
-    draft_discarded: Hook[DraftDiscardedListener] = field(default_factory=Hook)
-    action_executed: Hook[ActionExecutedListener] = field(default_factory=Hook)
-    # Why automation may not resume or switch to automatic mode (operationalControl asks each in order).
-    resume_blockers: Hook[ResumeBlocker] = field(default_factory=Hook)
-    # Who can tell an approved action's payload now, one per action kind (approvedActions asks).
-    payload_checkers: Keyed[PayloadChecker] = field(default_factory=Keyed)
-
-    def close(self) -> None:
-        if self.job_worker is not None:
-            self.job_worker.stop()
-        self.database.dispose()
+    def verify(self, token: str, /) -> VerifiedIdentity: ...

@@ -30,7 +30,7 @@ from api.core.errors import Forbidden, InvalidInput, NotFound, PreconditionFaile
 from api.core.hooks import Keyed
 from api.core.identity import Principal, Tenant
 from api.core.lifecycle import transition
-from api.core.services import AuditRecord, PayloadChecker, PayloadFacts, Services
+from api.core.services import AuditRecord, PayloadChecker, PayloadFacts
 from api.denials.approvals import service as approvals
 from api.denials.approvals.models import ApprovalRequest
 from api.denials.approved_actions import sandbox
@@ -41,6 +41,7 @@ from api.denials.cases.models import DenialCase
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
 from api.infra.db.tenant_filter import TenantScope, set_scope
+from api.infra.services.container import Services
 from api.integrations.operational_control import service as control
 
 SUBJECT = "action"
