@@ -11,10 +11,10 @@ from fastapi import FastAPI
 from sqlalchemy.orm import Session
 from starlette.routing import Route
 
-import api
 from api.core.hooks import Keyed
 from api.core.services import BatchPostedListener, PayloadChecker
 from api.core.settings import Settings, get_settings
+from api.core.version import VERSION
 from api.denials.appeal_assembly.service import packet_payload, submitted_by_action
 from api.denials.approvals.service import void_for_draft
 from api.denials.approved_actions.payloads import KINDS as ACTION_KINDS
@@ -24,9 +24,9 @@ from api.denials.deadlines.service import schedule_cases
 from api.denials.drafts.service import payload_checker as draft_payload_checker
 from api.denials.human_attention import service as human_attention
 from api.denials.notifications.service import notify_assigned
-from api.discovery import modules_named
 from api.infra.access_log import AccessLogMiddleware
 from api.infra.db.session import Database
+from api.infra.discovery.namespaces import modules_named
 from api.infra.jobs.worker import Worker
 from api.infra.outbox.service import Outbox
 from api.infra.private_files import secure_data_dir
@@ -171,7 +171,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     app = FastAPI(
         title="Denial-management platform",
-        version=api.__version__,
+        version=VERSION,
         docs_url="/docs" if services.settings.api_docs_enabled else None,
         redoc_url=None,
         openapi_url="/openapi.json" if services.settings.api_docs_enabled else None,
