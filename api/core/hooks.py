@@ -2,8 +2,9 @@
 
 A domain that must react to another's event (a case opened, a draft discarded, an action run) cannot
 import the package raising it when that package already imports it: the import would close a cycle.
-So the raising package owns a `Hook`, the services object holds it, and the composition root
-(`api.app.build_services`) subscribes the reacting functions. Nothing else registers anything: there
+So the event is a `Hook` on the services object (typed by a listener protocol of `api.core.services`),
+the raising package emits it, and the composition root (`api.app.build_services`) subscribes the
+reacting functions. Nothing else registers anything: there
 is no module-level registry, so two services objects (the app and a test's) never share listeners.
 
 Listeners run synchronously, in subscription order, inside the caller's transaction: a listener that
