@@ -1,3 +1,5 @@
 """Operational RPC API of the denial-management platform."""
 
-__version__ = "0.1.0"
+from api.core.version import VERSION as __version__
+
+__all__ = ["__version__"]

@@ -11,29 +11,30 @@ from fastapi import FastAPI
 from sqlalchemy.orm import Session
 from starlette.routing import Route
 
-import api
-from api.core.services import BatchPostedListener, Services
+from api.core.hooks import Keyed
+from api.core.services import BatchPostedListener, PayloadChecker
 from api.core.settings import Settings, get_settings
+from api.core.version import VERSION
 from api.denials.appeal_assembly.service import packet_payload, submitted_by_action
 from api.denials.approvals.service import void_for_draft
-from api.denials.approved_actions.payloads import register_payload_checker
+from api.denials.approved_actions.payloads import KINDS as ACTION_KINDS
 from api.denials.cases.intake import open_cases_for_batch
 from api.denials.claims import intake as claims_intake
 from api.denials.deadlines.service import schedule_cases
 from api.denials.drafts.service import payload_checker as draft_payload_checker
 from api.denials.human_attention import service as human_attention
 from api.denials.notifications.service import notify_assigned
-from api.discovery import modules_named
 from api.infra.access_log import AccessLogMiddleware
 from api.infra.db.session import Database
+from api.infra.discovery.namespaces import modules_named
 from api.infra.jobs.worker import Worker
-from api.infra.marts.reader import MartReader
 from api.infra.outbox.service import Outbox
 from api.infra.private_files import secure_data_dir
 from api.infra.security_headers import SecurityHeadersMiddleware
+from api.infra.services.container import Services
 from api.infra.signing.secret import load_or_create as load_or_create_secret
 from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
-from api.integrations.operational_control.service import RESUME_BLOCKERS
+from api.infra.snapshot.reader import MartReader
 from api.platform.activation_governance.service import activation_blockers
 from api.platform.audit.anchor import AuditAnchor
 from api.platform.auth.oidc import OidcVerifier
@@ -70,7 +71,7 @@ def build_services(settings: Settings | None = None) -> Services:
     signing_keys = SigningKeys.from_settings(settings)
     # Kept under DATA_DIR/keys (0600), never in the database: keys the audit digests and throttle keys.
     digest_key = load_or_create_secret(settings.resolved_audit_key_path)
-    anchor = AuditAnchor(digest_key, signing_keys, settings.audit_checkpoint_dir, settings.audit_checkpoint_every)
+    anchor = AuditAnchor.of(settings, digest_key, signing_keys)
     worker = None
     if settings.job_worker_enabled:
         # Jobs whose work is audited (the evidence purge) write to the same chain as the procedures.
@@ -88,25 +89,25 @@ def build_services(settings: Settings | None = None) -> Services:
         audit=anchor.record,
         add_member=add_member,
         digest_key=digest_key,
-        audit_anchor=anchor,
+        payload_checkers=Keyed(ACTION_KINDS),  # a checker for a kind that is not an action kind is refused
     )
     # Bound after construction: resolving OIDC identities needs the services themselves.
     services.resolve_principal = principal_resolver(services)
-    services.batch_posted.append(claims_intake.listener(digest_key))  # 837 -> claims, 835 -> adjudications
-    services.batch_posted.append(_case_intake(services))  # a confirmed denial or recoupment opens a case
+    services.batch_posted.subscribe(claims_intake.listener(digest_key))  # 837 -> claims, 835 -> adjudications
+    services.batch_posted.subscribe(_case_intake(services))  # a confirmed denial or recoupment opens a case
     # ... and its payers' remittance history moved: their cases' P(overturn) priors (humanAttention)
-    services.batch_posted.append(human_attention.rescore_after_posting)
-    services.case_opened.append(schedule_cases)  # a new case gets its appeal and timely-filing deadlines
-    services.case_opened.append(human_attention.score_opened)  # ... then its place in the worklist
-    services.case_assigned.append(notify_assigned)  # the new owner of a case is told in the app
-    services.outcome_recorded.append(human_attention.rescore_after_outcome)  # the worklist's probabilities
-    services.draft_discarded.append(void_for_draft)  # a discarded draft's approval is void
-    services.action_executed.append(submitted_by_action)  # an executed submit_appeal_packet submits its packet
-    _register_payload_checkers()
+    services.batch_posted.subscribe(human_attention.rescore_after_posting)
+    services.case_opened.subscribe(schedule_cases)  # a new case gets its appeal and timely-filing deadlines
+    services.case_opened.subscribe(human_attention.score_opened)  # ... then its place in the worklist
+    services.case_assigned.subscribe(notify_assigned)  # the new owner of a case is told in the app
+    services.outcome_recorded.subscribe(human_attention.rescore_after_outcome)  # the worklist's probabilities
+    services.draft_discarded.subscribe(void_for_draft)  # a discarded draft's approval is void
+    services.action_executed.subscribe(submitted_by_action)  # an executed submit_appeal_packet submits its packet
+    for kind, checker in _PAYLOAD_CHECKERS.items():
+        services.payload_checkers.subscribe(kind, checker)
     # Automation switches on (operationalControl.resume, an auto-applying autonomy policy) only once every
     # activation gate of the client has passed.
-    if _gates_not_passed not in RESUME_BLOCKERS:
-        RESUME_BLOCKERS.append(_gates_not_passed)
+    services.resume_blockers.subscribe(_gates_not_passed)
     return services
 
 
@@ -121,16 +122,11 @@ def _gates_not_passed(db: Session) -> list[str]:
 # ("draft:<id>" payloads are drafts of the kinds listed); a submit_appeal_packet payload is a packet id,
 # its digest the packet's content hash recomputed now (a changed letter draft or a purged document
 # changes it).
-_PAYLOAD_CHECKERS = {
+_PAYLOAD_CHECKERS: dict[str, PayloadChecker] = {
     "send_corrected_claim": draft_payload_checker(("corrected_claim",)),
     "portal_message": draft_payload_checker(("appeal_letter", "note")),
     "submit_appeal_packet": packet_payload,
 }
-
-
-def _register_payload_checkers() -> None:
-    for kind, checker in _PAYLOAD_CHECKERS.items():
-        register_payload_checker(kind, checker)
 
 
 def _case_intake(services: Services) -> BatchPostedListener:
@@ -139,8 +135,7 @@ def _case_intake(services: Services) -> BatchPostedListener:
     def listener(db: Session, batch_id: int) -> None:
         opened = open_cases_for_batch(db, batch_id)
         if opened:
-            for then in services.case_opened:
-                then(db, opened)
+            services.case_opened.emit(db, opened)
 
     return listener
 
@@ -182,7 +177,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     app = FastAPI(
         title="Denial-management platform",
-        version=api.__version__,
+        version=VERSION,
         docs_url="/docs" if services.settings.api_docs_enabled else None,
         redoc_url=None,
         openapi_url="/openapi.json" if services.settings.api_docs_enabled else None,

@@ -13,7 +13,7 @@ import keyword
 import re
 from pathlib import Path
 
-from api.discovery import CONTEXTS
+from api.infra.discovery.namespaces import CONTEXTS
 from api.rpc.procedure import namespace_of
 
 TEMPLATES = Path(__file__).parent / "templates" / "namespace"

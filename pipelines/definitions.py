@@ -17,7 +17,7 @@ from pipelines.defs.dbt.assets import DBT_ASSETS, dbt_resource
 from pipelines.defs.extract.assets import EXTRACT_ASSETS
 from pipelines.defs.publish.assets import PUBLISH_ASSETS
 from pipelines.defs.raw.assets import RAW_ASSETS
-from pipelines.resources import WarehouseResource, default_warehouse
+from pipelines.defs.resources import WarehouseResource, default_warehouse
 
 
 def build_definitions(warehouse: WarehouseResource | None = None) -> dg.Definitions:

@@ -122,7 +122,7 @@ def run_pipeline(
 
     from pipelines.definitions import build_definitions
     from pipelines.defs.dbt.project import ensure_manifest
-    from pipelines.resources import WarehouseResource, default_database_url
+    from pipelines.defs.resources import WarehouseResource, default_database_url
     from pipelines.warehouse.loading import shared_parse_workers
 
     data_dir = Path(data_dir).resolve()

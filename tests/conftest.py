@@ -19,9 +19,9 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 
 from api.app import build_services, create_app
-from api.core.services import Services
 from api.core.settings import Settings
 from api.infra.db import migrate
+from api.infra.services.container import Services
 from api.platform.auth import service as auth_service
 from api.platform.auth.secrets import hash_password
 from tests.support.rpc_client import Rpc

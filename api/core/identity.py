@@ -7,6 +7,7 @@ read these values (they never resolve tokens themselves).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from api.core.permissions import permissions_for
 
@@ -70,3 +71,13 @@ class MembershipInfo:
     organization_id: int
     organization_name: str
     role: str
+
+
+@dataclass(frozen=True)
+class VerifiedIdentity:
+    """Who an external OpenID Connect provider vouches a bearer token is (its verified claims)."""
+
+    issuer: str
+    subject: str
+    email: str | None
+    claims: dict[str, Any]

@@ -1,31 +1,23 @@
-"""The typed container of long-lived collaborators shared by every request.
+"""The ports of the shared services: what the RPC layer and the domains ask of one another.
 
-Built once by the composition root (`api.app.build_services`). The RPC layer
-receives what it needs from here — the principal resolver, the tenant resolver
-and the audit sink — instead of importing the platform packages that implement
-them, so `api.rpc` depends on no domain package and the import graph has no
-cycle (see tests/unit/test_architecture.py).
+Each protocol here names a collaborator by what it does, not by the package that implements it: the
+RPC layer receives the principal resolver, the tenant resolver and the audit sink, and the domains
+receive the hooks' listeners, without importing the platform packages that implement them. The
+concrete container holding them (with the database, the job worker, the marts reader, ...) is
+`api.infra.services.container.Services`, built by the composition root (`api.app.build_services`):
+the core names no infrastructure and no platform type, so it imports nothing else from `api`
+(tests/unit/test_architecture.py counts type-only imports too).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
-from api.core.identity import MembershipInfo, Principal, Tenant
-from api.core.settings import Settings
-
-if TYPE_CHECKING:  # types only: infrastructure and platform packages import core, not the reverse
-    from api.infra.db.session import Database
-    from api.infra.jobs.worker import Worker
-    from api.infra.marts.reader import MartReader
-    from api.infra.outbox.service import Outbox
-    from api.infra.signing.service import SigningKeys
-    from api.platform.audit.anchor import AuditAnchor
-    from api.platform.auth.oidc import OidcVerifier
+from api.core.identity import MembershipInfo, Principal, Tenant, VerifiedIdentity
 
 
 class PrincipalResolver(Protocol):
@@ -120,69 +112,55 @@ class ActionExecutedListener(Protocol):
     def __call__(self, db: Session, action_id: int, /) -> None: ...
 
 
+class PayloadFacts(Protocol):
+    """What a payload checker answers about an approved action's payload as it is now. Each owner
+    (drafts, appeal packets) answers its own frozen dataclass of this shape, so it imports nothing
+    from approvedActions."""
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 (lowercase hex) of the payload's content now."""
+
+    @property
+    def case_id(self) -> int:
+        """The denial case the payload belongs to: the only case an action may carry it on."""
+
+    @property
+    def description(self) -> str:
+        """The payload named by ids only (e.g. "appeal packet 12"), for messages; never content."""
+
+    @property
+    def authors(self) -> Mapping[int, str]:
+        """user id -> what that person did to the payload ("assembled appeal packet 12"): none of them
+        may approve an action carrying it (separation of duties)."""
+
+
+class PayloadChecker(Protocol):
+    """Answers, for one action kind, what the payload an action refers to is now (None: gone, discarded,
+    of the wrong kind, not in this client, a malformed reference). Subscribed per kind in the
+    composition root, so approvedActions never imports the namespaces owning payloads (drafts, appeal
+    packets); see api/denials/approved_actions/payloads.py."""
+
+    def __call__(self, db: Session, payload_ref: str, /) -> PayloadFacts | None: ...
+
+
+class ResumeBlocker(Protocol):
+    """The reasons automation of the session's client may not run now (empty: no objection). Asked by
+    operationalControl.resume and by aiPlatform turning on automatic mode; subscribed in the
+    composition root (activationGovernance's gates), so operationalControl imports none of them."""
+
+    def __call__(self, db: Session, /) -> list[str]: ...
+
+
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 
     def __call__(self, db: Session, entry: AuditRecord, /) -> None: ...
 
 
-def _unconfigured_principal(db: Session, authorization: str | None) -> Principal:
-    raise RuntimeError("no principal resolver configured")
+class IdentityVerifier(Protocol):
+    """Verifies a bearer token of the external OpenID Connect provider and answers who it vouches for,
+    or raises `Unauthenticated` (api.platform.auth.oidc.OidcVerifier answers; it keeps the provider's
+    keys between calls, so it lives as long as the services)."""
 
-
-def _unconfigured_tenant(db: Session, principal: Principal, client_header: str | None, permission: str) -> Tenant:
-    raise RuntimeError("no tenant resolver configured")
-
-
-def _unconfigured_memberships(db: Session, user_id: int) -> list[MembershipInfo]:
-    raise RuntimeError("no membership directory configured")
-
-
-def _unconfigured_audit(db: Session, entry: AuditRecord, /) -> None:
-    raise RuntimeError("no audit sink configured")
-
-
-def _unconfigured_add_member(
-    db: Session, organization_id: int, user_id: int, role: str, client_ids: Sequence[int] | None, /
-) -> None:
-    raise RuntimeError("no membership writer configured")
-
-
-@dataclass
-class Services:
-    """Long-lived collaborators shared by every request."""
-
-    settings: Settings
-    database: Database
-    oidc_verifier: OidcVerifier | None = None
-    signing_keys: SigningKeys | None = None
-    job_worker: Worker | None = None  # None when settings.job_worker_enabled is false
-    marts: MartReader | None = None
-    # Mail leaving the platform (invitations), delivered after the queuing call commits.
-    outbox: Outbox | None = None
-    resolve_principal: PrincipalResolver = field(default=_unconfigured_principal)
-    resolve_tenant: TenantResolver = field(default=_unconfigured_tenant)
-    memberships_of: MembershipDirectory = field(default=_unconfigured_memberships)
-    audit: AuditSink = field(default=_unconfigured_audit)
-    add_member: MembershipWriter = field(default=_unconfigured_add_member)
-    # The installation's secret for keyed digests (audit inputs, throttle keys); kept under
-    # DATA_DIR/keys, never in the database.
-    digest_key: bytes = b""
-    audit_anchor: AuditAnchor | None = None
-    # Called in order after a confirm posts a batch (see BatchPostedListener).
-    batch_posted: list[BatchPostedListener] = field(default_factory=list)
-    # Called in order after denial cases are opened (see CaseOpenedListener).
-    case_opened: list[CaseOpenedListener] = field(default_factory=list)
-    # Called after cases get a new owner (see CaseAssignedListener).
-    case_assigned: list[CaseAssignedListener] = field(default_factory=list)
-    # Called in order after outcomes.record (see OutcomeRecordedListener).
-    outcome_recorded: list[OutcomeRecordedListener] = field(default_factory=list)
-    # Called after drafts.discard (see DraftDiscardedListener).
-    draft_discarded: list[DraftDiscardedListener] = field(default_factory=list)
-    # Called in order after approvedActions.executeSandbox records an execution (see ActionExecutedListener).
-    action_executed: list[ActionExecutedListener] = field(default_factory=list)
-
-    def close(self) -> None:
-        if self.job_worker is not None:
-            self.job_worker.stop()
-        self.database.dispose()
+    def verify(self, token: str, /) -> VerifiedIdentity: ...

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import Forbidden
 from api.core.identity import Principal, Tenant
 from api.core.permissions import explain
-from api.core.services import Services
+from api.infra.services.container import Services
 
 
 @dataclass

@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-import api
 from api.core.settings import Settings
+from api.core.version import VERSION
 from api.rpc.procedure import Procedure, Registry
 from api.rpc.schema import Prevalidated
 
@@ -65,7 +65,7 @@ def _cached(
         for p in sorted(registry.procedures.values(), key=lambda p: p.name)
     ]
     return ContractOut(
-        version=api.__version__,
+        version=VERSION,
         protocol="trpc-v11 (no transformer)",
         procedures=procedures,
         namespaces=sorted({p.namespace for p in registry.procedures.values()}),

@@ -21,8 +21,9 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from api.core.errors import DomainError, Forbidden
-from api.core.services import AuditRecord, Services
+from api.core.services import AuditRecord
 from api.infra.db.tenant_filter import TenantScope, set_scope
+from api.infra.services.container import Services
 from api.rpc.context import Context, PublicContext, UserContext
 from api.rpc.errors import RpcError, error_envelope, to_rpc_error
 from api.rpc.procedure import Procedure

@@ -18,7 +18,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from api.core.services import Services
+from api.infra.services.container import Services
 from api.rpc.errors import RpcError, error_envelope
 from api.rpc.executor import UNDEFINED, CallMeta, Envelope, execute, execute_async, run_public_async_ready
 from api.rpc.procedure import Procedure, Registry

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pipelines.ingest.tabular.decode import decode_bytes, decode_prefix
+from pipelines.ingest.decode import decode_bytes, decode_prefix
 
 FormatKind = Literal["x12_835", "x12_837", "csv", "tsv", "psv", "xlsx", "json"]
 

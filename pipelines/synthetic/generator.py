@@ -31,8 +31,9 @@ from .csv_exports import (
     column_map,
     headers,
 )
-from .model import Adjustment, Claim, Followup, Patient, Simulator
+from .model import Adjustment, Claim, Followup, Patient
 from .money import accounting, dollars, x12_amount
+from .simulator import Simulator
 from .spec import CorpusSpec, SpecError, validate_spec
 from .truth import TRUTH_SCHEMA, TruthAccumulator
 from .x12_835 import VERSION_835, claim_payment, followup_payment, plb_segment, remittance_header

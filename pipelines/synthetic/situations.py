@@ -11,15 +11,26 @@ stream, so turning a situation on or off changes nothing else in the corpus.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .carcs import RECOUPMENT_CARCS, UNKNOWN_CARCS
-from .catalog import NOT_OVERTURNABLE
+from .catalog import NOT_OVERTURNABLE, Payer
 from .model import ALLOWED, CAS, PR, Claim, Followup, LineResult
+from .spec import CorpusSpec
 
-if TYPE_CHECKING:
-    from .model import Simulator
+
+class Simulator(Protocol):
+    """What a situation reads of the simulator (``simulator.Simulator``, which imports this module to
+    plant them): its spec, its payers, its situation stream and its payment calendar."""
+
+    spec: CorpusSpec
+    payers: tuple[Payer, ...]
+    srng: random.Random
+
+    def pay_day(self, payer: Payer, day: int) -> int: ...
+
 
 #: The generator's own DRG case-rate table: (MS-DRG, relative weight as written in CLP12, weight in
 #: basis points).  The codes are real MS-DRG numbers; the weights are the generator's invention.

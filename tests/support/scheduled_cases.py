@@ -6,10 +6,10 @@ import uuid
 from datetime import UTC, date, datetime
 from decimal import Decimal
 
-from api.core.services import Services
 from api.denials.cases.models import DenialCase
 from api.denials.deadlines.service import schedule_case
 from api.infra.db.tenant_filter import TenantScope, set_scope
+from api.infra.services.container import Services
 
 
 def make_case(

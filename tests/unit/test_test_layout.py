@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from api.discovery import CONTEXTS
+from api.infra.discovery.namespaces import CONTEXTS
 
 TESTS = Path(__file__).resolve().parents[1]
 

@@ -121,7 +121,7 @@ def record_autonomy_policy(ctx: Context, input: PolicyIn) -> PolicyOut:
         min_samples=input.min_evaluated_samples,
         reason=input.reason,
     )
-    row = service.record_policy(ctx.db, values, user_id=ctx.user_id)
+    row = service.record_policy(ctx.db, ctx.services.resume_blockers, values, user_id=ctx.user_id)
     ctx.note("ai_autonomy_policy", row.id, after={"task": row.task, "version": row.version, "mode": row.mode})
     return _policy(row)
 

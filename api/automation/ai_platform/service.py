@@ -36,6 +36,8 @@ from api.automation.ai_platform.providers import (
 from api.automation.knowledge_control import service as knowledge
 from api.automation.knowledge_control.models import KnowledgeVersion
 from api.core.errors import Conflict, InvalidInput
+from api.core.hooks import Hook
+from api.core.services import ResumeBlocker
 from api.denials.appeal_assembly import letter
 from api.denials.cases import service as cases
 from api.denials.cases.models import DenialCase
@@ -76,11 +78,11 @@ class PolicyValues:
     reason: str
 
 
-def record_policy(db: Session, values: PolicyValues, *, user_id: int) -> AutonomyPolicy:
+def record_policy(db: Session, blockers: Hook[ResumeBlocker], values: PolicyValues, *, user_id: int) -> AutonomyPolicy:
     """A new version of the task's policy (version = the last + 1). Turning on automatic mode consults
     operationalControl's activation gates first (PRECONDITION_FAILED listing their reasons)."""
     if values.mode == "auto_below_threshold":
-        control.require_unblocked(db, "turn on automatic mode")
+        control.require_unblocked(db, blockers, "turn on automatic mode")
     last = current_policy(db, values.task)
     row = AutonomyPolicy(
         task=values.task,

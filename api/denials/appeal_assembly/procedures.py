@@ -66,8 +66,7 @@ def event(ctx: Context, input: PacketEventIn) -> PacketEventResultOut:
     )
     packet, case, outcome = service.event(ctx.db, input.packet_id, input.kind, data, user_id=ctx.user_id)
     if outcome is not None:
-        for listener in ctx.services.outcome_recorded:  # as outcomes.record does
-            listener(ctx.db, case.id)
+        ctx.services.outcome_recorded.emit(ctx.db, case.id)  # as outcomes.record does
     ctx.note("appeal_packet", packet.id, after=service.audit_view(packet))
     return PacketEventResultOut.model_validate(
         {

@@ -38,6 +38,7 @@ def request(ctx: Context, input: RequestActionIn) -> ActionOut:
     the kind; a payload missing here is NOT_FOUND; an id in payloadRef outside 1..2^63-1 is BAD_REQUEST."""
     action = service.request(
         ctx.db,
+        ctx.services.payload_checkers,
         case_id=input.case_id,
         kind=input.kind,
         payload_ref=input.payload_ref,
@@ -56,6 +57,7 @@ def decide(ctx: Context, input: DecideActionIn) -> ActionOut:
     two distinct approvers above the policy threshold, PRECONDITION_FAILED unless pending."""
     action = service.decide(
         ctx.db,
+        ctx.services.payload_checkers,
         input.id,
         decision=input.decision,
         reason=input.reason,
@@ -77,13 +79,14 @@ def execute_sandbox(ctx: Context, input: ExecuteIn) -> ActionOut:
     PRECONDITION_FAILED while operationalControl pauses the client or `execute_action`: nothing runs
     and the action stays approved, to run after resume."""
     try:
-        action, execution = service.execute_sandbox(ctx.db, input.id, target=input.target, user_id=ctx.user_id)
+        action, execution = service.execute_sandbox(
+            ctx.db, ctx.services.payload_checkers, input.id, target=input.target, user_id=ctx.user_id
+        )
     except service.PayloadChanged:
         ctx.db.rollback()  # release this call's locks; the void is recorded in its own transaction
         service.void_after_change(ctx.services, ctx.tenant, ctx.principal, ctx.procedure, input, input.id)
         raise
-    for listener in ctx.services.action_executed:  # e.g. the appeal packet follows its submission
-        listener(ctx.db, action.id)
+    ctx.services.action_executed.emit(ctx.db, action.id)  # e.g. the appeal packet follows its submission
     ctx.note("approved_action", action.id, after=service.audit_view(action, execution))
     return _out(ctx, action)
 

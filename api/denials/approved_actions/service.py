@@ -27,12 +27,13 @@ from sqlalchemy import CursorResult, Select, select, update
 from sqlalchemy.orm import Session
 
 from api.core.errors import Forbidden, InvalidInput, NotFound, PreconditionFailed
+from api.core.hooks import Keyed
 from api.core.identity import Principal, Tenant
 from api.core.lifecycle import transition
-from api.core.services import AuditRecord, Services
+from api.core.services import AuditRecord, PayloadChecker, PayloadFacts
 from api.denials.approvals import service as approvals
 from api.denials.approvals.models import ApprovalRequest
-from api.denials.approved_actions import payloads, sandbox
+from api.denials.approved_actions import sandbox
 from api.denials.approved_actions.lifecycle import ACTION, OPEN_STATES, RAN_STATES, state_for_approval
 from api.denials.approved_actions.models import ActionExecution, ApprovedAction
 from api.denials.approved_actions.payloads import other_case_message
@@ -41,6 +42,7 @@ from api.denials.cases.models import DenialCase
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
 from api.infra.db.tenant_filter import TenantScope, set_scope
+from api.infra.services.container import Services
 from api.integrations.operational_control import service as control
 
 SUBJECT = "action"
@@ -51,7 +53,7 @@ PAUSE_TASK = "execute_action"
 class PayloadChanged(PreconditionFailed):
     """The payload is not the approved one (gone, another digest, or another case's): the action is void."""
 
-    def __init__(self, action: ApprovedAction, found: payloads.PayloadFacts | None) -> None:
+    def __init__(self, action: ApprovedAction, found: PayloadFacts | None) -> None:
         if found is not None and found.case_id != action.case_id:
             message = (
                 other_case_message(action.payload_ref, found.description, found.case_id, action.case_id)
@@ -66,7 +68,7 @@ class PayloadChanged(PreconditionFailed):
         self.action_id = action.id
 
 
-def payload_problem(action: ApprovedAction, found: payloads.PayloadFacts | None) -> str | None:
+def payload_problem(action: ApprovedAction, found: PayloadFacts | None) -> str | None:
     """Why the action may not carry its payload as it is now (the void reason), or None when the
     payload is the approved one: same case, same SHA-256."""
     if found is None:
@@ -103,8 +105,8 @@ def _sync(db: Session, action: ApprovedAction, now: datetime) -> ApprovalRequest
     return approval
 
 
-def _checker(kind: str) -> payloads.PayloadChecker:
-    checker = payloads.checker_for(kind)
+def _checker(checkers: Keyed[PayloadChecker], kind: str) -> PayloadChecker:
+    checker = checkers.get(kind)
     if checker is None:
         raise PreconditionFailed(
             f"No payload checker is registered for '{kind}' actions, so they cannot be requested or run yet",
@@ -113,7 +115,7 @@ def _checker(kind: str) -> payloads.PayloadChecker:
     return checker
 
 
-def _payload_case(db: Session, case_id: int, payload_ref: str, found: payloads.PayloadFacts) -> DenialCase:
+def _payload_case(db: Session, case_id: int, payload_ref: str, found: PayloadFacts) -> DenialCase:
     """The case the payload belongs to, which must be the one the caller named: the action acts on it
     and its amount sets the approvers (never a case the caller picked for a smaller amount)."""
     if found.case_id != case_id:
@@ -123,13 +125,20 @@ def _payload_case(db: Session, case_id: int, payload_ref: str, found: payloads.P
 
 
 def request(
-    db: Session, *, case_id: int, kind: str, payload_ref: str, note: str | None, user_id: int
+    db: Session,
+    checkers: Keyed[PayloadChecker],
+    *,
+    case_id: int,
+    kind: str,
+    payload_ref: str,
+    note: str | None,
+    user_id: int,
 ) -> ApprovedAction:
     """An action on a case (not closed) carrying a payload of that same case, with the payload's
     SHA-256 now and the case's amount at stake, and its pending approval (policy: one or two
     approvers by that amount; neither the requester nor whoever wrote or assembled the payload
     decides). A payload of another case is INVALID_INPUT naming both."""
-    checker = _checker(kind)
+    checker = _checker(checkers, kind)
     cases.get_case(db, case_id)  # NOT_FOUND before the payload is looked at
     found = checker(db, payload_ref)
     if found is None:
@@ -167,12 +176,12 @@ def request(
     return action
 
 
-def _refuse_payload_authors(db: Session, action: ApprovedAction, user_id: int) -> None:
+def _refuse_payload_authors(db: Session, checkers: Keyed[PayloadChecker], action: ApprovedAction, user_id: int) -> None:
     """FORBIDDEN, saying why, to whoever wrote or assembled the payload (they are also among the
     approval's conflicted users, so approvals.decide refuses them too; this names what they did)."""
     if user_id == action.requested_by_user_id:
         return  # approvals.decide refuses the requester with its own message
-    found = _checker(action.kind)(db, action.payload_ref)
+    found = _checker(checkers, action.kind)(db, action.payload_ref)
     did = found.authors.get(user_id) if found is not None else None
     if did is not None:
         raise Forbidden(
@@ -182,13 +191,20 @@ def _refuse_payload_authors(db: Session, action: ApprovedAction, user_id: int) -
 
 
 def decide(
-    db: Session, action_id: int, *, decision: str, reason: str, user_id: int, invited_window_days: int
+    db: Session,
+    checkers: Keyed[PayloadChecker],
+    action_id: int,
+    *,
+    decision: str,
+    reason: str,
+    user_id: int,
+    invited_window_days: int,
 ) -> ApprovedAction:
     """Decide the action's approval (the rules of approvals.decide), then move the action with it.
     Whoever wrote or assembled the payload is refused (FORBIDDEN) like the requester, and so is someone
     any of them invited within `invited_window_days` (approvals.decide)."""
     action = get(db, action_id, for_update=True)
-    _refuse_payload_authors(db, action, user_id)
+    _refuse_payload_authors(db, checkers, action, user_id)
     approvals.decide(
         db,
         _approval_id(action),
@@ -230,7 +246,7 @@ def _refuse_unless_approved(action: ApprovedAction) -> None:
 
 
 def execute_sandbox(
-    db: Session, action_id: int, *, target: str | None, user_id: int
+    db: Session, checkers: Keyed[PayloadChecker], action_id: int, *, target: str | None, user_id: int
 ) -> tuple[ApprovedAction, ActionExecution]:
     """Run an approved action once against the sandbox target. Its approval must be valid now (not
     expired, withdrawn or void) and the payload must still be the approved one (its SHA-256) of the
@@ -242,7 +258,7 @@ def execute_sandbox(
     action = get(db, action_id, for_update=True)
     approval = _sync(db, action, now)
     _refuse_unless_approved(action)
-    found = _checker(action.kind)(db, action.payload_ref)
+    found = _checker(checkers, action.kind)(db, action.payload_ref)
     if payload_problem(action, found) is not None:
         raise PayloadChanged(action, found)
     chosen = target or sandbox.DEFAULT_TARGET[action.kind]
@@ -283,7 +299,7 @@ def void_after_change(
         action = tx.scalar(select(ApprovedAction).where(ApprovedAction.id == action_id).with_for_update())
         if action is None or action.state not in OPEN_STATES:
             return
-        checker = payloads.checker_for(action.kind)
+        checker = services.payload_checkers.get(action.kind)
         found = checker(tx, action.payload_ref) if checker is not None else None
         reason = payload_problem(action, found)
         if reason is None:

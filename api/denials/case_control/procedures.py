@@ -20,8 +20,7 @@ def bulk_assign(ctx: Context, input: BulkAssignIn) -> BulkAssignOut:
     ]
     changed = [i.id for i in items if i.status == "assigned"]
     if changed:
-        for listener in ctx.services.case_assigned:  # e.g. the new owner is notified
-            listener(ctx.db, changed, input.owner_user_id, ctx.user_id)
+        ctx.services.case_assigned.emit(ctx.db, changed, input.owner_user_id, ctx.user_id)  # the owner is told
     ctx.note("case_bulk_assignment", input.owner_user_id, after={"owner": input.owner_user_id, "cases": changed})
     return BulkAssignOut(owner_user_id=input.owner_user_id, assigned=len(changed), items=items)
 

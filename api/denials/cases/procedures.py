@@ -81,8 +81,7 @@ def open_case(ctx: Context, input: OpenCaseIn) -> OpenCaseOut:
         ctx.db, given, organization_id=ctx.org_id, client_id=ctx.client_id, user_id=ctx.user_id
     )
     if created:
-        for listener in ctx.services.case_opened:  # e.g. its appeal deadlines are scheduled
-            listener(ctx.db, [case.id])
+        ctx.services.case_opened.emit(ctx.db, [case.id])  # e.g. its appeal deadlines are scheduled
     ctx.note("case", case.id, after={"created": created, "state": case.state, "amount": f"{case.amount_at_stake:.2f}"})
     return OpenCaseOut(case=CaseOut.model_validate(case), created=created)
 
@@ -93,8 +92,7 @@ def assign(ctx: Context, input: AssignIn) -> CaseOut:
     whose role may work cases (null unassigns). A closed case must be reopened first."""
     case, previous = service.assign(ctx.db, input.id, input.owner_user_id, user_id=ctx.user_id)
     if case.owner_user_id is not None and case.owner_user_id != previous:
-        for listener in ctx.services.case_assigned:  # e.g. the new owner is notified
-            listener(ctx.db, [case.id], case.owner_user_id, ctx.user_id)
+        ctx.services.case_assigned.emit(ctx.db, [case.id], case.owner_user_id, ctx.user_id)  # the owner is told
     ctx.note("case", case.id, before={"owner": previous}, after={"owner": case.owner_user_id})
     return CaseOut.model_validate(case)
 

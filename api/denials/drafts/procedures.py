@@ -70,8 +70,7 @@ def discard(ctx: Context, input: DiscardDraftIn) -> DraftSummaryOut:
     """Discard a draft with a reason (final). An approval pending or granted on it becomes void, and an
     approved action whose payload it is can no longer run."""
     draft = service.discard(ctx.db, input.id, reason=input.reason, user_id=ctx.user_id)
-    for listener in ctx.services.draft_discarded:  # approvals voids the approval on it
-        listener(ctx.db, draft.id)
+    ctx.services.draft_discarded.emit(ctx.db, draft.id)  # approvals voids the approval on it
     ctx.note("draft", draft.id, after=service.audit_view(draft))
     return DraftSummaryOut.model_validate(service.view(draft, utcnow()))
 

@@ -21,8 +21,7 @@ def record(ctx: Context, input: RecordOutcomeIn) -> RecordedOutcomeOut:
     for lost or withdrawn, at most what is still at stake, and less than that for a partial win. The
     worklist's overturn probabilities of the case's category are refreshed in the same transaction."""
     outcome, case = service.record(ctx.db, input, user_id=ctx.user_id)
-    for listener in ctx.services.outcome_recorded:  # e.g. humanAttention rescoring the category
-        listener(ctx.db, case.id)
+    ctx.services.outcome_recorded.emit(ctx.db, case.id)  # e.g. humanAttention rescoring the category
     ctx.note("appeal_outcome", outcome.id, after=service.audit_view(outcome, case))
     return RecordedOutcomeOut.model_validate(
         {**OutcomeOut.model_validate(outcome).model_dump(), "case_recovered_amount": case.recovered_amount}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from api.discovery import modules_named
 from api.infra.db.base import Base
+from api.infra.discovery.namespaces import modules_named
 
 
 def load_all_models() -> type[Base]:

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
 
+from api.core.settings import Settings
+from api.infra.db.session import Database
 from api.infra.health.checks import health
 
-if TYPE_CHECKING:  # types only: api.core.services itself refers to infrastructure types
-    from api.core.services import Services
+
+class Checked(Protocol):
+    """What the endpoint needs of the services (the services container imports the packages it
+    checks, so it is named by shape here, not imported)."""
+
+    @property
+    def database(self) -> Database: ...
+
+    @property
+    def settings(self) -> Settings: ...
 
 
-def install(app: FastAPI, services: Services) -> None:
+def install(app: FastAPI, services: Checked) -> None:
     """Mount the health endpoint on `app`."""
 
     @app.get("/api/health", include_in_schema=False)

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Self, TypeVar
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, WithJsonSchema, model_validator
 
 from api.core.errors import InvalidInput
-from api.infra.marts.reader import ScopedMarts
+from api.infra.snapshot.reader import ScopedMarts
 from api.rpc.schema import Schema
 
 M = TypeVar("M", bound=BaseModel)

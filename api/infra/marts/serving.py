@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, TypeVar
 from pydantic import BeforeValidator, Field, PlainSerializer
 
 from api.core.errors import PreconditionFailed
-from api.infra.marts.reader import ScopedMarts
+from api.infra.snapshot.reader import ScopedMarts
 from api.rpc.schema import Output
 
 if TYPE_CHECKING:

@@ -17,13 +17,12 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 from enum import Enum
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from sqlalchemy import CursorResult, and_, event, or_, update
 from sqlalchemy.orm import Session
 
 from api.core.errors import Unavailable
-from api.core.services import Services
 from api.core.settings import Settings
 from api.infra.db.base import utcnow
 from api.infra.db.session import Database
@@ -170,7 +169,14 @@ def _why_not(row: OutboxMessage | None) -> Delivery:
     return Delivery.ALREADY_SENT if row.status == "sent" else Delivery.BUSY
 
 
-def outbox_of(services: Services) -> Outbox:
+class MailingServices(Protocol):
+    """The services' outbox, named by shape: the services container imports this package."""
+
+    @property
+    def outbox(self) -> Outbox | None: ...
+
+
+def outbox_of(services: MailingServices) -> Outbox:
     """The services' outbox; UNAVAILABLE on a server built without one (nothing can be mailed)."""
     if services.outbox is None:
         raise Unavailable("Mail delivery is not configured on this server, so no invitation can be sent")

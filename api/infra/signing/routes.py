@@ -3,27 +3,32 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from api.infra.signing.service import SigningKeysUnavailable
-
-if TYPE_CHECKING:  # types only: api.core.services itself refers to infrastructure types
-    from api.core.services import Services
+from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
 
 log = logging.getLogger("api.infra.signing")
 CACHE_CONTROL = "public, max-age=300"
 
 
-def install(app: FastAPI, services: Services) -> None:
+class KeyHolder(Protocol):
+    """What the endpoint needs of the services (the services container imports this package, so it
+    is named by shape here, not imported)."""
+
+    @property
+    def signing_keys(self) -> SigningKeys | None: ...
+
+
+def install(app: FastAPI, services: KeyHolder) -> None:
     """Mount the JWKS endpoint on `app`."""
 
     @app.get("/.well-known/jwks.json", include_in_schema=False)
     def jwks(request: Request) -> Response:
-        keys = getattr(services, "signing_keys", None)
+        keys = services.signing_keys
         if keys is None:
             return _unavailable("signing keys are not configured on this server")
         try:

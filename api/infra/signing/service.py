@@ -18,7 +18,7 @@ from joserfc.jwk import KeySet
 from api.infra.db.base import utcnow
 from api.infra.signing import keyset, store
 
-if TYPE_CHECKING:  # types only: api.core.services refers to SigningKeys
+if TYPE_CHECKING:  # types only
     from api.core.settings import Settings
 
 

@@ -72,7 +72,7 @@ def resume(ctx: Context, input: ResumeIn) -> StateOut:
     """Lift a pause with a reason: `task` omitted lifts the client-wide pause, a task lifts that task's
     own pause. Not paused: PRECONDITION_FAILED. Refused (PRECONDITION_FAILED listing every reason) while
     a registered activation gate objects. Admins only."""
-    service.resume(ctx.db, input.task, input.reason, user_id=ctx.user_id)
+    service.resume(ctx.db, ctx.services.resume_blockers, input.task, input.reason, user_id=ctx.user_id)
     ctx.note("automation_pause", input.task or CLIENT_WIDE, after={"scope": input.task or CLIENT_WIDE, "resumed": True})
     return _state(ctx)
 

@@ -4,17 +4,16 @@ A pause stops every automated path of `scopes.AUTOMATED_PATHS` (the inventory is
 aiPlatform never answers `applied` for a paused client or task (suggestions for a person still flow),
 and the other paths call `require_not_paused` at the moment they would act, which refuses with
 PRECONDITION_FAILED before anything is written (the step can be retried after resume). Pausing is idempotent (pausing what is paused changes nothing:
-stopping must never fail). Resuming is refused while any registered blocker gives a reason.
+stopping must never fail). Resuming is refused while any subscribed blocker gives a reason.
 
-`RESUME_BLOCKERS` is the registry other namespaces fill (in the composition root): each blocker takes
-the tenant-scoped session and returns the reasons automation may not run now (empty: no objection). It
-is consulted by `resume` and by `require_unblocked` (aiPlatform.recordAutonomyPolicy turning on
-automatic mode); any reason is PRECONDITION_FAILED listing them all.
+`Services.resume_blockers` is the hook other namespaces' blockers are subscribed to (in the composition
+root): each takes the tenant-scoped session and returns the reasons automation may not run now (empty:
+no objection). It is consulted by `resume` and by `require_unblocked` (aiPlatform.recordAutonomyPolicy
+turning on automatic mode); any reason is PRECONDITION_FAILED listing them all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -22,6 +21,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from api.core.errors import PreconditionFailed
+from api.core.hooks import Hook
+from api.core.services import ResumeBlocker
 from api.infra.db.base import utcnow
 from api.integrations.operational_control.models import AutomationPause, AutomationPauseEvent
 from api.integrations.operational_control.scopes import (
@@ -32,10 +33,6 @@ from api.integrations.operational_control.scopes import (
     scope_of,
 )
 
-Blocker = Callable[[Session], list[str]]
-#: Reasons automation may not be resumed or switched to automatic mode (see the module docstring).
-RESUME_BLOCKERS: list[Blocker] = []
-
 
 @dataclass(frozen=True)
 class PauseResult:
@@ -43,14 +40,14 @@ class PauseResult:
     created: bool
 
 
-def blocking_reasons(db: Session) -> list[str]:
-    """Every registered blocker's reasons, in registration order."""
-    return [reason for blocker in RESUME_BLOCKERS for reason in blocker(db)]
+def blocking_reasons(db: Session, blockers: Hook[ResumeBlocker]) -> list[str]:
+    """Every subscribed blocker's reasons, in subscription order."""
+    return [reason for reasons in blockers.collect(db) for reason in reasons]
 
 
-def require_unblocked(db: Session, action: str) -> None:
+def require_unblocked(db: Session, blockers: Hook[ResumeBlocker], action: str) -> None:
     """PRECONDITION_FAILED listing the blockers' reasons, if any says automation may not run."""
-    reasons = blocking_reasons(db)
+    reasons = blocking_reasons(db, blockers)
     if reasons:
         raise PreconditionFailed(f"Cannot {action}: " + "; ".join(reasons))
 
@@ -103,7 +100,7 @@ def pause(db: Session, task: str | None, reason: str, *, user_id: int) -> PauseR
     return PauseResult(row, created=True)
 
 
-def resume(db: Session, task: str | None, reason: str, *, user_id: int) -> None:
+def resume(db: Session, blockers: Hook[ResumeBlocker], task: str | None, reason: str, *, user_id: int) -> None:
     """Lift one pause (`task` None: the client-wide pause; a task's own pause stays until resumed by
     name). Not paused: PRECONDITION_FAILED. A blocker's reason: PRECONDITION_FAILED listing them."""
     scope = scope_of(task)
@@ -111,7 +108,7 @@ def resume(db: Session, task: str | None, reason: str, *, user_id: int) -> None:
     if found is None:
         what = "the client's automation" if task is None else f"task '{task}'"
         raise PreconditionFailed(f"{what} is not paused")
-    require_unblocked(db, "resume automation")
+    require_unblocked(db, blockers, "resume automation")
     db.delete(found)
     _event(db, scope, "resume", reason, user_id)
     db.flush()

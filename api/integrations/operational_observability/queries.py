@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from api.infra.marts.inputs import page_as
-from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import SnapshotOut
+from api.infra.snapshot.reader import ScopedMarts
 from api.integrations.operational_observability.schemas import (
     CaseLedgerDifference,
     CaseLedgerDifferencesIn,

@@ -7,8 +7,8 @@ from decimal import Decimal
 from typing import Any
 
 from api.infra.marts.inputs import MonthRange, month_label
-from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import money_ratio, rate, round_days, to_money
+from api.infra.snapshot.reader import ScopedMarts
 from api.intelligence.analytics.schemas import CLEAN_CLAIM_RATE_UNAVAILABLE, BreakdownRow, Kpis, TrendPoint
 
 KPI_MARTS = ("fct_kpis_monthly", "fct_claim_reconciliation")

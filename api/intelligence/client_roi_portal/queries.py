@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from api.infra.marts.inputs import MonthRange, month_text
-from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import rate
+from api.infra.snapshot.reader import ScopedMarts
 from api.intelligence.client_roi_portal.schemas import ExportRow, PortalKpis
 from api.intelligence.roi_scorecard.queries import figures, monthly
 from api.intelligence.roi_scorecard.schemas import RoiMonth

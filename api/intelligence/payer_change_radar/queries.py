@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from api.infra.marts.inputs import month_label, page_rows, payer_filter
-from api.infra.marts.reader import ScopedMarts
+from api.infra.snapshot.reader import ScopedMarts
 from api.intelligence.payer_change_radar import statistics
 from api.intelligence.payer_change_radar.models import AlertAcknowledgement
 from api.intelligence.payer_change_radar.schemas import Alert, AlertsIn

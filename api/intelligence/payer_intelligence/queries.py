@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from api.infra.marts.inputs import MartPageInput, MonthRange, page_rows, payer_filter
-from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import money_ratio, rate, round_days
+from api.infra.snapshot.reader import ScopedMarts
 from api.intelligence.payer_intelligence.schemas import DenialReason, PayerScore, PayerTimeToPay
 
 SCORE_MARTS = ("fct_payer_monthly", "dim_payers")

@@ -8,8 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 from api.infra.marts.inputs import MonthRange, month_text
-from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import rate
+from api.infra.snapshot.reader import ScopedMarts
 from api.intelligence.rcm_portfolio.schemas import ClientFigures, ComparePoint
 from api.intelligence.roi_scorecard.queries import roi
 

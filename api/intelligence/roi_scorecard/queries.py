@@ -7,7 +7,7 @@ from typing import Any
 
 from api.infra.marts.fields import RoiFigures
 from api.infra.marts.inputs import MonthRange, month_label
-from api.infra.marts.reader import ScopedMarts
+from api.infra.snapshot.reader import ScopedMarts
 from api.intelligence.roi_scorecard.schemas import RoiMonth
 
 ROI_MARTS = ("fct_roi_monthly",)

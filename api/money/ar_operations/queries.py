@@ -8,8 +8,8 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from api.infra.marts.inputs import page_rows
-from api.infra.marts.reader import MartRow, ScopedMarts
 from api.infra.marts.serving import to_money
+from api.infra.snapshot.reader import MartRow, ScopedMarts
 from api.money.ar_operations.models import FollowUpAssignment
 from api.money.ar_operations.schemas import BUCKETS, AgingBucket, AgingIn, FollowUpItem, FollowUpQueueIn
 

@@ -7,8 +7,8 @@ from decimal import Decimal
 from typing import Any
 
 from api.infra.marts.inputs import DateRange, month_label, page_rows, payer_filter
-from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import to_money
+from api.infra.snapshot.reader import ScopedMarts
 from api.money.cash_truth.schemas import CashDay, CashFigures, CashGap, CashIn, CashPayer, GapsIn
 from api.money.payment_integrity.queries import PRICED_ROWS, VARIANCE_MARTS
 from api.money.revenue_reconciliation.deposit_basis import DEPOSITS_MART, Basis

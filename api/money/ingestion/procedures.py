@@ -133,8 +133,7 @@ def confirm_import_batch(ctx: Context, input: ConfirmIn) -> ConfirmOut:
     reason = input.acknowledge_imbalance.reason if input.acknowledge_imbalance else None
     batch, totals = confirm.confirm(ctx.db, input.batch_id, ctx.user_id, reason)
     if batch.status == "confirmed":
-        for listener in ctx.services.batch_posted:  # e.g. denial cases open from the remittance
-            listener(ctx.db, batch.id)
+        ctx.services.batch_posted.emit(ctx.db, batch.id)  # e.g. denial cases open from the remittance
     ctx.note(
         "import_batch",
         batch.id,

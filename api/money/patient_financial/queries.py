@@ -7,8 +7,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from api.infra.marts.inputs import page_rows, payer_filter
-from api.infra.marts.reader import MartRow, ScopedMarts
 from api.infra.marts.serving import CENT, to_money
+from api.infra.snapshot.reader import MartRow, ScopedMarts
 from api.money.patient_financial.schemas import BalancesIn, BreakdownIn, PatientBalance, ResponsibilityRow
 
 CLAIM_MARTS = ("fct_claim_reconciliation",)

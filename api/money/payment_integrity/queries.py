@@ -8,8 +8,8 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from api.infra.marts.inputs import page_rows, payer_filter
-from api.infra.marts.reader import MartRow, ScopedMarts
 from api.infra.marts.serving import to_money
+from api.infra.snapshot.reader import MartRow, ScopedMarts
 from api.money.payment_integrity.schemas import (
     NO_TERM_EXPLANATIONS,
     ClaimPricing,

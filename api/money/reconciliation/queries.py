@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from api.infra.marts.inputs import page_as, payer_filter
-from api.infra.marts.reader import MartRow, ScopedMarts
+from api.infra.snapshot.reader import MartRow, ScopedMarts
 from api.money.reconciliation.schemas import MatchBucket, SummaryIn, UnmatchedClaim, UnmatchedIn, UnmatchedRemittance
 
 CLAIM_MART = "fct_claim_reconciliation"

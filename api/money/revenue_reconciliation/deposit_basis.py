@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Literal
 
 from api.core.errors import PreconditionFailed
-from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import RUN_PIPELINE_HINT
+from api.infra.snapshot.reader import ScopedMarts
 
 if TYPE_CHECKING:
     from api.rpc.context import Context

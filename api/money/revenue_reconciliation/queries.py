@@ -8,8 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 from api.infra.marts.inputs import DateRange, MartPageInput, page_rows, payer_filter
-from api.infra.marts.reader import ScopedMarts
 from api.infra.marts.serving import to_money
+from api.infra.snapshot.reader import ScopedMarts
 from api.money.revenue_reconciliation.deposit_basis import DEPOSITS_MART, Basis
 from api.money.revenue_reconciliation.models import VarianceResolution
 from api.money.revenue_reconciliation.schemas import DepositMatch, DepositMatchesIn, VariancesIn

@@ -24,6 +24,7 @@ from sqlalchemy import event as sa_event
 from sqlalchemy.orm import Session
 
 from api.core.services import AuditRecord
+from api.core.settings import Settings
 from api.platform.audit.service import Anchor, ChainReport, record, verify_scope
 
 if TYPE_CHECKING:  # types only
@@ -41,6 +42,12 @@ class AuditAnchor:
         self.signing_keys = signing_keys
         self.directory = Path(directory)
         self.every = every
+
+    @classmethod
+    def of(cls, settings: Settings, key: bytes, signing_keys: SigningKeys | None) -> AuditAnchor:
+        """The installation's anchor: the composition root's audit sink and audit.verifyChain's
+        reader build it so, from the same settings, key and signing keys (it holds no other state)."""
+        return cls(key, signing_keys, settings.audit_checkpoint_dir, settings.audit_checkpoint_every)
 
     def record(self, db: Session, entry: AuditRecord) -> None:
         """The `Services.audit` sink: append in the caller's transaction; checkpoint after it commits."""

@@ -8,8 +8,9 @@ from pydantic import Field
 
 from api.core.errors import NotFound
 from api.platform.audit import service
+from api.platform.audit.anchor import AuditAnchor
 from api.platform.audit.models import AuditEvent
-from api.platform.audit.service import scope_for, verify_scope
+from api.platform.audit.service import scope_for
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 from api.rpc.schema import Output, Page, PageInput, Schema, paginate
@@ -85,7 +86,7 @@ def verify_chain(ctx: Context) -> VerifyOut:
     the database); any edited, removed or inserted event, or a chain rewritten and re-hashed, is reported.
     Organization-wide members only: the chain holds every client's events."""
     ctx.require_organization_wide("Verifying the audit chain")
-    anchor = ctx.services.audit_anchor
-    scope = scope_for(ctx.org_id)
-    report = anchor.verify(ctx.db, scope) if anchor is not None else verify_scope(ctx.db, scope)
+    services = ctx.services
+    anchor = AuditAnchor.of(services.settings, services.digest_key, services.signing_keys)
+    report = anchor.verify(ctx.db, scope_for(ctx.org_id))
     return VerifyOut.model_validate(report)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any
 
 import httpx
 from joserfc import jwt
@@ -23,16 +21,9 @@ from joserfc.jws import extract_compact
 from joserfc.jwt import JWTClaimsRegistry
 
 from api.core.errors import Unauthenticated
+from api.core.identity import VerifiedIdentity
 
 ALLOWED_ALGORITHMS = ["RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384"]
-
-
-@dataclass(frozen=True)
-class VerifiedIdentity:
-    issuer: str
-    subject: str
-    email: str | None
-    claims: dict[str, Any]
 
 
 class OidcVerifier:

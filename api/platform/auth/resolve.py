@@ -11,11 +11,11 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 
 from api.core.errors import Unauthenticated
-from api.core.identity import Principal, SmartGrant
-from api.core.services import PrincipalResolver, Services
+from api.core.identity import Principal, SmartGrant, VerifiedIdentity
+from api.core.services import PrincipalResolver
 from api.infra.db.base import utcnow
+from api.infra.services.container import Services
 from api.platform.auth.models import ApiKey, AuthSession, SmartAccessToken, User
-from api.platform.auth.oidc import VerifiedIdentity
 from api.platform.auth.secrets import API_KEY_PREFIX, SESSION_PREFIX, SMART_TOKEN_PREFIX, token_digest
 
 _MISSING = "Sign in first: send 'Authorization: Bearer <token>' (get one from auth.login)"

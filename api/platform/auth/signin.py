@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from api.core.errors import Unauthenticated
-from api.core.services import AuditRecord, Services
+from api.core.services import AuditRecord
 from api.infra.db.base import utcnow
+from api.infra.services.container import Services
 from api.platform.auth import throttle
 from api.platform.auth.models import AuthSession, User
 from api.platform.auth.secrets import verify_password

@@ -22,6 +22,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, InvalidInput, PreconditionFailed
+from api.core.hooks import Hook
 from api.core.lifecycle import transition
 from api.core.services import CaseOpenedListener
 from api.core.settings import Settings
@@ -252,7 +253,7 @@ def _require_committable(migration: Migration) -> None:
 
 
 def commit(
-    db: Session, migration_id: int, user_id: int, *, case_opened: Sequence[CaseOpenedListener] = ()
+    db: Session, migration_id: int, user_id: int, *, case_opened: Hook[CaseOpenedListener] | None = None
 ) -> Migration:
     """Create and update exactly what the dry run said, all or nothing; PRECONDITION_FAILED when the data
     changed since (the plan computed now has another digest) or the migration is not `dry_run`."""
@@ -278,8 +279,8 @@ def commit(
             if created:
                 opened.append(row.case_id)
                 claim_links.link_denial_cases(db, row.claim_id, user_id, row.case_id)
-    for listener in case_opened:  # deadlines and priorities of the opened cases, in this transaction
-        listener(db, opened)
+    if case_opened is not None:
+        case_opened.emit(db, opened)  # deadlines and priorities of the opened cases, in this transaction
     now = utcnow()
     migration.state = "committed"
     migration.state_changed_at = now

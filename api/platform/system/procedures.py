@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import api
+from api.core.version import VERSION
 from api.rpc.context import PublicContext, UserContext
 from api.rpc.contract import ContractOut, contract_answer
 from api.rpc.procedure import rpc
@@ -32,7 +32,7 @@ async def ping(ctx: PublicContext) -> PingOut:
 @router.query("version", auth="public")
 async def version(ctx: PublicContext) -> VersionOut:
     """Version of the platform and of the wire contract."""
-    return VersionOut(version=api.__version__, api="trpc-v11")
+    return VersionOut(version=VERSION, api="trpc-v11")
 
 
 # API keys may read it: an integration builds its client from the contract, which holds no

@@ -7,7 +7,7 @@ from sqlalchemy import text
 
 from pipelines.defs.automation.cursors import ConfirmedBatch, batch_tick, drop_tick
 from pipelines.defs.automation.jobs import full_pipeline_job
-from pipelines.resources import WarehouseResource
+from pipelines.defs.resources import WarehouseResource
 from pipelines.warehouse.sources import cached_drop_files, client_organizations
 
 

@@ -11,7 +11,7 @@ error in ``run_results.json``) never sees it, no tenant is quarantined and the p
 import dagster as dg
 import duckdb
 
-from pipelines.resources import WarehouseResource
+from pipelines.defs.resources import WarehouseResource
 from pipelines.warehouse.case_ledger import DIFFERENCES_MART, read_guard
 
 DIFFERENCES_KEY = dg.AssetKey(["marts", DIFFERENCES_MART])

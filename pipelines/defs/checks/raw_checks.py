@@ -3,7 +3,7 @@
 import dagster as dg
 import duckdb
 
-from pipelines.resources import WarehouseResource
+from pipelines.defs.resources import WarehouseResource
 
 
 @dg.asset_check(

@@ -24,7 +24,7 @@ from dagster_dbt import DbtCliResource, dbt_assets
 
 from pipelines.defs.dbt.project import dbt_executable, dbt_project, ensure_manifest
 from pipelines.defs.dbt.translator import PlatformDbtTranslator
-from pipelines.resources import WarehouseResource
+from pipelines.defs.resources import WarehouseResource
 from pipelines.warehouse.layout import BUILD_COMPLETE, make_private_tree
 from pipelines.warehouse.quarantine import build_vars
 

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipelines.resources import WarehouseResource
+from pipelines.defs.resources import WarehouseResource
 from pipelines.warehouse.extract import EXTRACT_TABLES, extract_table
 
 

@@ -5,7 +5,7 @@ import duckdb
 
 from pipelines.defs.dbt.assets import dbt_models
 from pipelines.defs.dbt.project import dbt_project
-from pipelines.resources import WarehouseResource
+from pipelines.defs.resources import WarehouseResource
 from pipelines.warehouse.publish import publish_snapshot
 from pipelines.warehouse.quarantine import find_quarantines
 

@@ -6,7 +6,7 @@ so the dbt sources hang off the right table in the lineage graph.
 
 import dagster as dg
 
-from pipelines.resources import WarehouseResource
+from pipelines.defs.resources import WarehouseResource
 from pipelines.warehouse.loading import SyncResult, sync_raw_kind
 from pipelines.warehouse.raw_tables import tables_of_kind
 from pipelines.warehouse.sources import current_sources

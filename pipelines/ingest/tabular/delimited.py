@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import duckdb
 import polars as pl
 
-from pipelines.ingest.tabular.decode import is_utf8, to_utf8_bytes, transcode_legacy
+from pipelines.ingest.decode import is_utf8, to_utf8_bytes, transcode_legacy
 from pipelines.ingest.tabular.errors import TabularFileError
 from pipelines.ingest.tabular.headers import MAX_HEADER_SCAN_ROWS, detect_header
 from pipelines.ingest.tabular.raw import RawTable

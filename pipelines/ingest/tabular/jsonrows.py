@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from pipelines.ingest.tabular.decode import decode_bytes
+from pipelines.ingest.decode import decode_bytes
 from pipelines.ingest.tabular.errors import TabularFileError
 from pipelines.ingest.tabular.headers import detect_header
 from pipelines.ingest.tabular.raw import RawTable

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import polars as pl
 
+from pipelines.ingest.detect import DetectedFormat, detect_format
 from pipelines.ingest.tabular.delimited import read_delimited
 from pipelines.ingest.tabular.entities import entity_spec
 from pipelines.ingest.tabular.errors import TabularFileError
@@ -16,9 +16,6 @@ from pipelines.ingest.tabular.raw import RawTable
 from pipelines.ingest.tabular.spreadsheet import read_xlsx
 from pipelines.ingest.tabular.validate import canonicalise, summarise_errors
 from pipelines.ingest.tabular.workbook_guard import SpreadsheetLimits
-
-if TYPE_CHECKING:
-    from pipelines.ingest.detect import DetectedFormat
 
 _DELIMITED = {"csv", "tsv", "psv"}
 
@@ -59,9 +56,6 @@ def read_tabular(
     whole cannot be read, ``SpreadsheetRefused`` (a subclass) when a workbook is
     beyond ``spreadsheet_limits`` (defaults when None); bad values only flag their rows.
     """
-    # Imported here: detect uses this package's decoder, so a top-level import would be circular.
-    from pipelines.ingest.detect import detect_format
-
     detected = detect_format(data, filename)
     raw = _read_raw(data, detected, profile, spreadsheet_limits)
     spec = entity_spec(raw.header.entity)

@@ -12,7 +12,7 @@ import dagster as dg
 from sqlalchemy import text
 
 from pipelines.defs.automation.sensors import confirmed_batches_sensor
-from pipelines.resources import WarehouseResource
+from pipelines.defs.resources import WarehouseResource
 from tests.integration.api.money.ingestion.conftest import upload_json, x12_bytes
 
 

@@ -9,7 +9,7 @@ from pipelines.definitions import build_definitions, defs
 from pipelines.defs.automation.sensors import confirmed_batches_sensor, drop_folder_sensor
 from pipelines.defs.dbt.project import ensure_manifest, manifest_is_current
 from pipelines.defs.publish.assets import MART_KEYS
-from pipelines.resources import WarehouseResource
+from pipelines.defs.resources import WarehouseResource
 from pipelines.runner import ensure_dagster_home
 
 

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from pipelines.synthetic import CorpusSpec, Intervention
 from pipelines.synthetic.catalog import npi_with_check_digit
-from pipelines.synthetic.model import ALLOWED, CAS, PAID, PR, Simulator
+from pipelines.synthetic.model import ALLOWED, CAS, PAID, PR
+from pipelines.synthetic.simulator import Simulator
 
 
 def _claims(spec: CorpusSpec):

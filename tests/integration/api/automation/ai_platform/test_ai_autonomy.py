@@ -8,7 +8,6 @@ import pytest
 from sqlalchemy import select
 
 from api.denials.cases.models import CaseEvent
-from api.integrations.operational_control import service as control
 from api.integrations.operational_control.scopes import TASKS
 from api.platform.activation_governance.gates import GATE_NAMES
 from tests.integration.api.automation.conftest import (
@@ -121,7 +120,7 @@ def test_resume_and_auto_mode_are_refused_while_a_registered_blocker_objects(ser
     def blocker(db):
         return ["activation gate 'evidence retention' is not approved", "go-live checklist incomplete"]
 
-    control.RESUME_BLOCKERS.append(blocker)
+    services.resume_blockers.subscribe(blocker)
     try:
         refused = admin.rpc.mutation("operationalControl.resume", {"reason": "try"})
         assert refused.code == "PRECONDITION_FAILED"
@@ -131,7 +130,7 @@ def test_resume_and_auto_mode_are_refused_while_a_registered_blocker_objects(ser
         assert auto.code == "PRECONDITION_FAILED" and "checklist" in auto.error["message"]
         assert record_policy(admin, "classify_denial", mode="suggest_only").code is None  # not automatic: allowed
     finally:
-        control.RESUME_BLOCKERS.remove(blocker)
+        services.resume_blockers.unsubscribe(blocker)
     assert admin.rpc.mutation("operationalControl.resume", {"reason": "gates approved"}).data["clientPaused"] is False
 
 

@@ -198,11 +198,11 @@ def test_action_executed_listeners_run_in_the_transaction(services, team, approv
 
         seen.append((action_id, db.get(ApprovedAction, action_id).state))
 
-    services.action_executed.append(listener)
+    services.action_executed.subscribe(listener)
     try:
         _execute(team.author.rpc, action["id"]).data
     finally:
-        services.action_executed.remove(listener)
+        services.action_executed.unsubscribe(listener)
     assert seen == [(action["id"], "executed")]
 
 

@@ -24,8 +24,8 @@ from api.infra.marts.inputs import (
     page_as,
     payer_filter,
 )
-from api.infra.marts.reader import MartReader, MartRow
 from api.infra.marts.serving import MartAnswer, Money, snapshot_of, to_money
+from api.infra.snapshot.reader import MartReader, MartRow
 
 
 @given(st.integers(min_value=0, max_value=10**12))

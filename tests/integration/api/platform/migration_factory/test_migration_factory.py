@@ -164,11 +164,11 @@ def test_a_failure_while_committing_rolls_every_row_back(services, owner):
         if failing_key in keys:
             raise Conflict("planted failure on one row")
 
-    services.case_opened.append(fail_on_one_row)
+    services.case_opened.subscribe(fail_on_one_row)
     try:
         r = owner.rpc.mutation("migrationFactory.commitMigration", {"id": mid})
     finally:
-        services.case_opened.remove(fail_on_one_row)
+        services.case_opened.unsubscribe(fail_on_one_row)
     assert r.code == "CONFLICT"
     assert _count(services, Claim, owner.client_id, origin="migration") == 0
     assert _count(services, DenialCase, owner.client_id, origin="migration") == 0

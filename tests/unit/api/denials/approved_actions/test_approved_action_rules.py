@@ -10,7 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from api.core.errors import PreconditionFailed
+from api.core.hooks import Keyed
 from api.core.lifecycle import transition
+from api.core.services import PayloadChecker
 from api.denials.approvals.lifecycle import APPROVAL
 from api.denials.approved_actions import payloads, sandbox
 from api.denials.approved_actions.lifecycle import ACTION, OPEN_STATES, RAN_STATES, state_for_approval
@@ -95,23 +97,21 @@ def test_every_kind_has_a_default_target():
     assert set(sandbox.DEFAULT_TARGET.values()) <= set(sandbox.TARGETS) - {sandbox.REJECTING}
 
 
-def test_the_registry_refuses_unknown_kinds_and_a_second_checker():
+def test_the_checkers_refuse_unknown_kinds_and_a_second_checker():
+    # The composition root builds the hook exactly so (api/app.py); a misspelt kind fails at start-up.
+    checkers: Keyed[PayloadChecker] = Keyed(payloads.KINDS)
+
     def first(db, ref):
         return None
 
     def second(db, ref):
         return None
 
-    saved = dict(payloads.PAYLOAD_CHECKERS)
-    try:
-        payloads.PAYLOAD_CHECKERS.pop("submit_appeal_packet", None)
-        with pytest.raises(ValueError, match="not an action kind"):
-            payloads.register_payload_checker("fax_everything", first)
-        payloads.register_payload_checker("submit_appeal_packet", first)
-        payloads.register_payload_checker("submit_appeal_packet", first)  # the same again: no-op
-        assert payloads.checker_for("submit_appeal_packet") is first
-        with pytest.raises(ValueError, match="already registered"):
-            payloads.register_payload_checker("submit_appeal_packet", second)
-    finally:
-        payloads.PAYLOAD_CHECKERS.clear()
-        payloads.PAYLOAD_CHECKERS.update(saved)
+    with pytest.raises(ValueError, match="'fax_everything' is not a key"):
+        checkers.subscribe("fax_everything", first)
+    checkers.subscribe("submit_appeal_packet", first)
+    checkers.subscribe("submit_appeal_packet", first)  # the same again: no-op
+    assert checkers.get("submit_appeal_packet") is first
+    assert checkers.get("portal_message") is None
+    with pytest.raises(ValueError, match="already subscribed"):
+        checkers.subscribe("submit_appeal_packet", second)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from pipelines.resources import build_engine, default_warehouse, normalise_database_url
+from pipelines.defs.resources import build_engine, default_warehouse, normalise_database_url
 
 PIPELINES_DIR = Path(__file__).resolve().parents[3] / "pipelines"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from api.infra.marts.reader import MartReader
+from api.infra.snapshot.reader import MartReader
 
 
 def publish(warehouse: Path, name: str, rows: list[tuple[int, int, int]], run_id: str) -> None:

@@ -1,0 +1,1 @@
+"""The services container every call receives (`container.Services`)."""
