@@ -25,7 +25,7 @@ with remittance_claims as (
         deliveries.payer_key as canonical_payer_key,
         deliveries.delivery_order,
         deliveries.remittance_order
-    from {{ ref('stg_era__claims') }} as claims
+    from {{ ref('int_remittance_claims_dated') }} as claims
     inner join {{ ref('int_remittances_identified') }} as deliveries
         on deliveries.remittance_key = claims.remittance_key
     where deliveries.is_first_delivery

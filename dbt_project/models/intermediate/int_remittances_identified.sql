@@ -17,7 +17,7 @@
 -- first delivery (interchange date and time, ISA13, then the batch and file for copies that share
 -- an envelope) counts in the marts. A transaction without a trace number is always kept.
 with remittances as (
-    select * from {{ ref('stg_era__remittances') }}
+    select * from {{ ref('int_remittances_dated') }}
 ),
 aliases as (
     select * from {{ ref('stg_ops__payer_aliases') }}

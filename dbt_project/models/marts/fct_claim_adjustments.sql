@@ -24,7 +24,7 @@ remittance_claims as (
     select
         claims.remittance_claim_key, claims.claim_key, deliveries.payer_key, claims.payment_date,
         claims.claim_status_code
-    from {{ ref('stg_era__claims') }} as claims
+    from {{ ref('int_remittance_claims_dated') }} as claims
     inner join {{ ref('int_remittances_identified') }} as deliveries
         on deliveries.remittance_key = claims.remittance_key
     where deliveries.is_first_delivery

@@ -34,7 +34,7 @@ select
     coalesce(claim_totals.claim_payments, 0) as claim_payments,
     coalesce(claim_totals.claims_paid_amount, 0) as claims_paid_amount,
     coalesce(plb_totals.provider_adjustment_amount, 0) as provider_adjustment_amount
-from {{ ref('stg_era__remittances') }} as remittances
+from {{ ref('int_remittances_dated') }} as remittances
 inner join {{ ref('int_remittances_identified') }} as deliveries
     on deliveries.remittance_key = remittances.remittance_key and deliveries.is_first_delivery
 left join claim_totals on claim_totals.remittance_key = remittances.remittance_key
