@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import Select, Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -44,6 +44,15 @@ def _table() -> Table:
 def get_case(db: Session, case_id: int, *, for_update: bool = False) -> DenialCase:
     """The case if it belongs to the caller's client, else NOT_FOUND (ids never leak across tenants)."""
     return get_by_id(db, DenialCase, case_id, "Case", for_update=for_update)
+
+
+#: The case row the published functions answer: other contexts name it here, never through models.
+Case: TypeAlias = DenialCase
+
+
+def case_count(db: Session) -> int:
+    """How many denial cases the session's client has (any state)."""
+    return int(db.scalar(select(func.count(DenialCase.id))) or 0)
 
 
 def add_event(

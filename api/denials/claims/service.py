@@ -16,7 +16,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, Forbidden, InvalidInput, PreconditionFailed
-from api.denials.claims.lifecycle import CLAIM, FINAL_STATES
+from api.denials.claims.lifecycle import ADJUDICATED_STATES, CLAIM, FINAL_STATES
 from api.denials.claims.models import (
     Claim,
     ClaimAmount,
@@ -30,7 +30,7 @@ from api.denials.claims.schemas import AmountIn, AttachmentIn, ClaimFields, Clai
 from api.denials.claims.transitions import move
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
-from api.platform.organizations.independence import require_independent
+from api.platform.organizations.service import require_independent
 
 HEADER_FIELDS = tuple(ClaimFields.model_fields)
 
@@ -328,3 +328,31 @@ def record_amount(db: Session, input: AmountIn, user_id: int) -> ClaimAmount:
     db.add(amount)
     db.flush()
     return amount
+
+
+# --- a claim as other contexts read it (FHIR resources: api/integrations/fhir_smart_contracts) ----------------
+
+
+@dataclass(frozen=True)
+class ClaimRecord:
+    """A claim with its lines (in line order), the latest remittance amount of each kind, and whether it
+    is adjudicated (an adjudicated state, or closed with a paid amount)."""
+
+    claim: Claim
+    lines: list[ClaimLine]
+    remitted: dict[str, ClaimAmount]
+    adjudicated: bool
+
+
+def claim_record(db: Session, claim_id: int) -> ClaimRecord | None:
+    """The client's claim `claim_id` as a record, or None when the client has no such claim."""
+    claim = db.scalar(select(Claim).where(Claim.id == claim_id))
+    if claim is None:
+        return None
+    lines = db.scalars(select(ClaimLine).where(ClaimLine.claim_id == claim.id).order_by(ClaimLine.line_number))
+    amounts = db.scalars(
+        select(ClaimAmount).where(ClaimAmount.claim_id == claim.id, ClaimAmount.source == "remittance")
+    ).all()
+    latest = {a.kind: a for a in sorted(amounts, key=lambda a: a.id)}
+    adjudicated = claim.state in ADJUDICATED_STATES or (claim.state == "closed" and "paid" in latest)
+    return ClaimRecord(claim, list(lines), latest, adjudicated)

@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import Select, event, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -384,6 +384,20 @@ def detail(db: Session, doc: EvidenceDocument, years: int) -> dict[str, Any]:
         "links": links_of(db, doc.id),
         "redactions": redactions_of(db, doc.id),
     }
+
+
+#: The document row the published functions answer: other contexts name it here, never through models.
+Document: TypeAlias = EvidenceDocument
+
+
+def cases_with_documents(db: Session, case_ids: Sequence[int], chunk: int = 500) -> set[int]:
+    """Which of `case_ids` have an active (not purged) document attached to them (links not counted)."""
+    ids = list(case_ids)
+    found: set[int] = set()
+    stmt = select(EvidenceDocument.case_id).where(EvidenceDocument.purged_at.is_(None))
+    for start in range(0, len(ids), chunk):
+        found.update(int(i) for i in db.scalars(stmt.where(EvidenceDocument.case_id.in_(ids[start : start + chunk]))))
+    return found
 
 
 def documents_for_case(db: Session, case_id: int) -> list[EvidenceDocument]:

@@ -3,24 +3,18 @@ level (every client of the caller's organization the caller's membership reaches
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from api.core.errors import InvalidInput
 from api.infra.marts.serving import open_marts, snapshot_of
 from api.intelligence.rcm_portfolio import queries
 from api.intelligence.rcm_portfolio.schemas import ClientSeries, CompareIn, CompareOut, OverviewIn, OverviewOut
-from api.platform.organizations.models import Client
+from api.platform.organizations import service as organizations
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
 
 def _clients(ctx: Context) -> dict[int, str]:
-    # Client is OrgScoped: the session filter keeps this to the caller's organization; a membership
-    # reaching only some clients sees only those (open_marts limits the mart rows the same way).
-    stmt = select(Client).order_by(Client.name)
-    if ctx.tenant.reach is not None:
-        stmt = stmt.where(Client.id.in_(ctx.tenant.reach))
-    return {c.id: c.name for c in ctx.db.scalars(stmt)}
+    # A membership reaching only some clients sees only those (open_marts limits the mart rows the same way).
+    return organizations.client_names(ctx.db, ctx.tenant.reach)
 
 
 @rpc.query("rcmPortfolio.overview")

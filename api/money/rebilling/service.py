@@ -14,13 +14,13 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
+from api.core.business_calendar import EARLIEST
 from api.core.errors import InvalidInput, NotFound
 from api.core.lifecycle import transition
 from api.denials.cases.models import DenialCase
 from api.denials.cases.payer_classes import payer_class_of
 from api.denials.deadlines import rules
 from api.denials.deadlines import service as deadlines
-from api.denials.deadlines.business_calendar import EARLIEST
 from api.denials.deadlines.facts import case_facts, client_rules
 from api.money.rebilling import timely_filing
 from api.money.rebilling.lifecycle import REBILL
