@@ -7,6 +7,7 @@ name the case by id and never echo the claim key, patient data or a note's text.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -19,7 +20,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition as move
 from api.core.permissions import explain
-from api.denials.cases.lifecycle import CASE, DECIDED_STATES, REOPEN_MOVES
+from api.denials.cases.lifecycle import CASE, DECIDED_STATES, REOPEN_MOVES, WORKING_STATES
 from api.denials.cases.models import CaseEvent, CaseNote, DenialCase
 from api.denials.cases.rules import ZERO, CaseOpening, denial_key, money
 from api.infra.db.base import utcnow
@@ -53,6 +54,32 @@ Case: TypeAlias = DenialCase
 def case_count(db: Session) -> int:
     """How many denial cases the session's client has (any state)."""
     return int(db.scalar(select(func.count(DenialCase.id))) or 0)
+
+
+def open_cases_of_claims(db: Session, claim_keys: Iterable[str]) -> dict[str, DenialCase]:
+    """The open case of each of `claim_keys` that has one (one query, tenant-scoped by the session).
+
+    A claim's open case is its case that is not closed (being worked, or decided and not yet closed: a lost
+    case tells the follow-up team to stop chasing); of several, a case still being worked if there is one,
+    else the latest decided one, the most recently opened first."""
+    keys = sorted(set(claim_keys))
+    if not keys:
+        return {}
+    found = db.scalars(
+        select(DenialCase).where(DenialCase.claim_key.in_(keys), DenialCase.state != "closed").order_by(DenialCase.id)
+    )
+    chosen: dict[str, DenialCase] = {}
+    for case in found:
+        # ascending ids: a later case replaces an earlier one unless it would swap a worked case for a decided one
+        current = chosen.get(case.claim_key)
+        if current is None or case.state in WORKING_STATES or current.state not in WORKING_STATES:
+            chosen[case.claim_key] = case
+    return chosen
+
+
+def open_case_claim_keys(db: Session) -> list[str]:
+    """The claim keys of the client's open (not closed) cases, sorted."""
+    return sorted(set(db.scalars(select(DenialCase.claim_key).where(DenialCase.state != "closed"))))
 
 
 def add_event(

@@ -396,7 +396,9 @@ def cases_with_documents(db: Session, case_ids: Sequence[int], chunk: int = 500)
     found: set[int] = set()
     stmt = select(EvidenceDocument.case_id).where(EvidenceDocument.purged_at.is_(None))
     for start in range(0, len(ids), chunk):
-        found.update(int(i) for i in db.scalars(stmt.where(EvidenceDocument.case_id.in_(ids[start : start + chunk]))))
+        found.update(
+            i for i in db.scalars(stmt.where(EvidenceDocument.case_id.in_(ids[start : start + chunk]))) if i is not None
+        )
     return found
 
 
