@@ -71,8 +71,9 @@ INGESTION_ROWS = (
 )
 LANDING = "the document store is the ingestion landing zone; LandingZone moves to api/infra after the ingestion split"
 EVIDENCE_TARGETS = (
-    "attaching checks the case or claim exists and reads its identifiers for redaction (evidence -> denials); "
-    "the target's facts must be handed in by the caller"
+    "attaching checks the case or claim exists and reads its identifiers for redaction, quality reads the "
+    "case's denial category (evidence -> denials, through cases/claims.service); the target's facts must be "
+    "handed in through the composition root"
 )
 AR_CASES = (
     "A/R follow-up shows each claim's open case (money -> denials, through cases.service); the case column "
@@ -107,29 +108,22 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("api.denials.deadlines.facts", "api.money.ingestion.models"): INGESTION_ROWS,
     ("api.denials.human_attention.history", "api.money.ingestion.models"): INGESTION_ROWS,
     ("api.denials.human_attention.service", "api.money.ingestion.models"): INGESTION_ROWS,
-    ("api.evidence.evidence_control.service", "api.denials.cases.models"): EVIDENCE_TARGETS,
-    ("api.evidence.evidence_control.service", "api.denials.claims.models"): EVIDENCE_TARGETS,
+    ("api.evidence.evidence_control.service", "api.denials.cases.service"): EVIDENCE_TARGETS,
+    ("api.evidence.evidence_control.service", "api.denials.claims.service"): EVIDENCE_TARGETS,
     ("api.evidence.evidence_control.store", "api.money.ingestion.landing"): LANDING,
-    ("api.evidence.evidence_quality.service", "api.denials.cases.models"): EVIDENCE_TARGETS,
+    ("api.evidence.evidence_quality.service", "api.denials.cases.service"): EVIDENCE_TARGETS,
     ("api.integrations.workflow_readiness.service", "api.money.ingestion.models"): INGESTION_ROWS,
     ("api.money.ar_operations.service", "api.denials.cases.service"): AR_CASES,
     ("api.money.ingestion.service", "api.integrations.connector_profiles.service"): CONNECTOR_PROFILES,
-    ("api.money.rebilling.procedures", "api.denials.deadlines.facts"): REBILLING,
-    ("api.money.rebilling.schemas", "api.denials.deadlines.schemas"): REBILLING,
-    ("api.money.rebilling.service", "api.denials.cases.models"): REBILLING,
+    ("api.money.rebilling.procedures", "api.denials.deadlines.service"): REBILLING,
     ("api.money.rebilling.service", "api.denials.cases.payer_classes"): REBILLING,
-    ("api.money.rebilling.service", "api.denials.deadlines.facts"): REBILLING,
     ("api.money.rebilling.service", "api.denials.deadlines.rules"): REBILLING,
     ("api.money.rebilling.service", "api.denials.deadlines.service"): REBILLING,
     ("api.money.rebilling.timely_filing", "api.denials.deadlines.rules"): REBILLING,
     ("api.platform.hospital_onboarding.service", "api.evidence.evidence_control.service"): ONBOARDING,
     ("api.platform.hospital_onboarding.service", "api.integrations.connector_profiles.service"): ONBOARDING,
     ("api.platform.migration_factory.schemas", "api.money.ingestion.upload_input"): MIGRATION,
-    ("api.platform.migration_factory.service", "api.denials.cases.lifecycle"): MIGRATION,
-    ("api.platform.migration_factory.service", "api.denials.cases.models"): MIGRATION,
     ("api.platform.migration_factory.service", "api.denials.cases.service"): MIGRATION,
-    ("api.platform.migration_factory.service", "api.denials.claims.links"): MIGRATION,
-    ("api.platform.migration_factory.service", "api.denials.claims.models"): MIGRATION,
     ("api.platform.migration_factory.service", "api.denials.claims.service"): MIGRATION,
 }
 

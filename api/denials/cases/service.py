@@ -7,7 +7,7 @@ name the case by id and never echo the claim key, patient data or a note's text.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -80,6 +80,26 @@ def open_cases_of_claims(db: Session, claim_keys: Iterable[str]) -> dict[str, De
 def open_case_claim_keys(db: Session) -> list[str]:
     """The claim keys of the client's open (not closed) cases, sorted."""
     return sorted(set(db.scalars(select(DenialCase.claim_key).where(DenialCase.state != "closed"))))
+
+
+def working_cases_of_claims(db: Session, claim_keys: Sequence[str]) -> list[DenialCase]:
+    """The client's working cases (`lifecycle.WORKING_STATES`) of `claim_keys`, the newest first."""
+    stmt = (
+        select(DenialCase)
+        .where(DenialCase.claim_key.in_(claim_keys), DenialCase.state.in_(WORKING_STATES))
+        .order_by(DenialCase.id.desc())
+    )
+    return list(db.scalars(stmt))
+
+
+def find_case(db: Session, case_id: int) -> DenialCase | None:
+    """The client's case `case_id`, or None (no error: for a caller that treats a gone case as none)."""
+    return db.scalar(select(DenialCase).where(DenialCase.id == case_id))
+
+
+def cases_with_denial_keys(db: Session, denial_keys: Sequence[str]) -> list[DenialCase]:
+    """The client's cases whose denial key is one of `denial_keys` (any state)."""
+    return list(db.scalars(select(DenialCase).where(DenialCase.denial_key.in_(denial_keys))))
 
 
 def add_event(

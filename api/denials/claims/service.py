@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
@@ -356,3 +356,31 @@ def claim_record(db: Session, claim_id: int) -> ClaimRecord | None:
     latest = {a.kind: a for a in sorted(amounts, key=lambda a: a.id)}
     adjudicated = claim.state in ADJUDICATED_STATES or (claim.state == "closed" and "paid" in latest)
     return ClaimRecord(claim, list(lines), latest, adjudicated)
+
+
+#: The claim row the published functions answer: other contexts name it here, never through models.
+ClaimRow: TypeAlias = Claim
+
+
+def find_claim(db: Session, claim_id: int) -> Claim | None:
+    """The client's claim `claim_id`, or None (no error: for a caller that treats a gone claim as none)."""
+    return db.scalar(select(Claim).where(Claim.id == claim_id))
+
+
+def claim_with_key(db: Session, claim_key: str) -> Claim | None:
+    """The client's claim with `claim_key` (CLP01), or None."""
+    return db.scalar(select(Claim).where(Claim.claim_key == claim_key))
+
+
+def claims_with_keys(db: Session, claim_keys: Sequence[str]) -> list[Claim]:
+    """The client's claims whose claim key is one of `claim_keys`."""
+    return list(db.scalars(select(Claim).where(Claim.claim_key.in_(claim_keys))))
+
+
+def link_denial_cases(db: Session, claim_id: int, user_id: int, case_id: int | None) -> None:
+    """Link the claim to the denial cases opened for its claim key (or to the one case named);
+    NOT_FOUND when the client has no such case (`links.link_denial_cases`)."""
+    # links reads this module's get_claim, so it is imported when called, not when this module loads
+    from api.denials.claims import links
+
+    links.link_denial_cases(db, claim_id, user_id, case_id)

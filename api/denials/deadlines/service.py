@@ -319,9 +319,11 @@ def upcoming(db: Session, f: UpcomingFilter) -> tuple[list[tuple[CaseDeadline, D
 #: The client's payer-rule row: other contexts name it here, never through models.
 Rule: TypeAlias = PayerRule
 
-# The facts and rules payerRules explains a case's deadlines with, the same the scheduler uses.
+# The facts payerRules explains a case's deadlines with (and rebilling checks timely filing with), the
+# same the scheduler uses.
 client_today = case_facts_module.client_today
 client_rules = case_facts_module.client_rules
+case_facts = case_facts_module.case_facts
 as_limit = case_facts_module.as_limit
 
 
