@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from datetime import date
 from typing import Annotated, Any, Generic, TypeVar
 
 import annotated_types
@@ -28,6 +29,8 @@ DB_INT_MAX = 2**63 - 1
 DB_INT_MIN = -(2**63)
 #: A database id in an input: 1..2^63-1.
 DbId = Annotated[int, Field(ge=1, le=DB_INT_MAX)]
+#: A date in an input: the span the business calendar is built for (and far from date overflow).
+Day = Annotated[date, Field(ge=date(1900, 1, 1), le=date(2199, 12, 31))]
 _BOUNDABLE = (int, int | None)
 
 

@@ -25,9 +25,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from email.message import Message
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
+from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
 
 from api.infra.private_files import private_dir
 from api.rpc.errors import RpcError
@@ -59,6 +60,15 @@ def require_file_part(value: Any) -> UploadedFile:
         "expected a file part (multipart/form-data or application/octet-stream); "
         "JSON callers send 'filename' and 'contentBase64' instead"
     )
+
+
+#: The one field type upload procedures use for a file part (ingestion's uploads, migrationFactory's export).
+UploadedFileField = Annotated[
+    UploadedFile,
+    PlainValidator(require_file_part),
+    PlainSerializer(lambda f: {"filename": f.filename, "sha256": f.sha256}),
+    WithJsonSchema({"type": "string", "format": "binary", "description": "The file (multipart part named 'file')"}),
+]
 
 
 class SpoolWriter:

@@ -40,7 +40,6 @@ from api.core.hooks import Hook
 from api.core.services import ResumeBlocker
 from api.denials.appeal_assembly import letter
 from api.denials.cases import service as cases
-from api.denials.cases.models import DenialCase
 from api.denials.human_attention import service as attention
 from api.evidence.evidence_control import service as evidence
 from api.infra.db.base import utcnow
@@ -158,11 +157,11 @@ def decide_under(
     return Decided(autonomy.decide(inputs), inputs, policy)
 
 
-def still_at_stake(c: DenialCase) -> Decimal:
+def still_at_stake(c: cases.Case) -> Decimal:
     return attention.at_stake(c.amount_at_stake, c.recovered_amount)
 
 
-def gate(db: Session, task: str, case_id: int, confidence: float | None) -> tuple[Decided, DenialCase]:
+def gate(db: Session, task: str, case_id: int, confidence: float | None) -> tuple[Decided, cases.Case]:
     """What execute would decide for the case without running the task: at the given confidence, or
     (omitted) at confidence 1.0, the best a result could have."""
     c = cases.get_case(db, case_id)
@@ -172,7 +171,7 @@ def gate(db: Session, task: str, case_id: int, confidence: float | None) -> tupl
 # --- running a task -------------------------------------------------------------------------------
 
 
-def claim_facts(c: DenialCase) -> letter.ClaimFacts:
+def claim_facts(c: cases.Case) -> letter.ClaimFacts:
     return letter.ClaimFacts(
         payer=c.payer,
         claim_key=c.claim_key,
@@ -188,7 +187,7 @@ def claim_facts(c: DenialCase) -> letter.ClaimFacts:
     )
 
 
-def _overturn(db: Session, c: DenialCase) -> OverturnEstimate:
+def _overturn(db: Session, c: cases.Case) -> OverturnEstimate:
     estimate = attention.estimate_for(attention.fit_model(db), c.payer, c.denial_category, c.carc)
     low, high = estimate.interval()
     return OverturnEstimate(estimate.mean, low, high, estimate.basis.level, estimate.basis.n)
@@ -204,7 +203,7 @@ def active_knowledge(db: Session, task: str, facts: letter.ClaimFacts) -> tuple[
     return tuple(knowledge_input(row) for row in found if row is not None)
 
 
-def case_inputs(db: Session, task: str, c: DenialCase, today: date) -> tuple[CaseInputs, dict[str, str]]:
+def case_inputs(db: Session, task: str, c: cases.Case, today: date) -> tuple[CaseInputs, dict[str, str]]:
     """What the task reads of the case, and the SHA-256 digests of each input (facts, evidence, model,
     knowledge versions)."""
     facts = claim_facts(c)
@@ -235,7 +234,7 @@ def case_inputs(db: Session, task: str, c: DenialCase, today: date) -> tuple[Cas
     return inputs, digests
 
 
-def _apply(db: Session, c: DenialCase, row: AiExecution, result: TaskResult, user_id: int) -> dict[str, Any]:
+def _apply(db: Session, c: cases.Case, row: AiExecution, result: TaskResult, user_id: int) -> dict[str, Any]:
     """Apply an `applied` result to the case; what changed."""
     effect: dict[str, Any] = {"kind": "accepted"}
     if row.task == "classify_denial" and result.output.get("isDenial"):

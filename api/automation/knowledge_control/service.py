@@ -22,7 +22,7 @@ from api.core.errors import Conflict
 from api.core.lifecycle import transition
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
-from api.platform.organizations.independence import require_independent
+from api.platform.organizations.service import require_independent
 
 
 def get(db: Session, version_id: int, *, for_update: bool = False) -> KnowledgeVersion:

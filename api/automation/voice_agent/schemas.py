@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import Field, model_validator
 
-from api.denials.payer_interactions.schemas import Outcome as InteractionOutcome
+from api.denials.payer_interactions.vocabulary import Outcome as InteractionOutcome
 from api.rpc.schema import DbId, Output, PageInput, Schema
 from api.rpc.text import MULTI_LINE, SINGLE_LINE
 

@@ -33,7 +33,6 @@ from api.core.errors import Conflict, PreconditionFailed, not_found
 from api.core.lifecycle import transition
 from api.denials.cases import service as cases
 from api.denials.payer_interactions import service as payer_interactions
-from api.denials.payer_interactions.schemas import LogInteractionIn
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
 from api.integrations.operational_control import service as control
@@ -133,21 +132,15 @@ def _learned(
     summary = f"{prefix} ({row.goal.replace('_', ' ')}, delegation {row.id}): the payer said '{status}'."
     if reference_number:
         summary += f" Reference number {reference_number}."
-    interaction = payer_interactions.log(
+    interaction = payer_interactions.log_phone_call(
         db,
-        LogInteractionIn(
-            case_id=row.case_id,
-            channel="phone",
-            direction="outbound",
-            occurred_at=utcnow(),
-            payer_representative=(f"{representative} (simulated)" if simulated else representative)
-            if representative
-            else None,
-            reference_number=reference_number,
-            summary=summary,
-            outcome=outcome,  # type: ignore[arg-type]  # one of the interaction outcomes
-            next_step=next_step,
-        ),
+        case_id=row.case_id,
+        occurred_at=utcnow(),
+        representative=(f"{representative} (simulated)" if simulated else representative) if representative else None,
+        reference_number=reference_number,
+        summary=summary,
+        outcome=outcome,
+        next_step=next_step,
         user_id=user_id,
     )
     row.payer_interaction_id = interaction.id

@@ -15,13 +15,12 @@ from sqlalchemy.orm import Session
 from api.core.errors import NotFound
 from api.core.settings import Settings
 from api.denials.appeal_assembly.contents import EvidenceItem
-from api.evidence.evidence_control.models import EvidenceDocument
-from api.evidence.evidence_control.service import documents_for_case, read_original
+from api.evidence.evidence_control.service import Document, documents_for_case, read_original
 
 __all__ = ["EvidenceItem", "case_documents", "case_evidence", "evidence_digests", "read_items"]
 
 
-def case_documents(db: Session, case_id: int, document_ids: list[int] | None) -> list[EvidenceDocument]:
+def case_documents(db: Session, case_id: int, document_ids: list[int] | None) -> list[Document]:
     """The case's active evidence documents (no bytes read): all of them in attach order when
     `document_ids` is None, else exactly those, in that order. A named document that is not an active
     document of this case (in this client) is NOT_FOUND."""
@@ -35,7 +34,7 @@ def case_documents(db: Session, case_id: int, document_ids: list[int] | None) ->
     return docs
 
 
-def read_items(settings: Settings, docs: list[EvidenceDocument]) -> list[EvidenceItem]:
+def read_items(settings: Settings, docs: list[Document]) -> list[EvidenceItem]:
     """The documents with their original bytes (verified against their SHA-256)."""
     return [
         EvidenceItem(

@@ -27,7 +27,7 @@ from api.denials.drafts.lifecycle import effective_state as draft_state
 from api.denials.drafts.models import Draft
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
-from api.platform.organizations.independence import require_independent
+from api.platform.organizations.service import require_independent
 
 DRAFT = "draft"
 ACTION = "action"

@@ -50,7 +50,7 @@ from api.denials.cases.rules import (
     sync,
 )
 from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow
-from api.money.reconciliation.models import PayerAlias
+from api.money.reconciliation import service as reconciliation
 
 CHUNK = 500
 #: Entry types that are about a claim (charges, deposits and unlinked PLBs are not).
@@ -125,7 +125,7 @@ class _Aliases:
     @classmethod
     def read(cls, db: Session) -> _Aliases:
         out = cls()
-        for a in db.scalars(select(PayerAlias)):
+        for a in reconciliation.payer_aliases(db):
             key = (a.alias_kind, a.alias.strip().upper())
             canonical_id = a.canonical_payer_id.strip().upper() if a.canonical_payer_id else None
             out.by_kind[key] = _Alias(a.canonical_payer_key.strip().upper(), canonical_id, a.payer_class)

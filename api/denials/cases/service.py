@@ -13,10 +13,11 @@ decision); none of them builds a ``CaseEvent`` or sets ``DenialCase.state`` itse
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import Select, Table, func, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -25,7 +26,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition as move
 from api.core.permissions import explain
-from api.denials.cases.lifecycle import CASE, DECIDED_STATES, REOPEN_MOVES
+from api.denials.cases.lifecycle import CASE, DECIDED_STATES, REOPEN_MOVES, WORKING_STATES
 from api.denials.cases.models import CaseEvent, CaseNote, DenialCase
 from api.denials.cases.rules import ZERO, CaseOpening, denial_key, money
 from api.infra.db.base import utcnow
@@ -50,6 +51,61 @@ def _table() -> Table:
 def get_case(db: Session, case_id: int, *, for_update: bool = False) -> DenialCase:
     """The case if it belongs to the caller's client, else NOT_FOUND (ids never leak across tenants)."""
     return get_by_id(db, DenialCase, case_id, "Case", for_update=for_update)
+
+
+#: The case row the published functions answer: other contexts name it here, never through models.
+Case: TypeAlias = DenialCase
+
+
+def case_count(db: Session) -> int:
+    """How many denial cases the session's client has (any state)."""
+    return int(db.scalar(select(func.count(DenialCase.id))) or 0)
+
+
+def open_cases_of_claims(db: Session, claim_keys: Iterable[str]) -> dict[str, DenialCase]:
+    """The open case of each of `claim_keys` that has one (one query, tenant-scoped by the session).
+
+    A claim's open case is its case that is not closed (being worked, or decided and not yet closed: a lost
+    case tells the follow-up team to stop chasing); of several, a case still being worked if there is one,
+    else the latest decided one, the most recently opened first."""
+    keys = sorted(set(claim_keys))
+    if not keys:
+        return {}
+    found = db.scalars(
+        select(DenialCase).where(DenialCase.claim_key.in_(keys), DenialCase.state != "closed").order_by(DenialCase.id)
+    )
+    chosen: dict[str, DenialCase] = {}
+    for case in found:
+        # ascending ids: a later case replaces an earlier one unless it would swap a worked case for a decided one
+        current = chosen.get(case.claim_key)
+        if current is None or case.state in WORKING_STATES or current.state not in WORKING_STATES:
+            chosen[case.claim_key] = case
+    return chosen
+
+
+def open_case_claim_keys(db: Session) -> list[str]:
+    """The claim keys of the client's open (not closed) cases, sorted."""
+    return sorted(set(db.scalars(select(DenialCase.claim_key).where(DenialCase.state != "closed"))))
+
+
+def working_cases_of_claims(db: Session, claim_keys: Sequence[str]) -> list[DenialCase]:
+    """The client's working cases (`lifecycle.WORKING_STATES`) of `claim_keys`, the newest first."""
+    stmt = (
+        select(DenialCase)
+        .where(DenialCase.claim_key.in_(claim_keys), DenialCase.state.in_(WORKING_STATES))
+        .order_by(DenialCase.id.desc())
+    )
+    return list(db.scalars(stmt))
+
+
+def find_case(db: Session, case_id: int) -> DenialCase | None:
+    """The client's case `case_id`, or None (no error: for a caller that treats a gone case as none)."""
+    return db.scalar(select(DenialCase).where(DenialCase.id == case_id))
+
+
+def cases_with_denial_keys(db: Session, denial_keys: Sequence[str]) -> list[DenialCase]:
+    """The client's cases whose denial key is one of `denial_keys` (any state)."""
+    return list(db.scalars(select(DenialCase).where(DenialCase.denial_key.in_(denial_keys))))
 
 
 def add_event(

@@ -19,7 +19,7 @@ from api.denials.claims.schemas import ExternalActionIn, PartnerProfileIn
 from api.denials.claims.service import get_claim
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
-from api.platform.organizations.independence import require_independent
+from api.platform.organizations.service import require_independent
 
 PARTNER_PROFILE = machine("partner profile", {"draft": {"approved", "rejected"}, "approved": set(), "rejected": set()})
 

@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, Forbidden, InvalidInput, PreconditionFailed
-from api.denials.claims.lifecycle import CLAIM, FINAL_STATES
+from api.denials.claims.lifecycle import ADJUDICATED_STATES, CLAIM, FINAL_STATES
 from api.denials.claims.models import (
     Claim,
     ClaimAmount,
@@ -30,7 +30,7 @@ from api.denials.claims.schemas import AmountIn, AttachmentIn, ClaimFields, Clai
 from api.denials.claims.transitions import move
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
-from api.platform.organizations.independence import require_independent
+from api.platform.organizations.service import require_independent
 
 HEADER_FIELDS = tuple(ClaimFields.model_fields)
 
@@ -332,3 +332,59 @@ def record_amount(db: Session, input: AmountIn, user_id: int) -> ClaimAmount:
     db.add(amount)
     db.flush()
     return amount
+
+
+# --- a claim as other contexts read it (FHIR resources: api/integrations/fhir_smart_contracts) ----------------
+
+
+@dataclass(frozen=True)
+class ClaimRecord:
+    """A claim with its lines (in line order), the latest remittance amount of each kind, and whether it
+    is adjudicated (an adjudicated state, or closed with a paid amount)."""
+
+    claim: Claim
+    lines: list[ClaimLine]
+    remitted: dict[str, ClaimAmount]
+    adjudicated: bool
+
+
+def claim_record(db: Session, claim_id: int) -> ClaimRecord | None:
+    """The client's claim `claim_id` as a record, or None when the client has no such claim."""
+    claim = db.scalar(select(Claim).where(Claim.id == claim_id))
+    if claim is None:
+        return None
+    lines = db.scalars(select(ClaimLine).where(ClaimLine.claim_id == claim.id).order_by(ClaimLine.line_number))
+    amounts = db.scalars(
+        select(ClaimAmount).where(ClaimAmount.claim_id == claim.id, ClaimAmount.source == "remittance")
+    ).all()
+    latest = {a.kind: a for a in sorted(amounts, key=lambda a: a.id)}
+    adjudicated = claim.state in ADJUDICATED_STATES or (claim.state == "closed" and "paid" in latest)
+    return ClaimRecord(claim, list(lines), latest, adjudicated)
+
+
+#: The claim row the published functions answer: other contexts name it here, never through models.
+ClaimRow: TypeAlias = Claim
+
+
+def find_claim(db: Session, claim_id: int) -> Claim | None:
+    """The client's claim `claim_id`, or None (no error: for a caller that treats a gone claim as none)."""
+    return db.scalar(select(Claim).where(Claim.id == claim_id))
+
+
+def claim_with_key(db: Session, claim_key: str) -> Claim | None:
+    """The client's claim with `claim_key` (CLP01), or None."""
+    return db.scalar(select(Claim).where(Claim.claim_key == claim_key))
+
+
+def claims_with_keys(db: Session, claim_keys: Sequence[str]) -> list[Claim]:
+    """The client's claims whose claim key is one of `claim_keys`."""
+    return list(db.scalars(select(Claim).where(Claim.claim_key.in_(claim_keys))))
+
+
+def link_denial_cases(db: Session, claim_id: int, user_id: int, case_id: int | None) -> None:
+    """Link the claim to the denial cases opened for its claim key (or to the one case named);
+    NOT_FOUND when the client has no such case (`links.link_denial_cases`)."""
+    # links reads this module's get_claim, so it is imported when called, not when this module loads
+    from api.denials.claims import links
+
+    links.link_denial_cases(db, claim_id, user_id, case_id)

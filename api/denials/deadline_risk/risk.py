@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from api.denials.deadlines.business_calendar import business_days_between
+from api.core.business_calendar import business_days_between
 
 STEP_DAYS: dict[str, int] = {
     "triage": 1,

@@ -6,8 +6,7 @@ from datetime import date
 
 from pydantic import Field
 
-from api.denials.deadlines.schemas import Day
-from api.rpc.schema import DbId, Output, Page, PageInput, Schema
+from api.rpc.schema import Day, DbId, Output, Page, PageInput, Schema
 
 
 class AtRiskIn(PageInput):

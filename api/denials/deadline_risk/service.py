@@ -22,7 +22,7 @@ from api.denials.approvals.models import ApprovalRequest
 from api.denials.cases.models import DenialCase
 from api.denials.deadline_risk import risk
 from api.denials.drafts.models import Draft
-from api.evidence.evidence_control.models import EvidenceDocument
+from api.evidence.evidence_control import service as evidence_control
 
 CHUNK = 500
 _NO_SLACK = 10**9  # sorts cases without a deadline after every case with one
@@ -46,7 +46,7 @@ def completed_steps(db: Session, case_ids: Iterable[int]) -> dict[int, frozenset
     ids = sorted(set(case_ids))
     if not ids:
         return {}
-    evidence = _case_ids(db, select(EvidenceDocument.case_id).where(EvidenceDocument.purged_at.is_(None)), ids)
+    evidence = evidence_control.cases_with_documents(db, ids, CHUNK)
     drafts = _case_ids(db, select(Draft.case_id).where(Draft.state != "discarded"), ids)
     approved = _case_ids(db, select(Draft.case_id).where(Draft.state == "approved"), ids) | _case_ids(
         db, select(ApprovalRequest.case_id).where(ApprovalRequest.state.in_(("approved", "used"))), ids

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.core.settings import get_settings
@@ -32,8 +32,8 @@ from api.denials.deadlines import rules
 from api.denials.deadlines.models import PayerRule
 from api.infra.db.tenant_filter import get_scope
 from api.money.ingestion.models import ImportRow
-from api.money.reconciliation.models import PayerAlias
-from api.platform.organizations.models import Client
+from api.money.reconciliation import service as reconciliation
+from api.platform.organizations import service as organizations
 
 CHUNK = 500
 INSTITUTIONAL = "837I"
@@ -54,15 +54,15 @@ def client_today(db: Session, now: datetime | None = None) -> date:
     scope = get_scope(db)
     name = None
     if scope is not None and scope.client_id is not None:
-        name = db.scalar(select(Client.time_zone).where(Client.id == scope.client_id))
+        name = organizations.client_time_zone(db, scope.client_id)
     return (now or datetime.now(UTC)).astimezone(zone_of(name)).date()
 
 
 def client_todays(db: Session, now: datetime | None = None) -> dict[int, date]:
     """Every client's today in its own zone (a sweep over all tenants; a session uses client_today)."""
     moment = now or datetime.now(UTC)
-    rows = db.execute(select(Client.id, Client.time_zone))
-    return {client_id: moment.astimezone(zone_of(name)).date() for client_id, name in rows}
+    zones = organizations.client_time_zones(db)
+    return {client_id: moment.astimezone(zone_of(name)).date() for client_id, name in zones.items()}
 
 
 def client_rules(db: Session) -> tuple[rules.LimitRule, ...]:
@@ -172,12 +172,7 @@ def _aliases(db: Session, cases: Sequence[DenialCase]) -> dict[str, tuple[str | 
     ids = sorted({c.payer_id.strip().upper() for c in cases if c.payer_id})
     if not ids:
         return {}
-    found = db.execute(
-        select(func.upper(func.trim(PayerAlias.alias)), PayerAlias.canonical_payer_id, PayerAlias.payer_class).where(
-            PayerAlias.alias_kind == "payer_id", func.upper(func.trim(PayerAlias.alias)).in_(ids)
-        )
-    )
-    return {str(alias): (canonical, payer_class) for alias, canonical, payer_class in found.tuples()}
+    return reconciliation.payer_id_aliases(db, ids)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Literal
 
-from api.denials.deadlines.business_calendar import EARLIEST, LATEST, add_business_days, next_business_day_on_or_after
+from api.core.business_calendar import EARLIEST, LATEST, add_business_days, next_business_day_on_or_after
 
 SEED_PATH = Path(__file__).resolve().parents[3] / "dbt_project" / "seeds" / "reference" / "payer_appeal_limits.csv"
 

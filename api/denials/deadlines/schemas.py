@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from api.rpc.schema import DbId, Output, Page, PageInput, Schema
+from api.rpc.schema import Day, DbId, Output, Page, PageInput, Schema
 
 DeadlineKind = Literal["appeal", "timely_filing"]
-#: A date in an input: the span the business calendar is built for (and far from date overflow).
-Day = Annotated[date, Field(ge=date(1900, 1, 1), le=date(2199, 12, 31))]
 Level = Field(min_length=1, max_length=40, pattern=r"^[a-z_]+$", description="e.g. redetermination, timely_filing")
 
 

@@ -18,6 +18,7 @@ import base64
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import Any, TypeAlias
 
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
@@ -28,7 +29,7 @@ from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import DenialCase
 from api.denials.deadlines import facts as case_facts_module
 from api.denials.deadlines import rules
-from api.denials.deadlines.models import CaseDeadline
+from api.denials.deadlines.models import CaseDeadline, PayerRule
 from api.infra.db.lookup import parse_id
 from api.infra.jobs.queue import enqueue_for_client
 
@@ -304,3 +305,96 @@ def upcoming(db: Session, f: UpcomingFilter) -> tuple[list[tuple[CaseDeadline, D
     rows = rows[: f.limit]
     cursor = encode_due_cursor(rows[-1][0].due_on, rows[-1][0].id) if more and rows else None
     return rows, cursor
+
+
+# --- payer rules: the client's rows, written and explained by payerRules (api/intelligence/payer_rules) -----------
+
+#: The client's payer-rule row: other contexts name it here, never through models.
+Rule: TypeAlias = PayerRule
+
+# The facts payerRules explains a case's deadlines with (and rebilling checks timely filing with), the
+# same the scheduler uses.
+client_today = case_facts_module.client_today
+client_rules = case_facts_module.client_rules
+case_facts = case_facts_module.case_facts
+as_limit = case_facts_module.as_limit
+
+
+def facts_of_case(db: Session, case_id: int) -> rules.CaseFacts:
+    """The stored facts of the client's case the deadlines are computed from (NOT_FOUND if not the client's)."""
+    case = get_case(db, case_id)
+    return case_facts_module.case_facts(db, [case])[case.id]
+
+
+def list_payer_rules(
+    db: Session, *, payer_type: str | None, payer_id: str | None, level: str | None, before_id: int | None, limit: int
+) -> list[PayerRule]:
+    """The client's payer rules, newest first, at most `limit`, filtered by the values given, with an id
+    below `before_id` when given."""
+    stmt = select(PayerRule)
+    if payer_type is not None:
+        stmt = stmt.where(PayerRule.payer_type == payer_type)
+    if payer_id is not None:
+        stmt = stmt.where(PayerRule.payer_id == payer_id)
+    if level is not None:
+        stmt = stmt.where(PayerRule.level == level)
+    if before_id is not None:
+        stmt = stmt.where(PayerRule.id < before_id)
+    return list(db.scalars(stmt.order_by(PayerRule.id.desc()).limit(limit)))
+
+
+def payer_rule_state(row: PayerRule) -> dict[str, Any]:
+    """The rule as the audit records it."""
+    return {
+        "payer_type": row.payer_type,
+        "payer_id": row.payer_id,
+        "level": row.level,
+        "days": row.days,
+        "day_count": row.day_count,
+        "roll_forward": row.roll_forward,
+        "receipt_days": row.receipt_days,
+        "effective_from": row.effective_from.isoformat(),
+        "source": row.source,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class PayerRuleValues:
+    """One client rule as written: its key (payer type, payer id or "*", level, effective date) and terms."""
+
+    payer_type: str
+    payer_id: str
+    level: str
+    effective_from: date
+    days: int
+    day_count: str
+    roll_forward: bool
+    receipt_days: int
+    basis: str
+    source: str
+
+
+def upsert_payer_rule(db: Session, values: PayerRuleValues, *, user_id: int) -> tuple[PayerRule, dict[str, Any] | None]:
+    """Insert or update the client's rule for (payer type, payer id, level, effective date); answers the row
+    and its audit state before (None: inserted). Re-scheduling the cases it changes is the caller's."""
+    row = db.scalar(
+        select(PayerRule).where(
+            PayerRule.payer_type == values.payer_type,
+            PayerRule.payer_id == values.payer_id,
+            PayerRule.level == values.level,
+            PayerRule.effective_from == values.effective_from,
+        )
+    )
+    before = payer_rule_state(row) if row is not None else None
+    if row is None:
+        row = PayerRule(
+            payer_type=values.payer_type,
+            payer_id=values.payer_id,
+            level=values.level,
+            effective_from=values.effective_from,
+        )
+        db.add(row)
+    row.days, row.day_count, row.roll_forward = values.days, values.day_count, values.roll_forward
+    row.receipt_days, row.basis, row.source, row.updated_by = values.receipt_days, values.basis, values.source, user_id
+    db.flush()
+    return row, before

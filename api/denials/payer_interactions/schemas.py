@@ -7,22 +7,12 @@ from typing import Annotated, Literal, Self
 
 from pydantic import AwareDatetime, Field, model_validator
 
+from api.denials.payer_interactions.vocabulary import Outcome
 from api.rpc.schema import DbId, Output, PageInput, Schema
 from api.rpc.text import MULTI_LINE, SINGLE_LINE
 
 Channel = Literal["phone", "portal", "fax", "mail", "email"]
 Direction = Literal["outbound", "inbound"]
-Outcome = Literal[
-    "resolved",
-    "in_process",
-    "reprocessing",
-    "appeal_required",
-    "information_requested",
-    "denial_upheld",
-    "no_record",
-    "no_answer",
-    "other",
-]
 Payer = Annotated[str, Field(min_length=1, max_length=200), SINGLE_LINE]
 
 

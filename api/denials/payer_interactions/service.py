@@ -104,3 +104,31 @@ def list_statement(
         (PayerInteraction.case_id, case_id),
         OnDays(PayerInteraction.occurred_at, occurred_from, occurred_to),
     )
+
+
+def log_phone_call(
+    db: Session,
+    *,
+    case_id: int,
+    occurred_at: datetime,
+    representative: str | None,
+    reference_number: str | None,
+    summary: str,
+    outcome: str,
+    next_step: str | None,
+    user_id: int,
+) -> PayerInteraction:
+    """An outbound phone call on a case made for the client (the voice agent's), logged like one a person
+    logs: the values are checked as `payerInteractions.log`'s input (INVALID_INPUT naming the field)."""
+    data = LogInteractionIn(
+        case_id=case_id,
+        channel="phone",
+        direction="outbound",
+        occurred_at=occurred_at,
+        payer_representative=representative,
+        reference_number=reference_number,
+        summary=summary,
+        outcome=outcome,  # type: ignore[arg-type]  # one of the interaction outcomes (vocabulary.Outcome)
+        next_step=next_step,
+    )
+    return log(db, data, user_id=user_id)

@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import Select, event, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -31,8 +31,8 @@ from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, InvalidInput, PreconditionFailed
 from api.core.settings import Settings
-from api.denials.cases.models import DenialCase
-from api.denials.claims.models import Claim
+from api.denials.cases import service as cases
+from api.denials.claims import service as claims
 from api.evidence.evidence_control import retention
 from api.evidence.evidence_control.models import (
     LINK_TARGETS,
@@ -129,28 +129,22 @@ def resolve_content(
 # --- targets ---------------------------------------------------------------------------------------------
 
 
-def _case(db: Session, case_id: int) -> DenialCase:
-    return get_by_id(db, DenialCase, case_id, "Case")
-
-
-def _claim(db: Session, claim_id: int) -> Claim:
-    return get_by_id(db, Claim, claim_id, "Claim")
-
-
-def _targets(db: Session, case_id: int | None, claim_id: int | None) -> tuple[DenialCase | None, Claim | None]:
+def _targets(
+    db: Session, case_id: int | None, claim_id: int | None
+) -> tuple[cases.Case | None, claims.ClaimRow | None]:
     """The case and claim a document is for: the claim of a case is found by its claim key."""
     if case_id is None and claim_id is None:
         raise InvalidInput("Invalid input: give 'caseId' or 'claimId' (or both)")
-    case = _case(db, case_id) if case_id is not None else None
-    claim = _claim(db, claim_id) if claim_id is not None else None
+    case = cases.get_case(db, case_id) if case_id is not None else None
+    claim = claims.get_claim(db, claim_id) if claim_id is not None else None
     if case is not None and claim is not None and case.claim_key != claim.claim_key:
         raise InvalidInput(f"Invalid input: claim {claim.id} is not the claim of case {case.id}")
     if case is not None and claim is None:
-        claim = db.scalar(select(Claim).where(Claim.claim_key == case.claim_key))
+        claim = claims.claim_with_key(db, case.claim_key)
     return case, claim
 
 
-def known_identifiers(case: DenialCase | None, claim: Claim | None) -> list[str]:
+def known_identifiers(case: cases.Case | None, claim: claims.ClaimRow | None) -> list[str]:
     """The account identifiers of the linked records, redacted from the text like caller terms."""
     values = [
         case.claim_key if case else None,
@@ -162,8 +156,8 @@ def known_identifiers(case: DenialCase | None, claim: Claim | None) -> list[str]
 
 
 def _identifiers_of(db: Session, doc: EvidenceDocument) -> list[str]:
-    case = db.scalar(select(DenialCase).where(DenialCase.id == doc.case_id)) if doc.case_id else None
-    claim = db.scalar(select(Claim).where(Claim.id == doc.claim_id)) if doc.claim_id else None
+    case = cases.find_case(db, doc.case_id) if doc.case_id else None
+    claim = claims.find_claim(db, doc.claim_id) if doc.claim_id else None
     return known_identifiers(case, claim)
 
 
@@ -251,7 +245,7 @@ def _same(column: Any, value: int | None) -> Any:
     return column.is_(None) if value is None else column == value
 
 
-def db_client_id(db: Session, case: DenialCase | None, claim: Claim | None) -> int:
+def db_client_id(db: Session, case: cases.Case | None, claim: claims.ClaimRow | None) -> int:
     """The client a new document belongs to: the one of the record it is attached to (the tenant's)."""
     owner = case if case is not None else claim
     assert owner is not None  # _targets requires one
@@ -386,6 +380,22 @@ def detail(db: Session, doc: EvidenceDocument, years: int) -> dict[str, Any]:
     }
 
 
+#: The document row the published functions answer: other contexts name it here, never through models.
+Document: TypeAlias = EvidenceDocument
+
+
+def cases_with_documents(db: Session, case_ids: Sequence[int], chunk: int = 500) -> set[int]:
+    """Which of `case_ids` have an active (not purged) document attached to them (links not counted)."""
+    ids = list(case_ids)
+    found: set[int] = set()
+    stmt = select(EvidenceDocument.case_id).where(EvidenceDocument.purged_at.is_(None))
+    for start in range(0, len(ids), chunk):
+        found.update(
+            i for i in db.scalars(stmt.where(EvidenceDocument.case_id.in_(ids[start : start + chunk]))) if i is not None
+        )
+    return found
+
+
 def documents_for_case(db: Session, case_id: int) -> list[EvidenceDocument]:
     """The active (not purged) documents attached or linked to the case, in attach order (id)."""
     linked = select(EvidenceLink.document_id).where(
@@ -420,9 +430,9 @@ def check_target(db: Session, target_kind: str, target_id: int) -> None:
     if target_kind not in LINK_TARGETS:
         raise InvalidInput(f"Invalid input: 'targetKind' must be one of {', '.join(LINK_TARGETS)}")
     if target_kind == "case":
-        _case(db, target_id)
+        cases.get_case(db, target_id)
     elif target_kind == "claim":
-        _claim(db, target_id)
+        claims.get_claim(db, target_id)
 
 
 def link_document(db: Session, document_id: int, target_kind: str, target_id: int) -> None:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.core.errors import not_found
-from api.denials.cases.models import DenialCase
+from api.denials.cases import service as cases
 from api.evidence.evidence_control.service import documents_for_case
 from api.evidence.evidence_quality.requirements import Requirement, requirement_for
 
@@ -23,7 +22,7 @@ class CaseEvidence:
 
 
 def case_evidence(db: Session, case_id: int) -> CaseEvidence:
-    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
+    case = cases.find_case(db, case_id)
     if case is None:
         raise not_found("Case", case_id)
     rule, requirement = requirement_for(case.denial_category)

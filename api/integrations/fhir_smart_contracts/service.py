@@ -17,15 +17,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from api.core.errors import Forbidden, NotFound, PreconditionFailed, Unauthenticated
-from api.denials.claims.lifecycle import ADJUDICATED_STATES
-from api.denials.claims.models import Claim, ClaimAmount, ClaimLine
+from api.denials.claims import service as claims
 from api.infra.db.lookup import get_by_id
 from api.integrations.fhir_smart_contracts import assertion, fhir, jwks, scopes
 from api.integrations.fhir_smart_contracts.models import SmartAssertionJti, SmartClient
 from api.integrations.fhir_smart_contracts.schemas import JwkSet
-from api.platform.auth.models import SmartAccessToken
-from api.platform.auth.secrets import SMART_TOKEN_PREFIX, new_token, token_digest
-from api.platform.organizations.models import Client
+from api.platform.auth import service as auth
+from api.platform.organizations import service as organizations
 
 TOKEN_PATH = "/api/rpc/fhirSmartContracts.token"
 CLIENT_ID_PREFIX = "smart_"
@@ -160,34 +158,22 @@ def exchange(
             f"None of the requested scopes is registered for this client; it may ask for {' '.join(row.scopes)}"
         )
     _consume_jti(db, row, verified, now)
-    db.execute(
-        delete(SmartAccessToken)
-        .where(SmartAccessToken.registration_id == row.id, SmartAccessToken.expires_at <= now)
-        .execution_options(synchronize_session=False)
-    )
-    token = new_token(SMART_TOKEN_PREFIX)
-    db.add(
-        SmartAccessToken(
-            organization_id=row.organization_id,
-            client_id=row.client_id,
-            registration_id=row.id,
-            token_hash=token_digest(token),
-            scopes=granted,
-            expires_at=now + timedelta(seconds=lifetime_seconds),
-        )
+    token = auth.issue_smart_token(
+        db,
+        organization_id=row.organization_id,
+        client_id=row.client_id,
+        registration_id=row.id,
+        scopes=granted,
+        now=now,
+        lifetime_seconds=lifetime_seconds,
     )
     db.flush()
     return row, token, granted
 
 
-def _facts(db: Session, claim: Claim) -> fhir.ClaimFacts:
-    lines = db.scalars(select(ClaimLine).where(ClaimLine.claim_id == claim.id).order_by(ClaimLine.line_number))
-    amounts = db.scalars(
-        select(ClaimAmount).where(ClaimAmount.claim_id == claim.id, ClaimAmount.source == "remittance")
-    ).all()
-    latest = {a.kind: a for a in sorted(amounts, key=lambda a: a.id)}
-    adjudicated = claim.state in ADJUDICATED_STATES or (claim.state == "closed" and "paid" in latest)
-    provider = db.scalar(select(Client.name).where(Client.id == claim.client_id)) or "provider"
+def _facts(db: Session, record: claims.ClaimRecord) -> fhir.ClaimFacts:
+    claim, lines, latest, adjudicated = record.claim, record.lines, record.remitted, record.adjudicated
+    provider = organizations.client_name(db, claim.client_id) or "provider"
     return fhir.ClaimFacts(
         id=claim.id,
         state=claim.state,
@@ -237,10 +223,10 @@ def read(db: Session, resource_type: str, resource_id: str, granted: frozenset[s
     missing = NotFound(f"{resource_type}/{resource_id} was not found in this client")
     if not resource_id.isdigit() or len(resource_id) > 18:
         raise missing
-    claim = db.scalar(select(Claim).where(Claim.id == int(resource_id)))
-    if claim is None:
+    record = claims.claim_record(db, int(resource_id))
+    if record is None:
         raise missing
-    facts = _facts(db, claim)
+    facts = _facts(db, record)
     if resource_type in ("ClaimResponse", "ExplanationOfBenefit") and not facts.adjudicated:
         raise NotFound(f"{resource_type}/{resource_id} was not found: the claim has no adjudication yet")
     return _BUILDERS[resource_type](facts)

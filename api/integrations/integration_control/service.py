@@ -25,7 +25,7 @@ from api.integrations.integration_control import checks, sealing
 from api.integrations.integration_control.lifecycle import INTEGRATION, RUN, TRANSITION_MOVES
 from api.integrations.integration_control.models import Integration, IntegrationEvent, IntegrationRun
 from api.integrations.operational_control import service as control
-from api.platform.organizations.independence import require_independent
+from api.platform.organizations.service import require_independent
 
 SECRET_FIELDS = ("password", "private_key", "client_secret")
 PAUSE_TASK = "integration_run"  # operationalControl: a run is a transfer with stored credentials

@@ -8,14 +8,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api.core.permissions import PERMISSIONS
-from api.denials.cases.models import DenialCase
+from api.denials.cases import service as cases
 from api.integrations.workflow_readiness import rules
 from api.money.ingestion.models import PostedRemittance
-from api.money.payment_integrity.models import ContractTerm
-from api.money.reconciliation.models import PayerAlias
+from api.money.payment_integrity import service as payment_integrity
+from api.money.reconciliation import service as reconciliation
 from api.platform.activation_governance.service import activation_blockers
 from api.platform.organizations import service as organizations
-from api.platform.organizations.models import Membership
 
 
 def _count(db: Session, column: Any, *where: Any) -> int:
@@ -25,13 +24,12 @@ def _count(db: Session, column: Any, *where: Any) -> int:
 def facts(db: Session, client_id: int) -> rules.Facts:
     """Counts for the session's client `client_id` (the tenant filter scopes every read; the members
     counted are those whose membership reaches the client)."""
-    reaching = Membership.user_id.in_(organizations.members_reaching(client_id))
     return rules.Facts(
-        writers=_count(db, Membership.id, Membership.role.in_(PERMISSIONS["write"]), reaching),
-        specialists=_count(db, Membership.id, Membership.role == "specialist", reaching),
+        writers=organizations.member_count(db, client_id, PERMISSIONS["write"]),
+        specialists=organizations.member_count(db, client_id, ("specialist",)),
         confirmed_remittances=_count(db, PostedRemittance.id),
-        denial_cases=_count(db, DenialCase.id),
-        contract_terms=_count(db, ContractTerm.id),
-        payer_aliases=_count(db, PayerAlias.id),
+        denial_cases=cases.case_count(db),
+        contract_terms=payment_integrity.contract_term_count(db),
+        payer_aliases=reconciliation.payer_alias_count(db),
         activation_blockers=tuple(activation_blockers(db)),
     )

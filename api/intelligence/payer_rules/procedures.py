@@ -4,7 +4,7 @@ payer aliases. Writes are for managers and admins and are audited."""
 
 from __future__ import annotations
 
-from api.denials.deadlines.facts import as_limit, client_today
+from api.denials.deadlines.service import as_limit, client_today
 from api.intelligence.payer_rules import service
 from api.intelligence.payer_rules.schemas import (
     AliasIn,

@@ -7,11 +7,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from api.rpc.schema import DbId, Output, Page, PageInput, Schema
+from api.rpc.schema import Day, DbId, Output, Page, PageInput, Schema
 
 PayerType = Literal["medicare", "medicare_advantage", "medicaid", "tricare", "commercial", "erisa"]
 PayerClass = Literal["medicare", "medicaid", "commercial", "other_government", "other", "self_pay"]
-Day = Annotated[date, Field(ge=date(1900, 1, 1), le=date(2199, 12, 31))]
 Level = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[a-z_]+$", description="e.g. timely_filing")]
 PayerId = Annotated[str, Field(min_length=1, max_length=80, description="The payer id (N1*PR N104 / REF*2U), or *")]
 FilingIndicator = Annotated[str, Field(pattern=r"^[A-Za-z0-9]{1,2}$", description="CLP06 / SBR09, e.g. 16, CH, MB")]

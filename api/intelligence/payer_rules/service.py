@@ -2,8 +2,8 @@
 rule applies to a case or a described claim, and payer aliases.
 
 The rule table and the choice of a rule live with the deadline scheduler that reads them
-(``api/denials/deadlines``: ``models.PayerRule``, ``rules.case_deadlines``, ``facts.case_facts``); this
-namespace writes and explains them. A write re-schedules the working cases it may change, in the same
+(``api/denials/deadlines``: its table through ``service`` — ``list_payer_rules``, ``upsert_payer_rule``,
+``facts_of_case`` — and the published pure ``rules.case_deadlines``); this namespace writes and explains them. A write re-schedules the working cases it may change, in the same
 transaction, so the worklist follows at once.
 """
 
@@ -14,17 +14,14 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import InvalidInput, NotFound
-from api.denials.cases.models import DenialCase
-from api.denials.deadlines import facts as deadline_facts
+from api.core.errors import InvalidInput
 from api.denials.deadlines import rules
-from api.denials.deadlines.models import PayerRule
+from api.denials.deadlines import service as deadlines
 from api.denials.deadlines.service import request_reschedule
 from api.intelligence.payer_rules.schemas import AliasIn, ClaimFacts, ListIn, UpsertIn
-from api.money.reconciliation.models import PayerAlias
+from api.money.reconciliation import service as reconciliation
 from api.rpc.schema import decode_cursor, encode_cursor
 
 
@@ -50,20 +47,17 @@ def rule_out(rule: rules.LimitRule) -> dict[str, Any]:
 
 def list_rules(db: Session, f: ListIn) -> tuple[list[dict[str, Any]], str | None, list[dict[str, Any]]]:
     """The client's rules (newest first, filtered, paginated) and every platform default."""
-    stmt = select(PayerRule)
-    if f.payer_type is not None:
-        stmt = stmt.where(PayerRule.payer_type == f.payer_type)
-    if f.payer_id is not None:
-        stmt = stmt.where(PayerRule.payer_id == f.payer_id)
-    if f.level is not None:
-        stmt = stmt.where(PayerRule.level == f.level)
-    after = decode_cursor(f.cursor)
-    if after is not None:
-        stmt = stmt.where(PayerRule.id < after)
-    rows = list(db.scalars(stmt.order_by(PayerRule.id.desc()).limit(f.limit + 1)))
+    rows = deadlines.list_payer_rules(
+        db,
+        payer_type=f.payer_type,
+        payer_id=f.payer_id,
+        level=f.level,
+        before_id=decode_cursor(f.cursor),
+        limit=f.limit + 1,
+    )
     more, rows = len(rows) > f.limit, rows[: f.limit]
     cursor = encode_cursor(rows[-1].id) if more and rows else None
-    items = [rule_out(deadline_facts.as_limit(r)) for r in rows]
+    items = [rule_out(deadlines.as_limit(r)) for r in rows]
     return items, cursor, [rule_out(r) for r in rules.RULES]
 
 
@@ -77,23 +71,13 @@ def _platform_rule(payer_type: str, level: str) -> rules.LimitRule:
     return found
 
 
-def stored(row: PayerRule) -> dict[str, Any]:
-    return {
-        "payer_type": row.payer_type,
-        "payer_id": row.payer_id,
-        "level": row.level,
-        "days": row.days,
-        "day_count": row.day_count,
-        "roll_forward": row.roll_forward,
-        "receipt_days": row.receipt_days,
-        "effective_from": row.effective_from.isoformat(),
-        "source": row.source,
-    }
+# The audit state of a rule is the deadlines' (the table is theirs).
+stored = deadlines.payer_rule_state
 
 
 @dataclass(frozen=True, slots=True)
 class Upserted:
-    row: PayerRule
+    row: deadlines.Rule
     before: dict[str, Any] | None
     rescheduled: int
 
@@ -102,26 +86,19 @@ def upsert(db: Session, spec: UpsertIn, *, user_id: int) -> Upserted:
     """Insert or update the client's rule for (payer type, payer id, level, effective date); the basis
     (what the days count from) is the platform rule's for that level, so later levels still follow."""
     platform = _platform_rule(spec.payer_type, spec.level)
-    row = db.scalar(
-        select(PayerRule).where(
-            PayerRule.payer_type == spec.payer_type,
-            PayerRule.payer_id == spec.payer_id,
-            PayerRule.level == spec.level,
-            PayerRule.effective_from == spec.effective_from,
-        )
+    values = deadlines.PayerRuleValues(
+        payer_type=spec.payer_type,
+        payer_id=spec.payer_id,
+        level=spec.level,
+        effective_from=spec.effective_from,
+        days=spec.days,
+        day_count=spec.day_count,
+        roll_forward=spec.roll_forward,
+        receipt_days=spec.receipt_days,
+        basis=platform.basis,
+        source=spec.source,
     )
-    before = stored(row) if row is not None else None
-    if row is None:
-        row = PayerRule(
-            payer_type=spec.payer_type,
-            payer_id=spec.payer_id,
-            level=spec.level,
-            effective_from=spec.effective_from,
-        )
-        db.add(row)
-    row.days, row.day_count, row.roll_forward = spec.days, spec.day_count, spec.roll_forward
-    row.receipt_days, row.basis, row.source, row.updated_by = spec.receipt_days, platform.basis, spec.source, user_id
-    db.flush()
+    row, before = deadlines.upsert_payer_rule(db, values, user_id=user_id)
     return Upserted(row, before, request_reschedule(db, None if spec.payer_id == "*" else spec.payer_id))
 
 
@@ -134,13 +111,6 @@ class Evaluation:
     facts: rules.CaseFacts
     kind: rules.PayerType
     found: list[rules.Scheduled]
-
-
-def _case_facts(db: Session, case_id: int) -> tuple[DenialCase, rules.CaseFacts]:
-    case = db.scalar(select(DenialCase).where(DenialCase.id == case_id))
-    if case is None:
-        raise NotFound(f"Denial case {case_id} was not found")
-    return case, deadline_facts.case_facts(db, [case])[case.id]
 
 
 def _claim_facts(claim: ClaimFacts) -> rules.CaseFacts:
@@ -157,12 +127,12 @@ def _claim_facts(claim: ClaimFacts) -> rules.CaseFacts:
 def evaluate(db: Session, case_id: int | None, claim: ClaimFacts | None) -> Evaluation:
     """Which rules apply to a case (its stored facts) or to a claim described by hand, and why."""
     if case_id is not None:
-        _case, facts = _case_facts(db, case_id)
+        facts = deadlines.facts_of_case(db, case_id)
     elif claim is not None:
         facts = _claim_facts(claim)
     else:  # the schema refuses this; kept for a direct caller
         raise InvalidInput("Invalid input: give exactly one of caseId or claim")
-    kind, found = rules.case_deadlines(facts, deadline_facts.client_rules(db))
+    kind, found = rules.case_deadlines(facts, deadlines.client_rules(db))
     return Evaluation(case_id, facts, kind, found)
 
 
@@ -188,19 +158,13 @@ def applied(found: Sequence[rules.Scheduled], as_of: date) -> list[dict[str, Any
 
 @dataclass(frozen=True, slots=True)
 class AliasWritten:
-    row: PayerAlias
+    row: reconciliation.Alias
     before: dict[str, Any] | None
     rescheduled: int
 
 
-def alias_state(row: PayerAlias) -> dict[str, Any]:
-    return {
-        "alias_kind": row.alias_kind,
-        "alias": row.alias,
-        "canonical_payer_key": row.canonical_payer_key,
-        "canonical_payer_id": row.canonical_payer_id,
-        "payer_class": row.payer_class,
-    }
+# The audit state of an alias is reconciliation's (the table is its).
+alias_state = reconciliation.alias_state
 
 
 def upsert_alias(db: Session, spec: AliasIn) -> AliasWritten:
@@ -208,17 +172,13 @@ def upsert_alias(db: Session, spec: AliasIn) -> AliasWritten:
     its canonical payer and, optionally, its payer class. The marts read it at the next build; the
     deadlines of the payer's working cases (a payer-id alias) are recomputed now."""
     alias = spec.alias.strip().upper()
-    row = db.scalar(
-        select(PayerAlias).where(
-            PayerAlias.alias_kind == spec.alias_kind, func.upper(func.trim(PayerAlias.alias)) == alias
-        )
+    row, before = reconciliation.upsert_alias(
+        db,
+        alias_kind=spec.alias_kind,
+        alias=alias,
+        canonical_payer_key=spec.canonical_payer_key,
+        canonical_payer_id=spec.canonical_payer_id,
+        payer_class=spec.payer_class,
     )
-    before = alias_state(row) if row is not None else None
-    if row is None:
-        row = PayerAlias(alias_kind=spec.alias_kind, alias=alias)
-        db.add(row)
-    row.canonical_payer_key, row.canonical_payer_id = spec.canonical_payer_key, spec.canonical_payer_id
-    row.payer_class = spec.payer_class
-    db.flush()
     rescheduled = request_reschedule(db, alias) if spec.alias_kind == "payer_id" else 0
     return AliasWritten(row, before, rescheduled)

@@ -15,9 +15,8 @@ router = rpc.namespace("rcmPortfolio")
 
 
 def _clients(ctx: Context) -> dict[int, str]:
-    # Client is OrgScoped: the session filter keeps this to the caller's organization; a membership
-    # reaching only some clients sees only those (open_marts limits the mart rows the same way).
-    return {c.id: c.name for c in ctx.db.scalars(organizations.clients_statement(ctx.tenant.reach))}
+    # A membership reaching only some clients sees only those (open_marts limits the mart rows the same way).
+    return organizations.client_names(ctx.db, ctx.tenant.reach)
 
 
 @router.query("overview")

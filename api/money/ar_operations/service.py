@@ -9,44 +9,21 @@ else the latest decided one, the most recently opened first.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from api.denials.cases.lifecycle import WORKING_STATES
-from api.denials.cases.models import DenialCase
+from api.denials.cases import service as cases
 from api.money.ar_operations.schemas import FollowUpItem
 
-
-def open_cases(db: Session, claim_keys: Iterable[str]) -> dict[str, DenialCase]:
-    """The open case of each of `claim_keys` that has one (one query, tenant-scoped by the session)."""
-    keys = sorted(set(claim_keys))
-    if not keys:
-        return {}
-    found = db.scalars(
-        select(DenialCase).where(DenialCase.claim_key.in_(keys), DenialCase.state != "closed").order_by(DenialCase.id)
-    )
-    chosen: dict[str, DenialCase] = {}
-    for case in found:
-        # ascending ids: a later case replaces an earlier one unless it would swap a worked case for a decided one
-        current = chosen.get(case.claim_key)
-        if current is None or case.state in WORKING_STATES or current.state not in WORKING_STATES:
-            chosen[case.claim_key] = case
-    return chosen
-
-
-def open_case_claim_keys(db: Session) -> list[str]:
-    """The claim keys of the tenant's open cases (for counting claims in work in the aging)."""
-    return sorted(set(db.scalars(select(DenialCase.claim_key).where(DenialCase.state != "closed"))))
+# The open case of a claim is the cases' rule (cases.service.open_cases_of_claims).
+open_case_claim_keys = cases.open_case_claim_keys
 
 
 def with_open_cases(db: Session, items: list[FollowUpItem]) -> list[FollowUpItem]:
     """`items` with the id, state and owner of their claim's open case (None without one)."""
-    cases = open_cases(db, (i.claim_key for i in items))
+    found = cases.open_cases_of_claims(db, (i.claim_key for i in items))
     return [
         item.model_copy(update={"case_id": case.id, "case_state": case.state, "case_owner_user_id": case.owner_user_id})
-        if (case := cases.get(item.claim_key)) is not None
+        if (case := found.get(item.claim_key)) is not None
         else item
         for item in items
     ]

@@ -1,6 +1,6 @@
 """The one field type upload procedures use for a file, from any transport.
 
-`UploadedFileField` accepts the `UploadedFile` the router builds from a
+`UploadedFileField` (`api/rpc/uploads.py`) accepts the `UploadedFile` the router builds from a
 multipart or octet-stream body; JSON callers (e.g. `@trpc/client` with a plain
 JSON link) send `filename` + `contentBase64` (or, for CSV, `content` text)
 instead. `resolve_upload` turns either into (filename, content type, bytes).
@@ -10,20 +10,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Annotated
 
-from pydantic import Field, PlainSerializer, PlainValidator, WithJsonSchema
+from pydantic import Field
 
 from api.core.errors import InvalidInput
 from api.rpc.schema import Schema
-from api.rpc.uploads import UploadedFile, require_file_part
-
-UploadedFileField = Annotated[
-    UploadedFile,
-    PlainValidator(require_file_part),
-    PlainSerializer(lambda f: {"filename": f.filename, "sha256": f.sha256}),
-    WithJsonSchema({"type": "string", "format": "binary", "description": "The file (multipart part named 'file')"}),
-]
+from api.rpc.uploads import UploadedFile, UploadedFileField
 
 
 class UploadIn(Schema):

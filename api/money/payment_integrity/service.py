@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import PreconditionFailed
@@ -55,3 +55,8 @@ def store_uploaded_terms(db: Session, batch_id: int, rows: Sequence[tuple[int, d
     )
     db.flush()
     return len(checked)
+
+
+def contract_term_count(db: Session) -> int:
+    """How many contract terms the session's client has."""
+    return int(db.scalar(select(func.count(ContractTerm.id))) or 0)

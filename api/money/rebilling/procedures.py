@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.denials.deadlines.facts import client_today
+from api.denials.deadlines.service import client_today
 from api.money.rebilling import service
 from api.money.rebilling.models import Rebill
 from api.money.rebilling.schemas import (

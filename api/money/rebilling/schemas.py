@@ -7,8 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from api.denials.deadlines.schemas import Day
-from api.rpc.schema import DbId, Output, Page, PageInput, Schema
+from api.rpc.schema import Day, DbId, Output, Page, PageInput, Schema
 
 RebillKind = Literal["corrected", "resubmission"]
 FrequencyCode = Literal["7", "8"]

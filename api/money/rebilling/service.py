@@ -14,14 +14,12 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
+from api.core.business_calendar import EARLIEST
 from api.core.errors import InvalidInput, NotFound
 from api.core.lifecycle import transition
-from api.denials.cases.models import DenialCase
 from api.denials.cases.payer_classes import payer_class_of
 from api.denials.deadlines import rules
 from api.denials.deadlines import service as deadlines
-from api.denials.deadlines.business_calendar import EARLIEST
-from api.denials.deadlines.facts import case_facts, client_rules
 from api.infra.db.lookup import where_given
 from api.money.rebilling import timely_filing
 from api.money.rebilling.lifecycle import REBILL
@@ -57,10 +55,8 @@ def _from_case(db: Session, spec: NewRebill) -> _Claim:
             raise InvalidInput("Invalid input: give 'caseId', or 'claimKey' and 'payer'")
         facts = rules.CaseFacts(payer_class=spec.payer_class, service_date=spec.service_date)
         return _Claim(spec.claim_key, spec.payer, spec.payer_class, facts)
-    case = db.scalar(select(DenialCase).where(DenialCase.id == spec.case_id))
-    if case is None:
-        raise NotFound(f"Denial case {spec.case_id} was not found")
-    facts = case_facts(db, [case])[case.id]
+    case = deadlines.get_case(db, spec.case_id)
+    facts = deadlines.case_facts(db, [case])[case.id]
     if spec.payer_class is not None:
         # the caller says which payer class the claim is: the case's filing indicator counts only if it agrees
         agrees = payer_class_of(facts.filing_indicator) == spec.payer_class
@@ -81,7 +77,7 @@ def create(db: Session, spec: NewRebill, *, user_id: int, on: date) -> Rebill:
         raise InvalidInput("Invalid input: 'serviceDate' cannot be in the future")
     if service_date < EARLIEST:
         raise InvalidInput("Invalid input: 'serviceDate' is before 1900")
-    limit = timely_filing.limit_for(claim.facts, client_rules(db))
+    limit = timely_filing.limit_for(claim.facts, deadlines.client_rules(db))
     timely_filing.check(limit, on, spec.override_reason)
     rebill = Rebill(
         case_id=spec.case_id,

@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, select, update
+from sqlalchemy import Select, delete, select, update
 from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, InvalidInput, NotFound, PreconditionFailed
 from api.infra.db.base import utcnow
-from api.platform.auth.models import ApiKey, AuthSession, Invitation, User
+from api.platform.auth.models import ApiKey, AuthSession, Invitation, SmartAccessToken, User
 from api.platform.auth.secrets import (
     API_KEY_PREFIX,
     INVITE_PREFIX,
     SESSION_PREFIX,
+    SMART_TOKEN_PREFIX,
     hash_password,
     new_token,
     token_digest,
@@ -192,3 +193,34 @@ def accept_signed_in(db: Session, token: str, user_id: int) -> Invitation:
         raise NotFound(_INVALID_INVITE)
     invite.accepted_at = utcnow()
     return invite
+
+
+def issue_smart_token(
+    db: Session,
+    *,
+    organization_id: int,
+    client_id: int,
+    registration_id: int,
+    scopes: list[str],
+    now: datetime,
+    lifetime_seconds: int,
+) -> str:
+    """A new SMART backend access token (`dpf_...`) for a registration, stored as its digest only; the
+    registration's expired tokens are deleted first. Answers the token (shown once)."""
+    db.execute(
+        delete(SmartAccessToken)
+        .where(SmartAccessToken.registration_id == registration_id, SmartAccessToken.expires_at <= now)
+        .execution_options(synchronize_session=False)
+    )
+    token = new_token(SMART_TOKEN_PREFIX)
+    db.add(
+        SmartAccessToken(
+            organization_id=organization_id,
+            client_id=client_id,
+            registration_id=registration_id,
+            token_hash=token_digest(token),
+            scopes=scopes,
+            expires_at=now + timedelta(seconds=lifetime_seconds),
+        )
+    )
+    return token

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from api.money.ingestion.upload_input import UploadedFileField
 from api.rpc.schema import DbId, Output, PageInput, Schema
 from api.rpc.text import SINGLE_LINE
+from api.rpc.uploads import UploadedFileField
 
 Kind = Literal["denials", "open_ar"]
 State = Literal["planned", "dry_run", "committed"]

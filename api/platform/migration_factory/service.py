@@ -27,11 +27,7 @@ from api.core.lifecycle import transition
 from api.core.services import CaseOpenedListener
 from api.core.settings import Settings
 from api.denials.cases import service as cases
-from api.denials.cases.lifecycle import WORKING_STATES
-from api.denials.cases.models import DenialCase
-from api.denials.claims import links as claim_links
 from api.denials.claims import service as claims
-from api.denials.claims.models import Claim
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
 from api.platform.migration_factory import plan as planning
@@ -158,7 +154,7 @@ def _text(value: Any) -> str | None:
     return str(value)
 
 
-def _case_fact(case: DenialCase) -> planning.CaseFact:
+def _case_fact(case: cases.Case) -> planning.CaseFact:
     return planning.CaseFact(
         id=case.id,
         state=case.state,
@@ -189,23 +185,18 @@ def facts(db: Session, kind: str, rows: Sequence[ParsedRow]) -> planning.Facts:
     claims_by_key: dict[str, planning.ClaimFact] = {}
     working: dict[tuple[str, str], planning.CaseFact] = {}
     for chunk in _chunks(keys):
-        for claim in db.scalars(select(Claim).where(Claim.claim_key.in_(chunk))):
+        for claim in claims.claims_with_keys(db, chunk):
             claims_by_key[claim.claim_key] = planning.ClaimFact(
                 claim.id, claim.state, claim.payer, _text(claim.statement_from), _text(claim.statement_to)
             )
         if kind == "denials":
-            stmt = (
-                select(DenialCase)
-                .where(DenialCase.claim_key.in_(chunk), DenialCase.state.in_(WORKING_STATES))
-                .order_by(DenialCase.id.desc())
-            )
-            for case in db.scalars(stmt):  # the oldest working case of a claim x payer wins
+            for case in cases.working_cases_of_claims(db, chunk):  # the oldest working case of a claim x payer wins
                 working[(case.claim_key, planning.payer_key(case.payer))] = _case_fact(case)
     same: dict[int, planning.CaseFact] = {}
     if kind == "denials":
         by_key = {cases.manual_denial_key(_opening(row)): row.row_number for row in valid}
         for chunk in _chunks(sorted(by_key)):
-            for case in db.scalars(select(DenialCase).where(DenialCase.denial_key.in_(chunk))):
+            for case in cases.cases_with_denial_keys(db, chunk):
                 same[by_key[case.denial_key]] = _case_fact(case)
     return planning.Facts(claims_by_key, working, same)
 
@@ -278,7 +269,7 @@ def commit(
             row.case_id, created = applied.case(outcome["case"])
             if created:
                 opened.append(row.case_id)
-                claim_links.link_denial_cases(db, row.claim_id, user_id, row.case_id)
+                claims.link_denial_cases(db, row.claim_id, user_id, row.case_id)
     if case_opened is not None:
         case_opened.emit(db, opened)  # deadlines and priorities of the opened cases, in this transaction
     now = utcnow()

@@ -22,10 +22,15 @@ from api.infra.db.lookup import OneOf, where_given
 from api.infra.outbox.service import Outbox
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import Invitation, User
+from api.platform.organizations import independence
 from api.platform.organizations.invitation_mail import invitation_mail
 from api.platform.organizations.models import Client, Membership, MembershipClient, Organization
 
 MAX_CLIENTS_PER_MEMBERSHIP = 200
+
+
+# Published for the two-person rules of other contexts (the rule and its reasons: independence.py).
+require_independent = independence.require_independent
 
 
 def slugify(name: str) -> str:
@@ -133,6 +138,30 @@ def update_client(db: Session, client: Client, changes: dict[str, str | None]) -
 # --- reach ----------------------------------------------------------------------------------------------
 
 
+def client_time_zone(db: Session, client_id: int) -> str | None:
+    """The client's IANA zone as stored (None: not set; the caller picks the default)."""
+    return db.scalar(select(Client.time_zone).where(Client.id == client_id))
+
+
+def client_name(db: Session, client_id: int) -> str | None:
+    """The client's name (None: not a client the session sees)."""
+    return db.scalar(select(Client.name).where(Client.id == client_id))
+
+
+def client_time_zones(db: Session) -> dict[int, str | None]:
+    """Every client the session sees, with its stored zone (a sweep over all tenants)."""
+    return dict(db.execute(select(Client.id, Client.time_zone)).tuples().all())
+
+
+def client_names(db: Session, reach: Collection[int] | None) -> dict[int, str]:
+    """The organization's clients by name, limited to `reach` when given (Client is organization-scoped:
+    the session filter keeps this to the caller's organization)."""
+    stmt = select(Client).order_by(Client.name)
+    if reach is not None:
+        stmt = stmt.where(Client.id.in_(reach))
+    return {c.id: c.name for c in db.scalars(stmt)}
+
+
 def check_clients(db: Session, organization_id: int, client_ids: Collection[int], field: str = "clientIds") -> None:
     """Every id is a client of the organization (INVALID_INPUT naming the first that is not)."""
     if not client_ids:
@@ -175,6 +204,12 @@ def members_reaching(client_id: int) -> Select[int]:
     tenant filter keeps it to the current organization."""
     listed = select(MembershipClient.membership_id).where(MembershipClient.client_id == client_id)
     return select(Membership.user_id).where(or_(Membership.all_clients, Membership.id.in_(listed)))
+
+
+def member_count(db: Session, client_id: int, roles: Collection[str]) -> int:
+    """How many members of the session's organization with one of `roles` reach `client_id`."""
+    reaching = Membership.user_id.in_(members_reaching(client_id))
+    return int(db.scalar(select(func.count(Membership.id)).where(Membership.role.in_(roles), reaching)) or 0)
 
 
 def role_reaching(db: Session, user_id: int, client_id: int) -> str | None:

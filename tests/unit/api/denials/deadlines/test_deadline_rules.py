@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from api.core.business_calendar import is_business_day
 from api.denials.deadlines import rules
-from api.denials.deadlines.business_calendar import is_business_day
 
 D = date
 

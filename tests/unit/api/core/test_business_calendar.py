@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from api.denials.deadlines.business_calendar import (
+from api.core.business_calendar import (
     add_business_days,
     business_days_between,
     federal_holidays,
