@@ -320,10 +320,15 @@ case_facts = case_facts_module.case_facts
 as_limit = case_facts_module.as_limit
 
 
+def case_with_facts(db: Session, case_id: int) -> tuple[DenialCase, rules.CaseFacts]:
+    """The client's case and the stored facts its deadlines are computed from (NOT_FOUND if not the client's)."""
+    case = cases.get_case(db, case_id)
+    return case, case_facts_module.case_facts(db, [case])[case.id]
+
+
 def facts_of_case(db: Session, case_id: int) -> rules.CaseFacts:
     """The stored facts of the client's case the deadlines are computed from (NOT_FOUND if not the client's)."""
-    case = get_case(db, case_id)
-    return case_facts_module.case_facts(db, [case])[case.id]
+    return case_with_facts(db, case_id)[1]
 
 
 def list_payer_rules(

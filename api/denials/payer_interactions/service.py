@@ -3,7 +3,7 @@ claim key in a message."""
 
 from __future__ import annotations
 
-from datetime import UTC, date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import Select, select

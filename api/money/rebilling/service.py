@@ -55,8 +55,7 @@ def _from_case(db: Session, spec: NewRebill) -> _Claim:
             raise InvalidInput("Invalid input: give 'caseId', or 'claimKey' and 'payer'")
         facts = rules.CaseFacts(payer_class=spec.payer_class, service_date=spec.service_date)
         return _Claim(spec.claim_key, spec.payer, spec.payer_class, facts)
-    case = deadlines.get_case(db, spec.case_id)
-    facts = deadlines.case_facts(db, [case])[case.id]
+    case, facts = deadlines.case_with_facts(db, spec.case_id)
     if spec.payer_class is not None:
         # the caller says which payer class the claim is: the case's filing indicator counts only if it agrees
         agrees = payer_class_of(facts.filing_indicator) == spec.payer_class
