@@ -29,7 +29,7 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -41,6 +41,8 @@ from api.rpc.schema import Prevalidated
 Kind = Literal["query", "mutation"]
 AuthLevel = Literal["public", "user", "tenant", "platform_admin"]
 AUTH_LEVELS: tuple[str, ...] = typing.get_args(AuthLevel)
+#: A procedure's handler; declaring it returns it unchanged.
+HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
 
 
 @dataclass
@@ -85,10 +87,10 @@ class Registry:
     def __init__(self) -> None:
         self.procedures: dict[str, Procedure] = {}
 
-    def query(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
+    def query(self, name: str, **options: Any) -> Callable[[HandlerT], HandlerT]:
         return self._declare(name, "query", **options)
 
-    def mutation(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
+    def mutation(self, name: str, **options: Any) -> Callable[[HandlerT], HandlerT]:
         return self._declare(name, "mutation", **options)
 
     def _declare(
@@ -105,7 +107,7 @@ class Registry:
         api_keys: bool | None = None,
         smart_scopes: tuple[str, ...] = (),
         prepare: Callable[..., Any] | None = None,
-    ) -> Callable[[Callable], Callable]:
+    ) -> Callable[[HandlerT], HandlerT]:
         if auth not in AUTH_LEVELS:
             raise ValueError(f"{name}: unknown auth level {auth!r}")
         if (
@@ -120,7 +122,7 @@ class Registry:
             if permission not in PERMISSIONS:
                 raise ValueError(f"{name}: unknown permission {permission!r}")
 
-        def decorate(fn: Callable) -> Callable:
+        def decorate(fn: HandlerT) -> HandlerT:
             if name in self.procedures:
                 raise ValueError(f"procedure {name} declared twice")
             hints = typing.get_type_hints(fn)
