@@ -66,7 +66,9 @@ def get(ctx: Context, input: ClaimRef) -> ClaimDetailOut:
 @rpc.query("claims.list")
 def list_(ctx: Context, input: ListIn) -> Page[ClaimOut]:
     """Claims of the selected client, newest first; filter by state, origin, payer, claim key, synthetic."""
-    return paginate(ctx.db, service.list_stmt(input), Claim.id, input, service.summary)
+    return paginate(
+        ctx.db, service.list_stmt(input), Claim.id, input, lambda claim: ClaimOut.model_validate(service.summary(claim))
+    )
 
 
 @rpc.mutation("claims.review")

@@ -34,7 +34,9 @@ def list_notifications(ctx: Context, input: ListNotificationsIn) -> Notification
     if input.kind is not None:
         stmt = stmt.where(Notification.kind == input.kind)
     page = paginate(ctx.db, stmt, Notification.id, input, NotificationOut.model_validate)
-    return NotificationPage.model_validate({**page, "unread_count": service.unread_count(ctx.db, ctx.user_id)})
+    return NotificationPage(
+        items=page.items, next_cursor=page.next_cursor, unread_count=service.unread_count(ctx.db, ctx.user_id)
+    )
 
 
 @rpc.mutation("notifications.markRead", permission="read")

@@ -49,7 +49,9 @@ def register_client(ctx: Context, input: RegisterIn) -> SmartClientOut:
 @rpc.query("fhirSmartContracts.listClients", permission="manage")
 def list_clients(ctx: Context, input: ListIn) -> Page[SmartClientOut]:
     """This client's SMART backend registrations, newest first: scopes, key ids, JWKS URL, rotations."""
-    return paginate(ctx.db, service.list_stmt(), SmartClient.id, input, service.view)
+    return paginate(
+        ctx.db, service.list_stmt(), SmartClient.id, input, lambda row: SmartClientOut.model_validate(service.view(row))
+    )
 
 
 @rpc.mutation("fhirSmartContracts.rotateKeys", permission="manage")

@@ -63,7 +63,8 @@ def create_rebill(ctx: Context, input: CreateRebillIn) -> RebillOut:
 def list_rebills(ctx: Context, input: ListRebillsIn) -> RebillPage:
     """Rebills, newest first; filters: state, case, kind."""
     stmt = service.list_statement(service.RebillFilter(state=input.state, case_id=input.case_id, kind=input.kind))
-    return paginate(ctx.db, stmt, Rebill.id, input, _out)
+    page = paginate(ctx.db, stmt, Rebill.id, input, _out)
+    return RebillPage(items=page.items, next_cursor=page.next_cursor)
 
 
 @rpc.mutation("rebilling.markReady")
