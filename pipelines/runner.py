@@ -52,7 +52,7 @@ class RunSummary:
     def success(self) -> bool:
         return self.status == "SUCCESS"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "runId": self.run_id,
             "status": self.status,

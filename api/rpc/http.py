@@ -138,7 +138,7 @@ class RpcEndpoint:
             client_id_header=request.headers.get("x-client-id"),
             client_ip=request.client.host if request.client else None,
         )
-        results: list[tuple[dict, int]] = []
+        results: list[tuple[Envelope, int]] = []
         for path, proc, raw in zip(paths, procs, inputs, strict=True):
             results.append(await self._call(path, proc, method, raw, meta))
         envelopes = [r[0] for r in results]

@@ -36,7 +36,7 @@ import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, TypeAdapter
 
@@ -48,6 +48,8 @@ from api.rpc.schema import Prevalidated
 Kind = Literal["query", "mutation"]
 AuthLevel = Literal["public", "user", "tenant", "platform_admin"]
 AUTH_LEVELS: tuple[str, ...] = typing.get_args(AuthLevel)
+#: A procedure's handler; declaring it returns it unchanged.
+HandlerT = TypeVar("HandlerT", bound=Callable[..., Any])
 
 
 @dataclass
@@ -104,10 +106,10 @@ class Router:
     registry: Registry
     namespace: str
 
-    def query(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
+    def query(self, name: str, **options: Any) -> Callable[[HandlerT], HandlerT]:
         return self.registry._declare(f"{self.namespace}.{name}", "query", router=self, **options)
 
-    def mutation(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
+    def mutation(self, name: str, **options: Any) -> Callable[[HandlerT], HandlerT]:
         return self.registry._declare(f"{self.namespace}.{name}", "mutation", router=self, **options)
 
 
@@ -123,10 +125,10 @@ class Registry:
             raise ValueError(f"namespace {name!r}: a camelCase name, letters and digits only")
         return Router(self, name)
 
-    def query(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
+    def query(self, name: str, **options: Any) -> Callable[[HandlerT], HandlerT]:
         return self._declare(name, "query", **options)
 
-    def mutation(self, name: str, **options: Any) -> Callable[[Callable], Callable]:
+    def mutation(self, name: str, **options: Any) -> Callable[[HandlerT], HandlerT]:
         return self._declare(name, "mutation", **options)
 
     def _declare(
@@ -144,7 +146,7 @@ class Registry:
         smart_scopes: tuple[str, ...] = (),
         prepare: Callable[..., Any] | None = None,
         router: Router | None = None,
-    ) -> Callable[[Callable], Callable]:
+    ) -> Callable[[HandlerT], HandlerT]:
         if auth not in AUTH_LEVELS:
             raise ValueError(f"{name}: unknown auth level {auth!r}")
         if (
@@ -159,7 +161,7 @@ class Registry:
             if permission not in PERMISSIONS:
                 raise ValueError(f"{name}: unknown permission {permission!r}")
 
-        def decorate(fn: Callable) -> Callable:
+        def decorate(fn: HandlerT) -> HandlerT:
             if name in self.procedures:
                 raise ValueError(f"procedure {name} declared twice")
             _check_router(name, router, fn.__module__)

@@ -22,6 +22,7 @@ from api.core.errors import InvalidInput
 
 T = TypeVar("T")
 OutT = TypeVar("OutT")
+ItemT = TypeVar("ItemT")
 
 #: What a BIGINT column holds (SQLite INTEGER and PostgreSQL bigint alike). An input integer outside
 #: this range would overflow in the database (a 500); every input integer is bounded to it at least.
@@ -131,11 +132,13 @@ def decode_cursor(cursor: str | None) -> int | None:
         raise InvalidInput("Invalid input: 'cursor' is not a cursor returned by this list") from None
 
 
-def paginate(db: Session, stmt: Select[Any], id_column: Any, page: PageInput, to_item: Callable[[Any], Any]) -> Any:
+def paginate(
+    db: Session, stmt: Select[Any], id_column: Any, page: PageInput, to_item: Callable[[Any], ItemT]
+) -> Page[ItemT]:
     """Keyset pagination, newest first: stable under inserts, no OFFSET scans.
 
-    Returns the page as a plain mapping (`items`, `next_cursor`); typed `Any` because the procedure's
-    declared output model (`Page[...]`) is what validates it, in the executor.
+    Returns the page of what `to_item` made of each row, built without validation (`model_construct`):
+    the procedure's declared output model (`Page[...]`) is what validates it, in the executor.
     """
     after = decode_cursor(page.cursor)
     if after is not None:
@@ -143,7 +146,7 @@ def paginate(db: Session, stmt: Select[Any], id_column: Any, page: PageInput, to
     rows = list(db.scalars(stmt.order_by(id_column.desc()).limit(page.limit + 1)))
     more = len(rows) > page.limit
     rows = rows[: page.limit]
-    return {
-        "items": [to_item(r) for r in rows],
-        "next_cursor": encode_cursor(rows[-1].id) if more and rows else None,
-    }
+    result: Page[ItemT] = Page.model_construct(
+        items=[to_item(r) for r in rows], next_cursor=encode_cursor(rows[-1].id) if more and rows else None
+    )
+    return result

@@ -129,7 +129,9 @@ async def spool_octet_stream(chunks: AsyncIterator[bytes], filename: str, spool:
 _BOUNDARY = re.compile(r'boundary="?([^";]{1,200})"?', re.IGNORECASE)
 
 
-async def spool_multipart(chunks: AsyncIterator[bytes], content_type_header: str, spool: SpoolContext) -> dict:
+async def spool_multipart(
+    chunks: AsyncIterator[bytes], content_type_header: str, spool: SpoolContext
+) -> dict[str, Any]:
     """Parse multipart/form-data as it arrives: file parts to spool files, fields (capped) in memory."""
     match = _BOUNDARY.search(content_type_header)
     if match is None:

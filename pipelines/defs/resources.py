@@ -19,7 +19,7 @@ from sqlalchemy import Engine, create_engine
 from pipelines.warehouse.layout import WarehouseLayout
 
 
-class WarehouseResource(dg.ConfigurableResource):
+class WarehouseResource(dg.ConfigurableResource["WarehouseResource"]):
     """The data directory (raw zone, extract, build database, snapshots) and the operational database URL."""
 
     data_dir: str

@@ -69,7 +69,7 @@ def column_map(columns: tuple[tuple[str, tuple[str, str, str]], ...], dialect: i
     return {key: names[dialect] for key, names in columns}
 
 
-class DateFormatter(dict):
+class DateFormatter(dict[int, str]):
     """Cached ``strftime`` of day ordinals; index it like a dict: ``fmt[day]``."""
 
     def __init__(self, fmt: str) -> None:

@@ -87,10 +87,10 @@ class CorpusManifest:
 
     out_dir: Path
     generator_version: str
-    spec: dict
+    spec: dict[str, Any]
     files: tuple[ManifestFile, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The manifest as written to ``manifest.json``."""
         return {
             "generator_version": self.generator_version,

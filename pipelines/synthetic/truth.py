@@ -513,7 +513,7 @@ class TruthAccumulator:
             "paid_above_contract": m(cents["paid_above_contract"]),
         }
 
-    def _scenario_effects(self, per_payer: dict, per_month: dict) -> list[dict[str, Any]]:
+    def _scenario_effects(self, per_payer: dict[str, Any], per_month: dict[str, Any]) -> list[dict[str, Any]]:
         out = []
         for no, s in enumerate(self.spec.scenarios):
             entry: dict[str, Any] = {"kind": s.kind, "parameters": {k: v for k, v in vars(s).items() if k != "kind"}}

@@ -312,7 +312,7 @@ class ExtractResult:
     path: str
 
 
-def _cell(value, kind: str):
+def _cell(value: Any, kind: str) -> Any:
     if value is None:
         return None
     if kind == "json":

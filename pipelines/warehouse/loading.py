@@ -365,7 +365,7 @@ def ensure_empty_files(layout: WarehouseLayout, tables: Iterable[str]) -> None:
             _write_parquet_atomic(empty_raw(table), path)
 
 
-def _read_state(layout: WarehouseLayout, kind: str) -> dict[str, dict]:
+def _read_state(layout: WarehouseLayout, kind: str) -> dict[str, dict[str, Any]]:
     states = {}
     if layout.raw_state_dir.is_dir():
         for path in layout.raw_state_dir.glob("*.json"):
@@ -375,13 +375,13 @@ def _read_state(layout: WarehouseLayout, kind: str) -> dict[str, dict]:
     return states
 
 
-def _remove(layout: WarehouseLayout, record: dict) -> None:
+def _remove(layout: WarehouseLayout, record: dict[str, Any]) -> None:
     for table in tables_of_kind(record["kind"]):
         layout.raw_file(table, record["key"]).unlink(missing_ok=True)
     (layout.raw_state_dir / f"{record['key']}.json").unlink(missing_ok=True)
 
 
-def _is_current(record: dict, src: SourceFile) -> bool:
+def _is_current(record: dict[str, Any], src: SourceFile) -> bool:
     return (
         record.get("parser_version") == RAW_PARSER_VERSION
         and record.get("batch_id") == src.batch_id
@@ -484,7 +484,9 @@ def _new_pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
 
 
-def _run_loads(todo: list[SourceFile], layout: WarehouseLayout, workers: int | None, progress) -> Iterable[dict]:
+def _run_loads(
+    todo: list[SourceFile], layout: WarehouseLayout, workers: int | None, progress: Callable[[str], None] | None
+) -> Iterable[dict[str, Any]]:
     data_dir = str(layout.data_dir)
     total_bytes = sum(s.path.stat().st_size for s in todo)
     workers = workers if workers is not None else min(os.cpu_count() or 1, 4)
@@ -518,7 +520,9 @@ def _run_loads(todo: list[SourceFile], layout: WarehouseLayout, workers: int | N
             os.environ["POLARS_MAX_THREADS"] = previous
 
 
-def _loads_in(pool: ProcessPoolExecutor, ordered: list[SourceFile], data_dir: str, progress) -> Iterator[dict]:
+def _loads_in(
+    pool: ProcessPoolExecutor, ordered: list[SourceFile], data_dir: str, progress: Callable[[str], None] | None
+) -> Iterator[dict[str, Any]]:
     futures = [pool.submit(load_one, src, data_dir) for src in ordered]
     for future, src in zip(futures, ordered, strict=True):
         yield future.result()

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -39,7 +40,7 @@ class PublishResult:
     run_id: str | None
     tables: dict[str, int]
     removed: tuple[Path, ...]
-    quarantines: tuple[dict, ...] = ()
+    quarantines: tuple[dict[str, Any], ...] = ()
 
 
 def _snapshot_name(now: datetime) -> str:
@@ -124,18 +125,21 @@ def publish_snapshot(
     return PublishResult(final, built_at, run_id, counts, removed, tuple(listed))
 
 
-def _previous_pointer(layout: WarehouseLayout) -> dict | None:
+def _previous_pointer(layout: WarehouseLayout) -> dict[str, Any] | None:
     """The pointer of the snapshot published before this one (None on the first publish)."""
     try:
-        return json.loads(layout.published_pointer.read_text())
+        pointer: dict[str, Any] = json.loads(layout.published_pointer.read_text())
+        return pointer
     except FileNotFoundError:
         return None
 
 
-def _held_tenants(quarantines: Sequence[Quarantine], previous: dict | None, built_at: str) -> dict[int, dict]:
+def _held_tenants(
+    quarantines: Sequence[Quarantine], previous: dict[str, Any] | None, built_at: str
+) -> dict[int, dict[str, Any]]:
     """``{client_id: {"built_at", "run_id"}}`` of the rows each quarantined client keeps: those of the
     previous snapshot (or the older ones it already carried); ``built_at`` None when it had none."""
-    out: dict[int, dict] = {}
+    out: dict[int, dict[str, Any]] = {}
     for q in quarantines:
         if previous is None:
             out[q.client_id] = {"built_at": None, "run_id": None}
@@ -145,7 +149,9 @@ def _held_tenants(quarantines: Sequence[Quarantine], previous: dict | None, buil
     return out
 
 
-def _quarantine_list(quarantines: Sequence[Quarantine], previous: dict | None, built_at: str) -> list[dict]:
+def _quarantine_list(
+    quarantines: Sequence[Quarantine], previous: dict[str, Any] | None, built_at: str
+) -> list[dict[str, Any]]:
     """The pointer's quarantine entries; ``since`` is when the same test first held the client back."""
     before = {(q["client_id"], q["test"]): q.get("since") for q in (previous or {}).get("quarantines") or []}
     return [
@@ -155,7 +161,7 @@ def _quarantine_list(quarantines: Sequence[Quarantine], previous: dict | None, b
 
 
 def _carry_forward(
-    con: duckdb.DuckDBPyConnection, schema: str, names: list[str], clients: set[int], previous: dict | None
+    con: duckdb.DuckDBPyConnection, schema: str, names: list[str], clients: set[int], previous: dict[str, Any] | None
 ) -> None:
     """Replace the quarantined clients' rows of every tenant mart with their rows of the previous snapshot.
 

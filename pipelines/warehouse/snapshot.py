@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -50,15 +51,16 @@ class PublishedSnapshot:
     def __enter__(self) -> PublishedSnapshot:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def read_pointer(data_dir: str | os.PathLike[str]) -> dict:
+def read_pointer(data_dir: str | os.PathLike[str]) -> dict[str, Any]:
     """The published pointer document; NoPublishedSnapshot when there is none."""
     pointer = WarehouseLayout.at(data_dir).published_pointer
     try:
-        return json.loads(pointer.read_text())
+        doc: dict[str, Any] = json.loads(pointer.read_text())
+        return doc
     except FileNotFoundError:
         raise NoPublishedSnapshot("no marts have been published yet: run the pipeline first") from None
 

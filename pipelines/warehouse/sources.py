@@ -12,6 +12,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, inspect, text
 
@@ -162,7 +163,7 @@ def batch_repairs(engine: Engine) -> dict[int, tuple[RowRepair, ...]]:
     out: dict[int, list[RowRepair]] = {}
     with engine.connect() as conn:
         for batch_id, number, entity, raw in plain_rows(conn.execute(_REPAIRED_ROWS)):
-            data: dict = json.loads(raw) if isinstance(raw, str) else (raw or {})
+            data: dict[str, Any] = json.loads(raw) if isinstance(raw, str) else (raw or {})
             part = data.get("triplet_index") if entity == "adjustment" else data.get("pair_index")
             claim, segment = data.get("claim_index"), data.get("segment_number")
             out.setdefault(int(batch_id), []).append(

@@ -103,7 +103,7 @@ def record_policy(db: Session, blockers: Hook[ResumeBlocker], values: PolicyValu
     return row
 
 
-def policies_statement(task: str | None) -> Select[Any]:
+def policies_statement(task: str | None) -> Select[AutonomyPolicy]:
     stmt = select(AutonomyPolicy)
     return stmt if task is None else stmt.where(AutonomyPolicy.task == task)
 

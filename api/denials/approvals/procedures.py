@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from api.denials.approvals import service
 from api.denials.approvals.models import ApprovalRequest
 from api.denials.approvals.schemas import (
@@ -82,9 +80,9 @@ def list_approvals(ctx: Context, input: ListApprovalsIn) -> Page[ApprovalSummary
     """Approvals of the selected client, newest first; filter by subject, case and state (as of now)."""
     now = utcnow()
     stmt = service.list_statement(input.subject_type, input.subject_id, input.case_id, input.state, now)
-    page: dict[str, Any] = paginate(ctx.db, stmt, ApprovalRequest.id, input, lambda row: row)
-    page["items"] = service.views(ctx.db, page["items"], now)
-    return page  # type: ignore[return-value]  # validated against Page[ApprovalSummaryOut] by the executor
+    page = paginate(ctx.db, stmt, ApprovalRequest.id, input, lambda row: row)
+    items = [ApprovalSummaryOut.model_validate(view) for view in service.views(ctx.db, page.items, now)]
+    return Page[ApprovalSummaryOut](items=items, next_cursor=page.next_cursor)
 
 
 @router.mutation("setPolicy", permission="manage")

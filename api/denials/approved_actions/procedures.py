@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from api.denials.approved_actions import service
 from api.denials.approved_actions.models import ApprovedAction
 from api.denials.approved_actions.schemas import (
@@ -101,6 +99,6 @@ def get(ctx: Context, input: ActionRef) -> ActionOut:
 def list_actions(ctx: Context, input: ListActionsIn) -> Page[ActionSummaryOut]:
     """Actions of the selected client, newest first; filter by case, kind and stored state."""
     stmt = service.list_statement(input.case_id, input.kind, input.state)
-    page: dict[str, Any] = paginate(ctx.db, stmt, ApprovedAction.id, input, lambda row: row)
-    page["items"] = service.views(ctx.db, page["items"], utcnow())
-    return page  # type: ignore[return-value]  # validated against Page[ActionSummaryOut] by the executor
+    page = paginate(ctx.db, stmt, ApprovedAction.id, input, lambda row: row)
+    items = [ActionSummaryOut.model_validate(view) for view in service.views(ctx.db, page.items, utcnow())]
+    return Page[ActionSummaryOut](items=items, next_cursor=page.next_cursor)

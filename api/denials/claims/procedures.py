@@ -75,7 +75,7 @@ def list_(ctx: Context, input: ListIn) -> Page[ClaimOut]:
         claim_key=input.claim_key or None,
         is_synthetic=input.is_synthetic,
     )
-    return paginate(ctx.db, stmt, Claim.id, input, service.summary)
+    return paginate(ctx.db, stmt, Claim.id, input, lambda claim: ClaimOut.model_validate(service.summary(claim)))
 
 
 @router.mutation("review")

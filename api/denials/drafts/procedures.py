@@ -87,7 +87,7 @@ def list_drafts(ctx: Context, input: ListDraftsIn) -> Page[DraftSummaryOut]:
     """Drafts of the selected client, newest first, without content; filter by case, kind and state."""
     now = utcnow()
     stmt = service.list_statement(input.case_id, input.kind, input.state)
-    return paginate(ctx.db, stmt, Draft.id, input, lambda d: service.view(d, now))
+    return paginate(ctx.db, stmt, Draft.id, input, lambda d: DraftSummaryOut.model_validate(service.view(d, now)))
 
 
 @router.query("versions")

@@ -30,7 +30,9 @@ def list_notifications(ctx: Context, input: ListNotificationsIn) -> Notification
     with the caller's unread count. Nobody sees another member's notifications."""
     stmt = service.list_statement(ctx.user_id, unread=input.unread, kind=input.kind)
     page = paginate(ctx.db, stmt, Notification.id, input, NotificationOut.model_validate)
-    return NotificationPage.model_validate({**page, "unread_count": service.unread_count(ctx.db, ctx.user_id)})
+    return NotificationPage(
+        items=page.items, next_cursor=page.next_cursor, unread_count=service.unread_count(ctx.db, ctx.user_id)
+    )
 
 
 @router.mutation("markRead", permission="read")

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from defusedxml import ElementTree
 
+from api.core.errors import InvalidInput
 from api.evidence.evidence_control import detection
 from api.evidence.evidence_control.detection import Detected, Limits
 
@@ -55,7 +56,7 @@ class Extracted:
     height: int | None = None
 
 
-def too_much_text(limit: int) -> detection.InvalidInput:
+def too_much_text(limit: int) -> InvalidInput:
     return detection.over_cap("holds", f"more than {limit:,} characters of text", limit, "max_text_chars")
 
 
@@ -174,7 +175,7 @@ def _docx_pages(archive: zipfile.ZipFile, limits: Limits) -> int | None:
             f"{_APP}Pages"
         )
         return int(pages.text) if pages is not None and pages.text else None
-    except detection.InvalidInput:
+    except InvalidInput:
         raise
     except Exception:  # noqa: BLE001 - a missing or odd page count is not worth refusing the file
         return None

@@ -8,7 +8,6 @@ procedure cannot read another tenant's rows even if it forgets a `where`.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy import BigInteger, DateTime, ForeignKey, Integer, MetaData, Table
 from sqlalchemy.engine import Dialect
@@ -44,7 +43,7 @@ class UtcDateTime(TypeDecorator[datetime]):
             raise ValueError("naive datetime given to a UTC column")
         return value.astimezone(UTC)
 
-    def process_result_value(self, value: Any | None, dialect: Dialect) -> datetime | None:
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
         if value.tzinfo is None:

@@ -161,7 +161,8 @@ def backoff_seconds(
     """Delay before retry number `attempt` (1-based): base, 2*base, 4*base, ... capped."""
     if attempt < 1:
         raise ValueError("attempt is 1-based")
-    return min(cap, base * (2 ** min(attempt - 1, 62)))
+    doubling: int = 2 ** min(attempt - 1, 62)  # a non-negative exponent: an int
+    return min(cap, base * doubling)
 
 
 def claim_next(
@@ -332,8 +333,7 @@ def queue_stats(db: Session, *, now: datetime | None = None, organization_id: in
 def _as_utc(value: Any) -> datetime:
     from datetime import UTC
 
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    moment: datetime = datetime.fromisoformat(value) if isinstance(value, str) else value
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)

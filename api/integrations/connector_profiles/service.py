@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -33,7 +35,7 @@ def resolve_profile(db: Session, name: str) -> ConnectorProfile:
     raise NotFound(f"No connector profile named '{name}' for this client; known: {', '.join(known)}")
 
 
-def provision(db: Session, definition: dict, user_id: int) -> ConnectorProfileRecord:
+def provision(db: Session, definition: dict[str, Any], user_id: int) -> ConnectorProfileRecord:
     """Validate a custom profile (every problem reported at once) and store it for the client."""
     existing = [r.name for r in client_profiles(db)]
     try:

@@ -51,7 +51,13 @@ def register_client(ctx: Context, input: RegisterIn) -> SmartClientOut:
 @router.query("listClients", permission="manage")
 def list_clients(ctx: Context, input: ListIn) -> Page[SmartClientOut]:
     """This client's SMART backend registrations, newest first: scopes, key ids, JWKS URL, rotations."""
-    return paginate(ctx.db, service.list_statement(), SmartClient.id, input, service.view)
+    return paginate(
+        ctx.db,
+        service.list_statement(),
+        SmartClient.id,
+        input,
+        lambda row: SmartClientOut.model_validate(service.view(row)),
+    )
 
 
 @router.mutation("rotateKeys", permission="manage")

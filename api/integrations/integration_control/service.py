@@ -49,9 +49,11 @@ def feed_root(data_dir: Path, client_id: int) -> Path:
 def local_folder(row: Integration, data_dir: Path) -> Path | None:
     """The local folder of an sftp_drop or folder bank_feed integration (None for remote kinds)."""
     if row.kind == "sftp_drop":
-        return drop_root(data_dir, row.client_id) / row.config.get("subfolder", "")
+        subfolder: str = row.config.get("subfolder", "")
+        return drop_root(data_dir, row.client_id) / subfolder
     if row.kind == "bank_feed" and row.config.get("transport") == "folder":
-        return feed_root(data_dir, row.client_id) / row.config.get("folder", "")
+        folder: str = row.config.get("folder", "")
+        return feed_root(data_dir, row.client_id) / folder
     return None
 
 

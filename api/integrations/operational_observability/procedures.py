@@ -38,10 +38,10 @@ def pipeline_runs(ctx: Context, input: PipelineRunsIn) -> Page[ObservedRun]:
     error type) and how long each waited before starting; paginated."""
     stmt = operations.list_statement(input.status or None)  # an empty status filters nothing
     page = paginate(ctx.db, stmt, PipelineRun.id, input, lambda r: r)
-    job_ids = [r.job_id for r in page["items"] if r.job_id is not None]
+    job_ids = [r.job_id for r in page.items if r.job_id is not None]
     jobs = {j.id: j for j in ctx.db.scalars(select(Job).where(Job.id.in_(job_ids)))} if job_ids else {}
-    items = [_observed(run, jobs.get(run.job_id)) for run in page["items"]]
-    return Page[ObservedRun](items=items, next_cursor=page["next_cursor"])
+    items = [_observed(run, jobs.get(run.job_id)) for run in page.items]
+    return Page[ObservedRun](items=items, next_cursor=page.next_cursor)
 
 
 def _observed(run: PipelineRun, job: Job | None) -> ObservedRun:

@@ -61,7 +61,8 @@ class ParseFailure(Exception):
     report: dict[str, Any]
 
     def __str__(self) -> str:
-        return self.report.get("message", "parse failed")
+        message: str = self.report.get("message", "parse failed")
+        return message
 
 
 @dataclass

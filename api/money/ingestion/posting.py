@@ -102,7 +102,7 @@ def _classify(
 
 def _memoised(classifier: Classifier) -> Classifier:
     """A file repeats a few dozen (group, CARC, RARCs) combinations thousands of times."""
-    cache: dict[tuple, Classification] = {}
+    cache: dict[tuple[str, str | None, tuple[str, ...]], Classification] = {}
 
     def classify(group: str, carc: str | None, rarcs: Iterable[str]) -> Classification:
         key = (group, carc, tuple(rarcs))

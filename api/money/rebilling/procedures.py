@@ -65,7 +65,8 @@ def create_rebill(ctx: Context, input: CreateRebillIn) -> RebillOut:
 def list_rebills(ctx: Context, input: ListRebillsIn) -> RebillPage:
     """Rebills, newest first; filters: state, case, kind."""
     stmt = service.list_statement(input.state, input.case_id, input.kind)
-    return paginate(ctx.db, stmt, Rebill.id, input, _out)
+    page = paginate(ctx.db, stmt, Rebill.id, input, _out)
+    return RebillPage(items=page.items, next_cursor=page.next_cursor)
 
 
 @router.mutation("markReady")

@@ -49,7 +49,7 @@ class SettingsOut(Output):
 def list_organizations(ctx: UserContext, input: PageInput) -> Page[OrganizationSummary]:
     """Every organization on the platform with client and member counts."""
     page = paginate(ctx.db, organizations.organizations_statement(), Organization.id, input, lambda o: o)
-    ids = [o.id for o in page["items"]]
+    ids = [o.id for o in page.items]
     clients = dict(
         ctx.db.execute(
             select(Client.organization_id, func.count())
@@ -64,7 +64,7 @@ def list_organizations(ctx: UserContext, input: PageInput) -> Page[OrganizationS
             .group_by(Membership.organization_id)
         ).all()
     )
-    page["items"] = [
+    items = [
         OrganizationSummary(
             id=o.id,
             name=o.name,
@@ -74,9 +74,9 @@ def list_organizations(ctx: UserContext, input: PageInput) -> Page[OrganizationS
             clients=clients.get(o.id, 0),
             members=members.get(o.id, 0),
         )
-        for o in page["items"]
+        for o in page.items
     ]
-    return page
+    return Page[OrganizationSummary](items=items, next_cursor=page.next_cursor)
 
 
 @router.mutation("suspendOrganization", auth="platform_admin")

@@ -36,7 +36,8 @@ class Policy:
         over = failures - self.free
         if over <= 0:
             return None
-        return min(self.base_seconds * 2 ** min(over - 1, _MAX_EXPONENT), self.max_seconds)
+        doubling: int = 2 ** min(over - 1, _MAX_EXPONENT)  # a non-negative exponent: an int
+        return min(self.base_seconds * doubling, self.max_seconds)
 
 
 def policies(settings: Settings) -> tuple[Policy, Policy]:

@@ -17,7 +17,9 @@ from pipelines.warehouse.sources import cached_drop_files, client_organizations
     description="Watches DATA_DIR/drop/client_<id>/ and runs the pipeline once per new content (content-hash run keys).",
     default_status=dg.DefaultSensorStatus.RUNNING,
 )
-def drop_folder_sensor(context: dg.SensorEvaluationContext, warehouse: WarehouseResource):
+def drop_folder_sensor(
+    context: dg.SensorEvaluationContext, warehouse: WarehouseResource
+) -> dg.SkipReason | dg.RunRequest:
     layout = warehouse.layout
     if not layout.drop_client_dirs():
         return dg.SkipReason("no drop folders")
@@ -36,7 +38,9 @@ def drop_folder_sensor(context: dg.SensorEvaluationContext, warehouse: Warehouse
     description="Polls the operational database for newly confirmed import batches (cursor: highest batch id).",
     default_status=dg.DefaultSensorStatus.RUNNING,
 )
-def confirmed_batches_sensor(context: dg.SensorEvaluationContext, warehouse: WarehouseResource):
+def confirmed_batches_sensor(
+    context: dg.SensorEvaluationContext, warehouse: WarehouseResource
+) -> dg.SkipReason | dg.RunRequest:
     last = int(context.cursor) if context.cursor else 0
     with warehouse.engine() as engine, engine.connect() as conn:
         rows = conn.execute(_CONFIRMED_SINCE, {"last": last}).all()

@@ -16,6 +16,7 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,10 @@ from pipelines.warehouse.layout import BUILD_COMPLETE, make_private_tree
 from pipelines.warehouse.quarantine import build_vars
 
 TRANSLATOR = PlatformDbtTranslator()
+#: What `dbt build`'s event stream yields (dagster-dbt's `DbtCliInvocation.stream`).
+DbtEvent = (
+    dg.Output[Any] | dg.AssetMaterialization | dg.AssetObservation | dg.AssetCheckResult | dg.AssetCheckEvaluation
+)
 _ENVIRONMENT = threading.Lock()
 
 
@@ -38,7 +43,9 @@ def build_dbt_models() -> dg.AssetsDefinition:
     manifest = ensure_manifest()
 
     @dbt_assets(manifest=manifest, project=dbt_project, dagster_dbt_translator=TRANSLATOR, name="dbt_models")
-    def dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource, warehouse: WarehouseResource):
+    def dbt_models(
+        context: dg.AssetExecutionContext, dbt: DbtCliResource, warehouse: WarehouseResource
+    ) -> Iterator[DbtEvent]:
         """`dbt build` (seeds, models and tests) into the build database; tests report as asset checks."""
         build_dir = warehouse.layout.build_db_for(context.run_id).parent
         # The dbt subprocess reads its paths from the environment (profiles.yml, sources yml);

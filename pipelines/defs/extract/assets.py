@@ -1,5 +1,8 @@
 """Extract of the operational tables the marts need (Parquet under warehouse/extract/)."""
 
+from collections.abc import Iterator
+from typing import Any
+
 import dagster as dg
 
 from pipelines.defs.resources import WarehouseResource
@@ -23,7 +26,9 @@ def extract_key(table: str) -> dg.AssetKey:
     ],
     description="Copy the operational tables the marts need into Parquet; dbt never reads the live database.",
 )
-def operational_extract(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+def operational_extract(
+    context: dg.AssetExecutionContext, warehouse: WarehouseResource
+) -> Iterator[dg.MaterializeResult[Any]]:
     layout = warehouse.layout
     layout.extract_dir.mkdir(parents=True, exist_ok=True)
     with warehouse.engine() as engine:

@@ -1,5 +1,7 @@
 """Publishing: copy the marts into a new immutable snapshot and switch the pointer the API reads."""
 
+from typing import Any
+
 import dagster as dg
 import duckdb
 
@@ -44,7 +46,7 @@ def mart_tables(build_db: str) -> list[tuple[str, str]]:
         "and the pointer says why), every other tenant is published. Keeps the last 3 snapshots."
     ),
 )
-def published_snapshot(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult:
+def published_snapshot(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult[Any]:
     layout = warehouse.layout
     # This run's build; when only the publish step is materialised, the newest complete build.
     build_db = layout.build_db_for(context.run_id)

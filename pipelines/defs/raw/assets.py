@@ -4,6 +4,9 @@ One multi-asset per file kind; each raw table is its own asset (``raw/<table>``)
 so the dbt sources hang off the right table in the lineage graph.
 """
 
+from collections.abc import Iterator
+from typing import Any
+
 import dagster as dg
 
 from pipelines.defs.resources import WarehouseResource
@@ -72,7 +75,7 @@ def build_raw_asset(kind: str) -> dg.AssetsDefinition:
         ],
         description=f"Parse every new {_KIND_LABEL[kind]} file (confirmed batches and folder drops) into raw Parquet.",
     )
-    def _raw(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    def _raw(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> Iterator[dg.MaterializeResult[Any]]:
         with warehouse.engine() as engine:
             sources = current_sources(engine, warehouse.layout)
         result = sync_raw_kind(

@@ -127,9 +127,13 @@ def code_list_expr(expr: pl.Expr, *, cleaned: bool = False, comma_only: bool = F
 
 def parse_money(text: str | None, money_format: MoneyFormat = "us") -> Decimal | None:
     """Parse one money value with ``money_expr`` (None when not an amount)."""
-    return pl.select(money_expr(pl.lit(text, dtype=pl.String), money_format)).item()
+    # a Decimal column's one value (polars types `item()` as Any)
+    amount: Decimal | None = pl.select(money_expr(pl.lit(text, dtype=pl.String), money_format)).item()
+    return amount
 
 
 def parse_date(text: str | None, date_format: str | None = None) -> date | None:
     """Parse one date with ``date_expr`` (None when not a date)."""
-    return pl.select(date_expr(pl.lit(text, dtype=pl.String), date_format)).item()
+    # a Date column's one value (polars types `item()` as Any)
+    day: date | None = pl.select(date_expr(pl.lit(text, dtype=pl.String), date_format)).item()
+    return day
