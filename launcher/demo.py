@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from api.app import load_procedures
-from api.core.services import Services
+from api.infra.services.container import Services
 from api.platform.auth import service as auth_service
 from api.rpc.executor import CallMeta, execute
 from api.rpc.procedure import rpc
