@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from typing import get_args
 
 from api.core.errors import InvalidInput
+from api.denials.payer_interactions.vocabulary import Outcome
 
 CHANNELS: tuple[str, ...] = ("phone", "portal", "fax", "mail", "email")
 DIRECTIONS: tuple[str, ...] = ("outbound", "inbound")
-OUTCOMES: tuple[str, ...] = (
-    "resolved",
-    "in_process",
-    "reprocessing",
-    "appeal_required",
-    "information_requested",
-    "denial_upheld",
-    "no_record",
-    "no_answer",
-    "other",
-)
+OUTCOMES: tuple[str, ...] = get_args(Outcome)  # the published vocabulary, one list
 # Clocks differ: a call logged a moment "in the future" by the caller's clock is not an error.
 CLOCK_SKEW = timedelta(minutes=5)
 

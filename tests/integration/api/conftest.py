@@ -100,6 +100,16 @@ class World:
     era_payments: dict[str, EraPayment]  # every paying 835 transaction, by trace number
 
 
+def audited(world, procedure: str, target_type: str, target_id) -> dict:
+    """The one audit event of `procedure` on the target, by tenant A's user, with its after-digest."""
+    events = world.a.rpc.query(
+        "audit.list", {"procedure": procedure, "targetType": target_type, "targetId": str(target_id)}
+    ).data["items"]
+    assert len(events) == 1, events
+    assert events[0]["actorUserId"] == world.a.user_id and events[0]["afterDigest"]
+    return events[0]
+
+
 def new_tenant(services, http) -> Tenant:
     """A user owning a fresh organization with one client, signed in (module-scoped variant of make_member)."""
     user_id, email, password = make_user(services)

@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.integration.api.conftest import audited
+
 # Shares one real pipeline run per backend (session fixture `world`, ~15 s each).
 pytestmark = pytest.mark.slow
-
-
-def audited(world, procedure: str, target_type: str, target_id) -> dict:
-    events = world.a.rpc.query(
-        "audit.list", {"procedure": procedure, "targetType": target_type, "targetId": str(target_id)}
-    ).data["items"]
-    assert len(events) == 1, events
-    assert events[0]["actorUserId"] == world.a.user_id and events[0]["afterDigest"]
-    return events[0]
 
 
 def test_match_a_remittance_by_hand(world):
