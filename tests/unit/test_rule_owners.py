@@ -60,11 +60,7 @@ OWNED = (
 
 #: Known writers outside the owner, each with why it is left (a fix removes its line: the test also
 #: fails when an entry no longer matches anything, so the list cannot go stale).
-KNOWN: dict[str, str] = {
-    # the migration factory fills a migrated claim's payer and statement dates by setattr; routing it
-    # through a claims.service function touches api/platform, outside this change
-    "api/platform/migration_factory/service.py: changes a Claim row (setattr)": "left: api/platform",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _model_named(node: ast.expr | None) -> str | None:

@@ -157,6 +157,22 @@ def create_migrated(db: Session, given: MigratedClaim, user_id: int, *, reason: 
     return claim
 
 
+# The header fields a migration may fill on a claim the client already has (its plan says which are blank).
+MIGRATION_FILLABLE = ("payer", "statement_from", "statement_to")
+
+
+def fill_migrated(db: Session, claim_id: int, values: dict[str, Any]) -> Claim:
+    """Set header fields a migration found blank on the client's claim (locked; NOT_FOUND if not the
+    client's). Only `MIGRATION_FILLABLE` fields; anything else is a wiring error, refused as INVALID_INPUT."""
+    unknown = sorted(set(values) - set(MIGRATION_FILLABLE))
+    if unknown:
+        raise InvalidInput(f"Invalid input: a migration cannot set {', '.join(unknown)} on a claim")
+    claim = get_claim(db, claim_id, for_update=True)
+    for name, value in values.items():
+        setattr(claim, name, value)
+    return claim
+
+
 def list_statement(
     *,
     state: str | None = None,

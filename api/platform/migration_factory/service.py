@@ -318,11 +318,8 @@ class _Applier:
                 open_balance=Decimal(v["balance"]) if "balance" in v else None,
             )
             return claims.create_migrated(self.db, given, self.user_id, reason=self.reason).id
-        claim = claims.get_claim(self.db, part["id"], for_update=True)
-        for name, value in part["updates"].items():
-            column, convert = CLAIM_FIELDS[name]
-            setattr(claim, column, convert(value))
-        return claim.id
+        updates = {CLAIM_FIELDS[name][0]: CLAIM_FIELDS[name][1](value) for name, value in part["updates"].items()}
+        return claims.fill_migrated(self.db, part["id"], updates).id
 
     def case(self, part: dict[str, Any]) -> tuple[int, bool]:
         """(the case id, whether it was opened now)."""

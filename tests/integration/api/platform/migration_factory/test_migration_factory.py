@@ -127,6 +127,27 @@ def test_plan_dry_run_commit_creates_exactly_what_the_dry_run_said(services, own
     assert _count(services, Claim, owner.client_id, origin="migration") == 1
 
 
+def _migrate(member_rpc, content: str) -> int:
+    mid = _plan(member_rpc, content).data["id"]
+    member_rpc.mutation("migrationFactory.runDryRun", {"id": mid})
+    member_rpc.mutation("migrationFactory.commitMigration", {"id": mid})
+    return mid
+
+
+def test_a_claim_without_statement_dates_gets_them_from_a_later_line_and_nothing_else_changes(owner):
+    (key,) = _keys(1)
+    # A first migration's line without a service date makes a claim without statement dates ...
+    first = _migrate(owner.rpc, _csv(f"{key},Acme Health,Jane Roe,80.00,300.00,2026-02-10,,CO-50,,"))
+    claim_id = owner.rpc.query("migrationFactory.getMigration", {"id": first}).data["rows"][0]["claimId"]
+    assert owner.rpc.query("claims.get", {"id": claim_id}).data["statementFrom"] is None
+    # ... a later one fills the blanks only: the claim's payer stays (claims.service.fill_migrated sets them).
+    second = _migrate(owner.rpc, _csv(f"{key},Other Payer,Jane Roe,80.00,300.00,2026-02-10,2026-01-09,CO-50,,"))
+    rows = owner.rpc.query("migrationFactory.getMigration", {"id": second}).data["rows"]
+    assert rows[0]["plan"]["claim"]["updates"] == {"statementFrom": "2026-01-09", "statementTo": "2026-01-09"}
+    claim = owner.rpc.query("claims.get", {"id": claim_id}).data
+    assert (claim["statementFrom"], claim["statementTo"], claim["payer"]) == ("2026-01-09", "2026-01-09", "Acme Health")
+
+
 def test_commit_needs_a_dry_run(owner):
     (key,) = _keys(1)
     mid = _plan(owner.rpc, _csv(f"{key},Acme,,10.00,100.00,,,,,")).data["id"]
