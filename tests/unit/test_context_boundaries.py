@@ -65,10 +65,6 @@ PAUSE = (
     "a sandbox execution asks the operational pause (denials -> integrations); a pause check reached through "
     "the composition root replaces it once the listener lists become hooks (api/core/services.py, in flight)"
 )
-INGESTION_ROWS = (
-    "reads posted import rows, financial entries or remittances on ingestion's tables; their published reads "
-    "are still to move into ingestion's service (now split by phase, service.py its published facade)"
-)
 LANDING = "the document store is the ingestion landing zone; LandingZone is still to move to api/infra"
 EVIDENCE_TARGETS = (
     "attaching checks the case or claim exists and reads its identifiers for redaction, quality reads the "
@@ -100,19 +96,10 @@ MIGRATION = (
 # only shrink: an entry that no longer exists fails `test_the_allowlist_only_names_imports_that_exist`.
 ALLOWLIST: dict[tuple[str, str], str] = {
     ("api.denials.approved_actions.service", "api.integrations.operational_control.service"): PAUSE,
-    ("api.denials.cases.intake", "api.money.ingestion.models"): INGESTION_ROWS,
-    ("api.denials.cases.service", "api.money.ingestion.models"): INGESTION_ROWS,
-    ("api.denials.claims.intake", "api.money.ingestion.models"): INGESTION_ROWS,
-    ("api.denials.claims.links", "api.money.ingestion.models"): INGESTION_ROWS,
-    ("api.denials.claims.uat", "api.money.ingestion.models"): INGESTION_ROWS,
-    ("api.denials.deadlines.facts", "api.money.ingestion.models"): INGESTION_ROWS,
-    ("api.denials.human_attention.history", "api.money.ingestion.models"): INGESTION_ROWS,
-    ("api.denials.human_attention.service", "api.money.ingestion.models"): INGESTION_ROWS,
     ("api.evidence.evidence_control.service", "api.denials.cases.service"): EVIDENCE_TARGETS,
     ("api.evidence.evidence_control.service", "api.denials.claims.service"): EVIDENCE_TARGETS,
     ("api.evidence.evidence_control.store", "api.money.ingestion.landing"): LANDING,
     ("api.evidence.evidence_quality.service", "api.denials.cases.service"): EVIDENCE_TARGETS,
-    ("api.integrations.workflow_readiness.service", "api.money.ingestion.models"): INGESTION_ROWS,
     ("api.money.ar_operations.service", "api.denials.cases.service"): AR_CASES,
     ("api.money.ingestion.parse", "api.integrations.connector_profiles.service"): CONNECTOR_PROFILES,
     ("api.money.ingestion.upload", "api.integrations.connector_profiles.service"): CONNECTOR_PROFILES,

@@ -28,7 +28,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select, text, tuple_
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 
 from api.core.lifecycle import transition as move
@@ -49,7 +49,7 @@ from api.denials.cases.rules import (
     opening_for,
     sync,
 )
-from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow
+from api.money.ingestion import service as ingestion
 from api.money.reconciliation import service as reconciliation
 
 CHUNK = 500
@@ -65,7 +65,7 @@ def open_cases_for_batch(db: Session, batch_id: int) -> list[int]:
     whole history (``api.denials.cases.history``); the ids of the cases opened, and of the cases whose
     deadline facts changed (adopted by another source's payer, a new stated deadline from the hospital's
     export): what follows an opening (deadlines, the rank) must be computed again for them."""
-    batch = db.scalar(select(ImportBatch).where(ImportBatch.id == batch_id))
+    batch = ingestion.posted_batch(db, batch_id)
     if batch is None:
         return []
     claim_keys = _batch_claim_keys(db, batch_id)
@@ -89,16 +89,7 @@ def _serialize(db: Session, client_id: int) -> None:
 
 
 def _batch_claim_keys(db: Session, batch_id: int) -> list[str]:
-    rows = db.scalars(
-        select(FinancialEntry.claim_key)
-        .where(
-            FinancialEntry.batch_id == batch_id,
-            FinancialEntry.claim_key.is_not(None),
-            FinancialEntry.entry_type.in_(CLAIM_ENTRY_TYPES),
-        )
-        .distinct()
-    )
-    return sorted({str(k) for k in rows if k})
+    return ingestion.batch_claim_keys(db, batch_id, CLAIM_ENTRY_TYPES)
 
 
 def _chunks(values: Sequence[Any]) -> Iterable[Sequence[Any]]:
@@ -181,27 +172,8 @@ class _Payer:
 
 # --- the ledger -----------------------------------------------------------------------------------
 
-#: A row of _ENTRY_COLUMNS (SQLAlchemy types a many-column Row more narrowly than is useful here).
+#: A row of ingestion.claim_event_entries (SQLAlchemy types a many-column Row more narrowly than is useful here).
 EntryRow = Any
-_ENTRY_COLUMNS = (
-    FinancialEntry.batch_id,
-    FinancialEntry.row_id,
-    FinancialEntry.claim_key,
-    FinancialEntry.payer,
-    FinancialEntry.entry_type,
-    FinancialEntry.component,
-    FinancialEntry.amount,
-    FinancialEntry.claim_status_code,
-    FinancialEntry.group_code,
-    FinancialEntry.carc,
-    FinancialEntry.rarcs,
-    FinancialEntry.denial_category,
-    FinancialEntry.is_denial,
-    FinancialEntry.billed_amount,
-    FinancialEntry.payer_claim_number,
-    FinancialEntry.service_date,
-    FinancialEntry.payment_date,
-)
 
 
 @dataclass(frozen=True)
@@ -225,13 +197,7 @@ class _Places:
 
 def _ledger_events(db: Session, claim_keys: Sequence[str], aliases: _Aliases) -> dict[str, list[PayerEvent]]:
     """Claim key -> every posted event of the claim (all payers, all batches) as PayerEvents."""
-    entries = list(
-        db.execute(
-            select(*_ENTRY_COLUMNS)
-            .where(FinancialEntry.claim_key.in_(claim_keys), FinancialEntry.entry_type.in_(CLAIM_ENTRY_TYPES))
-            .order_by(FinancialEntry.batch_id, FinancialEntry.row_id, FinancialEntry.id)
-        ).all()
-    )
+    entries = ingestion.claim_event_entries(db, claim_keys, CLAIM_ENTRY_TYPES)
     places = _places(db, entries)
     grouped: dict[str, dict[tuple[Any, ...], list[EntryRow]]] = defaultdict(lambda: defaultdict(list))
     for e in entries:
@@ -240,11 +206,6 @@ def _ledger_events(db: Session, claim_keys: Sequence[str], aliases: _Aliases) ->
         claim_key: [_event(key, rows, places, aliases) for key, rows in events.items()]
         for claim_key, events in grouped.items()
     }
-
-
-_TXN = ImportRow.data["transaction_index"].as_integer()
-_FILING = ImportRow.data["filing_indicator"].as_string()
-_STATED = ImportRow.data["appeal_deadline"].as_string()
 
 
 def _places(db: Session, entries: Sequence[EntryRow]) -> _Places:
@@ -266,12 +227,11 @@ def _places(db: Session, entries: Sequence[EntryRow]) -> _Places:
 def _read_batches(db: Session, batch_ids: Sequence[int], out: _Places) -> None:
     """Each batch's kind and the 835 remittances it posted, by transaction index."""
     for chunk in _chunks(batch_ids):
-        query = select(ImportBatch.id, ImportBatch.kind, ImportBatch.remittances).where(ImportBatch.id.in_(chunk))
-        for b in db.execute(query):
-            out.batch_kind[b.id] = b.kind
-            for r in b.remittances or []:
-                if r.get("postedByBatchId") in (None, b.id):
-                    out.remittances[(b.id, int(r["transactionIndex"]))] = r
+        for batch_id, kind, remittances in ingestion.batch_kinds_and_remittances(db, chunk):
+            out.batch_kind[batch_id] = kind
+            for r in remittances:
+                if r.get("postedByBatchId") in (None, batch_id):
+                    out.remittances[(batch_id, int(r["transactionIndex"]))] = r
 
 
 _OwnRow = tuple[int, str, int, int | None, int | None, str | None, str | None]
@@ -281,9 +241,8 @@ def _own_rows(db: Session, row_ids: Sequence[int]) -> dict[int, _OwnRow]:
     """Row id -> (batch, entity, row number, parent row number, transaction index, CLP06, the export's
     appeal deadline)."""
     out: dict[int, _OwnRow] = {}
-    columns = (ImportRow.id, ImportRow.batch_id, ImportRow.entity, ImportRow.row_number, ImportRow.parent_row_number)
     for chunk in _chunks(row_ids):
-        for r in db.execute(select(*columns, _TXN, _FILING, _STATED).where(ImportRow.id.in_(chunk))):
+        for r in ingestion.row_places(db, chunk):
             out[r[0]] = (r[1], r[2], r[3], r[4], r[5], r[6], r[7])
     return out
 
@@ -292,11 +251,8 @@ def _claim_rows(db: Session, keys: Sequence[tuple[int, int]]) -> dict[tuple[int,
     """(batch, CLP row number) -> (transaction index, CLP06) for the claim rows adjustments hang from."""
     out: dict[tuple[int, int], tuple[int | None, str | None]] = {}
     for chunk in _chunks(keys):
-        query = select(ImportRow.batch_id, ImportRow.row_number, _TXN, _FILING).where(
-            tuple_(ImportRow.batch_id, ImportRow.row_number).in_(list(chunk)), ImportRow.entity == "remittance_claim"
-        )
-        for r in db.execute(query):
-            out[(r[0], r[1])] = (r[2], r[3])
+        for batch_id, number, txn, filing in ingestion.remittance_claim_rows(db, chunk):
+            out[(batch_id, number)] = (txn, filing)
     return out
 
 
@@ -432,7 +388,7 @@ _FROM_THE_835 = (
 class _ClaimIntake:
     """One claim: its events by payer identity -> histories -> one case per episode."""
 
-    def __init__(self, db: Session, batch: ImportBatch, claim_key: str, cases: list[DenialCase]) -> None:
+    def __init__(self, db: Session, batch: ingestion.PostedBatch, claim_key: str, cases: list[DenialCase]) -> None:
         self.db, self.batch, self.claim_key, self.cases = db, batch, claim_key, cases
         self.claimed: set[int] = set()
         self.payers: dict[str, _Payer] = {}

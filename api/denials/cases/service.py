@@ -32,7 +32,7 @@ from api.denials.cases.rules import ZERO, CaseOpening, denial_key, money
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id
 from api.infra.db.tenant_filter import get_scope
-from api.money.ingestion.models import FinancialEntry
+from api.money.ingestion import service as ingestion
 from api.platform.organizations import service as organizations
 from pipelines.ingest.classify import UnknownGroupCodeError, classify_adjustment
 from pipelines.ingest.reference import load_reference
@@ -201,13 +201,7 @@ def worklist(filters: CaseFilters, user_id: int) -> Select[Any]:
 
 def paid_total(db: Session, claim_key: str, payer: str) -> Decimal:
     """What `payer` has paid for the claim in the ledger (payments less reversals and recoupments)."""
-    total = db.scalar(
-        select(func.coalesce(func.sum(FinancialEntry.amount), 0)).where(
-            FinancialEntry.claim_key == claim_key,
-            func.upper(FinancialEntry.payer) == payer.strip().upper(),
-            FinancialEntry.component == "paid",
-        )
-    )
+    total = ingestion.paid_total(db, claim_key, payer)
     return money(Decimal(str(total or 0)))
 
 

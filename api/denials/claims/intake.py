@@ -34,7 +34,7 @@ from api.denials.claims.lifecycle import ADJUDICATED_STATES, CLAIM
 from api.denials.claims.models import Claim, ClaimAmount, ClaimLine, ClaimTransition
 from api.denials.claims.transitions import move
 from api.infra.db.base import table_of, utcnow
-from api.money.ingestion.models import FinancialEntry, ImportBatch, ImportRow
+from api.money.ingestion import service as ingestion
 from pipelines.ingest.classify import PREDETERMINATION_STATUS, REVERSAL_STATUS
 from pipelines.ingest.money import ZERO, BadMoneyCell, read_money
 
@@ -69,13 +69,10 @@ class IncomingClaim:
     lines: list[dict[str, Any]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class PostedRow:
-    id: int
-    row_number: int
-    entity: str
-    data: dict[str, Any]
-    parent_row_number: int | None
+#: An included, valid import row of a confirmed batch (ingestion publishes it).
+PostedRow = ingestion.PostedRow
+#: A posted financial entry (ingestion publishes it).
+PostedEntry = ingestion.PostedEntry
 
 
 def listener(patient_key: bytes) -> BatchPostedListener:
@@ -89,10 +86,10 @@ def listener(patient_key: bytes) -> BatchPostedListener:
 
 def claims_from_batch(db: Session, batch_id: int, *, patient_key: bytes = b"") -> IntakeResult:
     """Record the claims of a confirmed 837 / claims export, or adjudicate known claims from an 835."""
-    batch = db.scalar(select(ImportBatch).where(ImportBatch.id == batch_id))
+    batch = ingestion.posted_batch(db, batch_id)
     if batch is None or batch.status != "confirmed":
         return IntakeResult()
-    rows = _posted_rows(db, batch_id)
+    rows = ingestion.posted_rows(db, batch_id)
     if batch.kind in CLAIM_BATCH_KINDS:
         incoming = (
             claims_from_837_rows(rows, patient_key)
@@ -103,15 +100,6 @@ def claims_from_batch(db: Session, batch_id: int, *, patient_key: bytes = b"") -
     if batch.kind == "era_835":
         return _record_adjudications(db, batch, rows)
     return IntakeResult()
-
-
-def _posted_rows(db: Session, batch_id: int) -> list[PostedRow]:
-    found = db.execute(
-        select(ImportRow.id, ImportRow.row_number, ImportRow.entity, ImportRow.data, ImportRow.parent_row_number)
-        .where(ImportRow.batch_id == batch_id, ImportRow.decision == "include", ImportRow.status != "invalid")
-        .order_by(ImportRow.row_number)
-    ).all()
-    return [PostedRow(r.id, r.row_number, r.entity, r.data, r.parent_row_number) for r in found]
 
 
 # --- rows -> claims (pure) -------------------------------------------------------------------
@@ -257,7 +245,7 @@ def _existing(db: Session, keys: Sequence[str]) -> dict[str, Claim]:
     return found
 
 
-def _record_submissions(db: Session, batch: ImportBatch, incoming: list[IncomingClaim]) -> IntakeResult:
+def _record_submissions(db: Session, batch: ingestion.PostedBatch, incoming: list[IncomingClaim]) -> IntakeResult:
     result = IntakeResult()
     existing = _existing(db, [c.claim_key for c in incoming])
     reason = f"submitted in import batch {batch.id}"
@@ -276,7 +264,7 @@ def _record_submissions(db: Session, batch: ImportBatch, incoming: list[Incoming
     return result
 
 
-def _insert_claims(db: Session, batch: ImportBatch, claims: list[IncomingClaim], reason: str) -> int:
+def _insert_claims(db: Session, batch: ingestion.PostedBatch, claims: list[IncomingClaim], reason: str) -> int:
     """Insert claims with their lines and their first transition; a key inserted meanwhile by a
     concurrent confirm is skipped (ON CONFLICT DO NOTHING), never duplicated."""
     now = utcnow()
@@ -365,23 +353,21 @@ def adjudication_state(status: str | None, paid: Decimal, denied: Decimal) -> st
     return "adjudicated_partially_paid" if denied > 0 else "adjudicated_paid"
 
 
-def _entries_by_claim_row(
-    rows: Sequence[PostedRow], entries: Iterable[FinancialEntry]
-) -> dict[int, list[FinancialEntry]]:
+def _entries_by_claim_row(rows: Sequence[PostedRow], entries: Iterable[PostedEntry]) -> dict[int, list[PostedEntry]]:
     """Posted entries grouped by the row number of the CLP they belong to (its own or its adjustments')."""
     owner = {r.id: (r.parent_row_number or r.row_number) for r in rows}
-    posted: dict[int, list[FinancialEntry]] = defaultdict(list)
+    posted: dict[int, list[PostedEntry]] = defaultdict(list)
     for entry in entries:
         if entry.row_id is not None and entry.row_id in owner:
             posted[owner[entry.row_id]].append(entry)
     return posted
 
 
-def _total(entries: Iterable[FinancialEntry]) -> Decimal:
+def _total(entries: Iterable[PostedEntry]) -> Decimal:
     return sum((e.amount for e in entries), Decimal("0.00"))
 
 
-def adjudications(rows: Sequence[PostedRow], entries: Iterable[FinancialEntry]) -> dict[str, Adjudication]:
+def adjudications(rows: Sequence[PostedRow], entries: Iterable[PostedEntry]) -> dict[str, Adjudication]:
     """Per claim key, the last decision of the file (reversals and predeterminations skipped), with the
     amounts the confirm posted for that CLP: paid, denied and patient responsibility."""
     posted = _entries_by_claim_row(rows, entries)
@@ -401,9 +387,9 @@ def adjudications(rows: Sequence[PostedRow], entries: Iterable[FinancialEntry]) 
     return out
 
 
-def _record_adjudications(db: Session, batch: ImportBatch, rows: list[PostedRow]) -> IntakeResult:
+def _record_adjudications(db: Session, batch: ingestion.PostedBatch, rows: list[PostedRow]) -> IntakeResult:
     result = IntakeResult()
-    entries = db.scalars(select(FinancialEntry).where(FinancialEntry.batch_id == batch.id))
+    entries = ingestion.batch_entries(db, batch.id)
     decided = adjudications(rows, entries)
     reason = f"remittance in import batch {batch.id}"
     for claim in _existing(db, sorted(decided)).values():

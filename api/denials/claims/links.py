@@ -14,7 +14,7 @@ from api.core.errors import NotFound
 from api.denials.cases.models import DenialCase
 from api.denials.claims.models import Claim, ClaimLink
 from api.denials.claims.service import get_claim
-from api.money.ingestion.models import FinancialEntry
+from api.money.ingestion import service as ingestion
 
 # What a remittance posts about a claim; charges (837, claims exports) and deposits are not its history.
 REMITTANCE_ENTRY_TYPES = (
@@ -74,15 +74,9 @@ def link_remittances(db: Session, claim_id: int, user_id: int) -> tuple[Claim, l
     """Link the claim to every import batch that posted remittance entries for its claim key, one link
     per batch (reference: its payer), and summarise that history; an empty history links nothing."""
     claim = get_claim(db, claim_id)
-    entries = list(
-        db.scalars(
-            select(FinancialEntry)
-            .where(FinancialEntry.claim_key == claim.claim_key, FinancialEntry.entry_type.in_(REMITTANCE_ENTRY_TYPES))
-            .order_by(FinancialEntry.id)
-        )
-    )
+    entries = ingestion.claim_entries(db, claim.claim_key, REMITTANCE_ENTRY_TYPES)
     summary = summarise(entries)
-    by_batch: dict[int, list[FinancialEntry]] = defaultdict(list)
+    by_batch: dict[int, list[ingestion.PostedEntry]] = defaultdict(list)
     for entry in entries:
         by_batch[entry.batch_id].append(entry)
     links = [
@@ -100,7 +94,7 @@ def link_remittances(db: Session, claim_id: int, user_id: int) -> tuple[Claim, l
     return claim, links, summary
 
 
-def summarise(entries: list[FinancialEntry]) -> dict[str, Any]:
+def summarise(entries: list[ingestion.PostedEntry]) -> dict[str, Any]:
     """Totals of a claim's remittance entries (money as exact decimal strings for the link details)."""
 
     def total(keep: Any) -> str:

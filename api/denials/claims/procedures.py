@@ -249,12 +249,14 @@ def queue_synthetic_response(ctx: Context, input: SyntheticResponseIn) -> Synthe
     """Write the payer's 835 for a submitted synthetic claim (paid, partially paid or denied) and upload it
     through the real ingestion path; answers the import batch, which ingestion.confirmImportBatch posts
     (and which then adjudicates the claim)."""
-    claim, batch, duplicate, response, trace = uat.queue_response(ctx.db, input, ctx.user_id, ctx.services.settings)
-    ctx.note("import_batch", batch.id, after={"claim": claim.id, "outcome": response.outcome, "status": batch.status})
+    claim, batch_id, batch_status, duplicate, response, trace = uat.queue_response(
+        ctx.db, input, ctx.user_id, ctx.services.settings
+    )
+    ctx.note("import_batch", batch_id, after={"claim": claim.id, "outcome": response.outcome, "status": batch_status})
     return SyntheticResponseOut(
         claim_id=claim.id,
-        batch_id=batch.id,
-        batch_status=batch.status,
+        batch_id=batch_id,
+        batch_status=batch_status,
         duplicate=duplicate,
         outcome=response.outcome,
         paid_amount=response.paid,

@@ -17,7 +17,6 @@ from api.denials.claims.service import create, get_claim
 from api.denials.claims.transitions import move
 from api.infra.db.base import utcnow
 from api.money.ingestion import service as ingestion
-from api.money.ingestion.models import ImportBatch
 
 SIMULATED = "synthetic UAT: submission simulated"
 
@@ -91,9 +90,10 @@ def simulate_submission(db: Session, claim_id: int, user_id: int) -> tuple[Claim
 
 def queue_response(
     db: Session, input: SyntheticResponseIn, user_id: int, settings: ingestion.LandingSettings
-) -> tuple[Claim, ImportBatch, bool, synthetic.Response, str]:
+) -> tuple[Claim, int, str, bool, synthetic.Response, str]:
     """Build the payer's 835 for a submitted synthetic claim and upload it through ingestion; the batch
-    waits for ingestion.confirmImportBatch like any upload. (claim, batch, duplicate, response, trace)."""
+    waits for ingestion.confirmImportBatch like any upload. (claim, batch id, batch status, duplicate,
+    response, trace)."""
     claim = _synthetic(db, input.id)
     if claim.state not in ADJUDICATED_STATES | {"submitted"}:
         raise PreconditionFailed(
@@ -156,4 +156,4 @@ def queue_response(
     ):
         db.add(link)
         db.flush()
-    return claim, batch, duplicate, response, trace
+    return claim, batch.id, batch.status, duplicate, response, trace

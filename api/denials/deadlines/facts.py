@@ -31,7 +31,7 @@ from api.denials.claims.models import Claim
 from api.denials.deadlines import rules
 from api.denials.deadlines.models import PayerRule
 from api.infra.db.tenant_filter import get_scope
-from api.money.ingestion.models import ImportRow
+from api.money.ingestion import service as ingestion
 from api.money.reconciliation import service as reconciliation
 from api.platform.organizations import service as organizations
 
@@ -121,17 +121,9 @@ def _remitted(db: Session, cases: Sequence[DenialCase]) -> dict[tuple[int, str],
     out: dict[tuple[int, str], _Remitted] = {}
     if not batches:
         return out
-    pcn = ImportRow.data["patient_control_number"].as_string()
-    stmt = select(
-        ImportRow.batch_id,
-        pcn,
-        ImportRow.data["filing_indicator"].as_string(),
-        ImportRow.data["statement_to"].as_string(),
-    ).where(ImportRow.batch_id.in_(batches), ImportRow.entity == "remittance_claim")
-    if len(keys) <= CHUNK:
-        stmt = stmt.where(pcn.in_(keys))
     wanted = set(keys)
-    for batch_id, key, indicator, through in db.execute(stmt).tuples():
+    found = ingestion.remitted_claims(db, batches, keys if len(keys) <= CHUNK else None)
+    for batch_id, key, indicator, through in found:
         if str(key) in wanted:
             out.setdefault((int(batch_id), str(key)), _Remitted(str(indicator) if indicator else None, _day(through)))
     return out
@@ -156,15 +148,8 @@ def _institutional(db: Session, filed: dict[str, _Filed]) -> set[str]:
     batches = sorted({f.batch_id for f in filed.values() if f.batch_id is not None})
     if not batches:
         return set()
-    pcn = ImportRow.data["patient_control_number"].as_string()
-    stmt = select(pcn).where(
-        ImportRow.batch_id.in_(batches),
-        ImportRow.entity == "claim",
-        ImportRow.data["claim_type"].as_string() == INSTITUTIONAL,
-    )
-    if len(filed) <= CHUNK:
-        stmt = stmt.where(pcn.in_(sorted(filed)))
-    return {str(k) for (k,) in db.execute(stmt).tuples()} & set(filed)
+    keys = sorted(filed) if len(filed) <= CHUNK else None
+    return ingestion.claim_keys_of_type(db, batches, INSTITUTIONAL, keys) & set(filed)
 
 
 def _aliases(db: Session, cases: Sequence[DenialCase]) -> dict[str, tuple[str | None, str | None]]:

@@ -24,7 +24,7 @@ from sqlalchemy import CTE, String, and_, case, func, literal, or_, select, unio
 from sqlalchemy.orm import Session
 
 from api.denials.human_attention.history_prior import HistoryKey, HistoryPrior
-from api.money.ingestion.models import FinancialEntry
+from api.money.ingestion import service as ingestion
 
 #: Entries that are a payer's decision on a claim (not charges, deposits, provider-level adjustments,
 #: nor reversals, which undo a decision without making one).
@@ -33,31 +33,7 @@ DENIED_STATUS = "4"  # CLP02=4, X12 835 TR3: denied
 
 
 def _decisions() -> CTE:
-    fe = FinancialEntry
-    denies = or_(
-        and_(fe.is_denial.is_(True), fe.amount > 0), and_(fe.claim_status_code == DENIED_STATUS, fe.amount > 0)
-    )
-    return (
-        select(
-            fe.claim_key.label("claim_key"),
-            func.upper(func.trim(fe.payer)).label("payer_key"),
-            func.trim(fe.payer).label("payer_name"),
-            fe.payment_date.label("paid_on"),
-            fe.batch_id.label("batch_id"),
-            func.coalesce(fe.reference, literal("")).label("reference"),
-            fe.amount.label("amount"),
-            case((denies, 1), else_=0).label("denies"),
-            func.coalesce(fe.denial_category, literal("")).label("category"),
-        )
-        .where(
-            fe.claim_key.is_not(None),
-            fe.payer.is_not(None),
-            fe.payment_date.is_not(None),
-            fe.entry_type.in_(DECISION_TYPES),
-        )
-        .cte("decisions")
-        .prefix_with("MATERIALIZED")
-    )
+    return ingestion.decisions_cte(DECISION_TYPES, DENIED_STATUS)
 
 
 def _first_denials(decisions: CTE, first: CTE) -> CTE:

@@ -34,7 +34,7 @@ from api.denials.outcomes import service as outcomes
 from api.infra.db.base import utcnow
 from api.infra.db.tenant_filter import get_scope
 from api.infra.jobs.queue import enqueue_for_client
-from api.money.ingestion.models import FinancialEntry
+from api.money.ingestion import service as ingestion
 from pipelines.ingest.money import quantize
 
 WORKING = tuple(sorted(WORKING_STATES))
@@ -202,13 +202,7 @@ MAX_RESCORE_PAYERS = 100
 
 def posted_payers(db: Session, batch_id: int) -> list[str]:
     """The payers (upper-cased, trimmed) whose remittance history a confirmed batch moved."""
-    stmt = (
-        select(func.upper(func.trim(FinancialEntry.payer)))
-        .where(FinancialEntry.batch_id == batch_id, FinancialEntry.payer.is_not(None))
-        .distinct()
-    )
-    found: Sequence[Any] = db.scalars(stmt).all()
-    return sorted(str(name) for name in found)
+    return ingestion.batch_payers(db, batch_id)
 
 
 def rescore_after_posting(db: Session, batch_id: int) -> None:

@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api.core.permissions import PERMISSIONS
 from api.denials.cases import service as cases
 from api.integrations.workflow_readiness import rules
-from api.money.ingestion.models import PostedRemittance
+from api.money.ingestion import service as ingestion
 from api.money.payment_integrity import service as payment_integrity
 from api.money.reconciliation import service as reconciliation
 from api.platform.activation_governance.service import activation_blockers
 from api.platform.organizations import service as organizations
-
-
-def _count(db: Session, column: Any, *where: Any) -> int:
-    return int(db.scalar(select(func.count(column)).where(*where)) or 0)
 
 
 def facts(db: Session, client_id: int) -> rules.Facts:
@@ -27,7 +20,7 @@ def facts(db: Session, client_id: int) -> rules.Facts:
     return rules.Facts(
         writers=organizations.member_count(db, client_id, PERMISSIONS["write"]),
         specialists=organizations.member_count(db, client_id, ("specialist",)),
-        confirmed_remittances=_count(db, PostedRemittance.id),
+        confirmed_remittances=ingestion.confirmed_remittance_count(db),
         denial_cases=cases.case_count(db),
         contract_terms=payment_integrity.contract_term_count(db),
         payer_aliases=reconciliation.payer_alias_count(db),
