@@ -1,7 +1,7 @@
 """Where everything lives under ``DATA_DIR`` (one place, so assets, dbt and the API agree).
 
     DATA_DIR/drop/client_<client_id>/...             folder drop (bulk and scheduled loads)
-    DATA_DIR/landing/sha256/ab/cd/<sha256>           landing zone (api.money.ingestion.landing)
+    DATA_DIR/landing/sha256/ab/cd/<sha256>           landing zone (api.infra.landing.zone)
     DATA_DIR/warehouse/raw/<table>/<sha256>_c<client_id>.parquet
     DATA_DIR/warehouse/raw/<table>/_empty.parquet    zero-row file with the table's schema
     DATA_DIR/warehouse/raw/_files/<sha256>_c<client_id>.json   what a file produced, and with which parser

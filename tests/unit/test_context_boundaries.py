@@ -65,7 +65,6 @@ PAUSE = (
     "a sandbox execution asks the operational pause (denials -> integrations); a pause check reached through "
     "the composition root replaces it once the listener lists become hooks (api/core/services.py, in flight)"
 )
-LANDING = "the document store is the ingestion landing zone; LandingZone is still to move to api/infra"
 EVIDENCE_TARGETS = (
     "attaching checks the case or claim exists and reads its identifiers for redaction, quality reads the "
     "case's denial category (evidence -> denials, through cases/claims.service); the target's facts must be "
@@ -98,7 +97,6 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("api.denials.approved_actions.service", "api.integrations.operational_control.service"): PAUSE,
     ("api.evidence.evidence_control.service", "api.denials.cases.service"): EVIDENCE_TARGETS,
     ("api.evidence.evidence_control.service", "api.denials.claims.service"): EVIDENCE_TARGETS,
-    ("api.evidence.evidence_control.store", "api.money.ingestion.landing"): LANDING,
     ("api.evidence.evidence_quality.service", "api.denials.cases.service"): EVIDENCE_TARGETS,
     ("api.money.ar_operations.service", "api.denials.cases.service"): AR_CASES,
     ("api.money.ingestion.parse", "api.integrations.connector_profiles.service"): CONNECTOR_PROFILES,

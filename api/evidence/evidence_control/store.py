@@ -2,7 +2,7 @@
 
     <DATA_DIR>/evidence/c<client_id>/sha256/<h[0:2]>/<h[2:4]>/<h>      mode 0400, directories 0700
 
-The same layout and guarantees as the ingestion landing zone (`api/money/ingestion/landing.py`,
+The same layout and guarantees as the ingestion landing zone (`api/infra/landing/zone.py`,
 whose class this extends): complete files only, never overwritten, owner-only modes. Each client
 has its own area, so a purge removes bytes that no other tenant can be holding, and identical
 bytes attached twice in one client are stored once. Nothing here knows about tenancy rules: the
@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from api.core.settings import Settings
+from api.infra.landing.zone import LandingZone
 from api.infra.private_files import private_dir
-from api.money.ingestion.landing import LandingZone
 
 
 class EvidenceStore(LandingZone):

@@ -17,6 +17,7 @@ from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition
 from api.infra.db.base import table_of
 from api.infra.jobs.queue import enqueue
+from api.infra.landing.zone import LandingZone
 from api.integrations.connector_profiles.service import resolve_profile
 from api.money.ingestion import file_reader as parsing
 from api.money.ingestion.batches import (
@@ -26,7 +27,6 @@ from api.money.ingestion.batches import (
     insert_chunked,
     refresh_counts,
 )
-from api.money.ingestion.landing import LandingZone
 from api.money.ingestion.lifecycle import IMPORT_BATCH
 from api.money.ingestion.models import ImportBatch, ImportRow, LandingFile, PostedRemittance
 from pipelines.ingest.tabular import ConnectorProfile, SpreadsheetLimits

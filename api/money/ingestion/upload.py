@@ -11,10 +11,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput
+from api.infra.landing.zone import LandingZone, StoredFile, content_sha256
 from api.integrations.connector_profiles.service import resolve_profile
 from api.money.ingestion import file_reader as parsing
 from api.money.ingestion.batches import LandingSettings
-from api.money.ingestion.landing import LandingZone, StoredFile, content_sha256
 from api.money.ingestion.models import ImportBatch, LandingFile
 from api.money.ingestion.parse import apply_parse, enqueue_parse, landing_zone, spreadsheet_limits
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
 
-from api.money.ingestion.landing import LandingZone
+from api.infra.landing.zone import LandingZone
 from api.money.ingestion.models import ImportBatch, LandingFile
 from pipelines.synthetic import CorpusSpec, generate_corpus
 from pipelines.warehouse.extract import EXTRACT_TABLES, ExtractTable, extract_table, read_table

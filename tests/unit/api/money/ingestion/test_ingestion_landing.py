@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.money.ingestion.landing import LandingZone
+from api.infra.landing.zone import LandingZone
 
 
 def test_layout_is_sha256_prefix_folders_and_the_file_is_read_only_by_its_owner(tmp_path):
