@@ -18,12 +18,14 @@ from api.core.version import VERSION
 from api.denials.appeal_assembly.service import packet_payload, submitted_by_action
 from api.denials.approvals.service import void_for_draft
 from api.denials.approved_actions.payloads import KINDS as ACTION_KINDS
+from api.denials.cases import service as cases
 from api.denials.cases.intake import open_cases_for_batch
 from api.denials.claims import intake as claims_intake
 from api.denials.deadlines.service import schedule_cases
 from api.denials.drafts.service import payload_checker as draft_payload_checker
 from api.denials.human_attention import service as human_attention
 from api.denials.notifications.service import notify_assigned
+from api.evidence.evidence_control import service as evidence_control
 from api.infra.access_log import AccessLogMiddleware
 from api.infra.db.session import Database
 from api.infra.discovery.namespaces import modules_named
@@ -35,6 +37,8 @@ from api.infra.services.container import Services
 from api.infra.signing.secret import load_or_create as load_or_create_secret
 from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
 from api.infra.snapshot.reader import MartReader
+from api.integrations.connector_profiles import service as connector_profiles
+from api.integrations.operational_control import service as operational_control
 from api.platform.activation_governance.service import activation_blockers
 from api.platform.audit.anchor import AuditAnchor
 from api.platform.auth.oidc import OidcVerifier
@@ -88,6 +92,12 @@ def build_services(settings: Settings | None = None) -> Services:
         memberships_of=memberships_of,
         audit=anchor.record,
         add_member=add_member,
+        require_not_paused=operational_control.require_not_paused,  # a sandbox execution asks the pause
+        open_case_claim_keys=cases.open_case_claim_keys,  # A/R follow-up shows each claim's open case
+        open_cases_of_claims=cases.open_case_facts,
+        # a provisioned hospital's default connector profiles and evidence retention
+        provision_connector_profile=connector_profiles.provision_named,
+        set_evidence_retention=evidence_control.set_retention_years,
         digest_key=digest_key,
         payload_checkers=Keyed(ACTION_KINDS),  # a checker for a kind that is not an action kind is refused
     )

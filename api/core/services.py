@@ -11,7 +11,7 @@ the core names no infrastructure and no platform type, so it imports nothing els
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -110,6 +110,56 @@ class ActionExecutedListener(Protocol):
     raising an error rolls the execution back."""
 
     def __call__(self, db: Session, action_id: int, /) -> None: ...
+
+
+class PauseGuard(Protocol):
+    """Refuses (PRECONDITION_FAILED naming the pause) when the session's client, or the automated path
+    `task` (a name of `api.integrations.operational_control.scopes.AUTOMATED_PATHS`), is paused; an
+    automated path asks it before it acts, so a refused step has changed nothing. Filled in the
+    composition root with operationalControl's check, so a lower context (approvedActions running an
+    action) asks without importing it."""
+
+    def __call__(self, db: Session, task: str, /) -> None: ...
+
+
+@dataclass(frozen=True)
+class OpenCase:
+    """A claim's open denial case as other contexts show it (A/R follow-up): its id, state and owner."""
+
+    id: int
+    state: str
+    owner_user_id: int | None
+
+
+class OpenCaseKeys(Protocol):
+    """The claim keys of the session client's open (not closed) denial cases, sorted. Filled in the
+    composition root with the cases' rule, so money's A/R follow-up asks without importing cases."""
+
+    def __call__(self, db: Session, /) -> list[str]: ...
+
+
+class OpenCasesOfClaims(Protocol):
+    """The open denial case of each of the claim keys that has one (of several, one still being worked,
+    else the latest decided one). Filled in the composition root with the cases' rule."""
+
+    def __call__(self, db: Session, claim_keys: Iterable[str], /) -> Mapping[str, OpenCase]: ...
+
+
+class ConnectorProfileProvisioner(Protocol):
+    """Validates a connector profile definition and stores it for the session's client, answering its
+    name (INVALID_INPUT / CONFLICT as connectorProfiles.provision). Filled in the composition root, so
+    hospitalOnboarding (platform) provisions a new client's default profiles without importing
+    connectorProfiles (integrations)."""
+
+    def __call__(self, db: Session, definition: dict[str, Any], user_id: int, /) -> str: ...
+
+
+class RetentionSetter(Protocol):
+    """Sets the session client's evidence retention in years (INVALID_INPUT outside the allowed range).
+    Filled in the composition root, so hospitalOnboarding sets a new client's retention without
+    importing evidenceControl."""
+
+    def __call__(self, db: Session, years: int, user_id: int, /) -> None: ...
 
 
 class PayloadFacts(Protocol):

@@ -61,18 +61,10 @@ PUBLISHED: dict[str, str] = {
 }
 
 # Why each waived import is still there (issue 25 left them; each names the way out).
-PAUSE = (
-    "a sandbox execution asks the operational pause (denials -> integrations); a pause check reached through "
-    "the composition root replaces it once the listener lists become hooks (api/core/services.py, in flight)"
-)
 EVIDENCE_TARGETS = (
     "attaching checks the case or claim exists and reads its identifiers for redaction, quality reads the "
     "case's denial category (evidence -> denials, through cases/claims.service); the target's facts must be "
     "handed in through the composition root"
-)
-AR_CASES = (
-    "A/R follow-up shows each claim's open case (money -> denials, through cases.service); the case column "
-    "must be handed in through the composition root"
 )
 REBILLING = (
     "rebilling (catalogued under money) checks timely filing with the deadlines' rules and facts and marks the "
@@ -82,10 +74,6 @@ CONNECTOR_PROFILES = (
     "an upload's columns are mapped by the client's connector profile (money -> integrations); the profile "
     "lookup belongs to ingestion's side, after the ingestion split"
 )
-ONBOARDING = (
-    "provisioning a hospital stores its documents and connector profile (platform -> evidence, integrations); "
-    "needs a hospital-provisioned hook in the composition root"
-)
 MIGRATION = (
     "committing a migration creates claims and cases (platform -> denials, through cases/claims.service); needs "
     "the creation behind a hook in the composition root"
@@ -94,11 +82,9 @@ MIGRATION = (
 # Imports still crossing a boundary they should not, each with why it is still there. The list can
 # only shrink: an entry that no longer exists fails `test_the_allowlist_only_names_imports_that_exist`.
 ALLOWLIST: dict[tuple[str, str], str] = {
-    ("api.denials.approved_actions.service", "api.integrations.operational_control.service"): PAUSE,
     ("api.evidence.evidence_control.service", "api.denials.cases.service"): EVIDENCE_TARGETS,
     ("api.evidence.evidence_control.service", "api.denials.claims.service"): EVIDENCE_TARGETS,
     ("api.evidence.evidence_quality.service", "api.denials.cases.service"): EVIDENCE_TARGETS,
-    ("api.money.ar_operations.service", "api.denials.cases.service"): AR_CASES,
     ("api.money.ingestion.parse", "api.integrations.connector_profiles.service"): CONNECTOR_PROFILES,
     ("api.money.ingestion.upload", "api.integrations.connector_profiles.service"): CONNECTOR_PROFILES,
     ("api.money.rebilling.procedures", "api.denials.deadlines.service"): REBILLING,
@@ -106,8 +92,6 @@ ALLOWLIST: dict[tuple[str, str], str] = {
     ("api.money.rebilling.service", "api.denials.deadlines.rules"): REBILLING,
     ("api.money.rebilling.service", "api.denials.deadlines.service"): REBILLING,
     ("api.money.rebilling.timely_filing", "api.denials.deadlines.rules"): REBILLING,
-    ("api.platform.hospital_onboarding.service", "api.evidence.evidence_control.service"): ONBOARDING,
-    ("api.platform.hospital_onboarding.service", "api.integrations.connector_profiles.service"): ONBOARDING,
     ("api.platform.migration_factory.service", "api.denials.cases.service"): MIGRATION,
     ("api.platform.migration_factory.service", "api.denials.claims.service"): MIGRATION,
 }

@@ -78,7 +78,12 @@ def execute_sandbox(ctx: Context, input: ExecuteIn) -> ActionOut:
     and the action stays approved, to run after resume."""
     try:
         action, execution = service.execute_sandbox(
-            ctx.db, ctx.services.payload_checkers, input.id, target=input.target, user_id=ctx.user_id
+            ctx.db,
+            ctx.services.payload_checkers,
+            ctx.services.require_not_paused,
+            input.id,
+            target=input.target,
+            user_id=ctx.user_id,
         )
     except service.PayloadChanged:
         ctx.db.rollback()  # release this call's locks; the void is recorded in its own transaction

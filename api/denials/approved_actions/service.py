@@ -30,7 +30,7 @@ from api.core.errors import Forbidden, InvalidInput, NotFound, PreconditionFaile
 from api.core.hooks import Keyed
 from api.core.identity import Principal, Tenant
 from api.core.lifecycle import transition
-from api.core.services import AuditRecord, PayloadChecker, PayloadFacts
+from api.core.services import AuditRecord, PauseGuard, PayloadChecker, PayloadFacts
 from api.denials.approvals import service as approvals
 from api.denials.approvals.models import ApprovalRequest
 from api.denials.approved_actions import sandbox
@@ -43,7 +43,6 @@ from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.infra.services.container import Services
-from api.integrations.operational_control import service as control
 
 SUBJECT = "action"
 CHANGED = "changed after approval"
@@ -246,14 +245,21 @@ def _refuse_unless_approved(action: ApprovedAction) -> None:
 
 
 def execute_sandbox(
-    db: Session, checkers: Keyed[PayloadChecker], action_id: int, *, target: str | None, user_id: int
+    db: Session,
+    checkers: Keyed[PayloadChecker],
+    require_not_paused: PauseGuard,
+    action_id: int,
+    *,
+    target: str | None,
+    user_id: int,
 ) -> tuple[ApprovedAction, ActionExecution]:
     """Run an approved action once against the sandbox target. Its approval must be valid now (not
     expired, withdrawn or void) and the payload must still be the approved one (its SHA-256) of the
     action's case, else `PayloadChanged` (the caller records the void: see `void_after_change`). The target gets the
     digest, never the content; the action becomes executed (acknowledged) or failed (refused) and
-    its approval used. Refused while the client or `execute_action` is paused (operationalControl)."""
-    control.require_not_paused(db, PAUSE_TASK)
+    its approval used. Refused while the client or `execute_action` is paused (operationalControl, asked
+    through `require_not_paused`, the services' pause guard)."""
+    require_not_paused(db, PAUSE_TASK)
     now = utcnow()
     action = get(db, action_id, for_update=True)
     approval = _sync(db, action, now)

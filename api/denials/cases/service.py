@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition as move
 from api.core.permissions import explain
+from api.core.services import OpenCase
 from api.denials.cases.lifecycle import CASE, DECIDED_STATES, REOPEN_MOVES, WORKING_STATES
 from api.denials.cases.models import CaseEvent, CaseNote, DenialCase
 from api.denials.cases.rules import ZERO, CaseOpening, denial_key, money
@@ -81,6 +82,15 @@ def open_cases_of_claims(db: Session, claim_keys: Iterable[str]) -> dict[str, De
         if current is None or case.state in WORKING_STATES or current.state not in WORKING_STATES:
             chosen[case.claim_key] = case
     return chosen
+
+
+def open_case_facts(db: Session, claim_keys: Iterable[str]) -> dict[str, OpenCase]:
+    """`open_cases_of_claims` as plain facts (id, state, owner), for a context that shows the case
+    column without reading cases (arOperations, through the services' `open_cases_of_claims`)."""
+    return {
+        key: OpenCase(case.id, case.state, case.owner_user_id)
+        for key, case in open_cases_of_claims(db, claim_keys).items()
+    }
 
 
 def open_case_claim_keys(db: Session) -> list[str]:

@@ -537,6 +537,12 @@ def set_retention(db: Session, years: int, user_id: int) -> EvidenceRetention:
     return policy
 
 
+def set_retention_years(db: Session, years: int, user_id: int) -> None:
+    """`set_retention` without its answer (the services' `set_evidence_retention`, with which
+    hospitalOnboarding sets a new client's retention)."""
+    set_retention(db, years, user_id)
+
+
 def purge(
     db: Session, settings: Settings, *, as_of: date, reason: str, user_id: int | None, today: date
 ) -> list[EvidenceDocument]:

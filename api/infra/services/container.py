@@ -10,8 +10,9 @@ none of this (tests/unit/test_architecture.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -24,14 +25,20 @@ from api.core.services import (
     BatchPostedListener,
     CaseAssignedListener,
     CaseOpenedListener,
+    ConnectorProfileProvisioner,
     DraftDiscardedListener,
     IdentityVerifier,
     MembershipDirectory,
     MembershipWriter,
+    OpenCase,
+    OpenCaseKeys,
+    OpenCasesOfClaims,
     OutcomeRecordedListener,
+    PauseGuard,
     PayloadChecker,
     PrincipalResolver,
     ResumeBlocker,
+    RetentionSetter,
     TenantResolver,
 )
 from api.core.settings import Settings
@@ -58,6 +65,26 @@ def _unconfigured_audit(db: Session, entry: AuditRecord, /) -> None:
     raise RuntimeError("no audit sink configured")
 
 
+def _unconfigured_open_case_keys(db: Session, /) -> list[str]:
+    raise RuntimeError("no open-case directory configured")
+
+
+def _unconfigured_open_cases(db: Session, claim_keys: Iterable[str], /) -> Mapping[str, OpenCase]:
+    raise RuntimeError("no open-case directory configured")
+
+
+def _unconfigured_profile_provisioner(db: Session, definition: dict[str, Any], user_id: int, /) -> str:
+    raise RuntimeError("no connector profile provisioner configured")
+
+
+def _unconfigured_retention_setter(db: Session, years: int, user_id: int, /) -> None:
+    raise RuntimeError("no evidence retention setter configured")
+
+
+def _unconfigured_pause_guard(db: Session, task: str, /) -> None:
+    raise RuntimeError("no pause guard configured")
+
+
 def _unconfigured_add_member(
     db: Session, organization_id: int, user_id: int, role: str, client_ids: Sequence[int] | None, /
 ) -> None:
@@ -81,6 +108,14 @@ class Services:
     memberships_of: MembershipDirectory = field(default=_unconfigured_memberships)
     audit: AuditSink = field(default=_unconfigured_audit)
     add_member: MembershipWriter = field(default=_unconfigured_add_member)
+    # Whether an automated path may act now (operationalControl's pause), asked by approvedActions.
+    require_not_paused: PauseGuard = field(default=_unconfigured_pause_guard)
+    # Which claims have an open denial case, and which case (the cases' rule), asked by arOperations.
+    open_case_claim_keys: OpenCaseKeys = field(default=_unconfigured_open_case_keys)
+    open_cases_of_claims: OpenCasesOfClaims = field(default=_unconfigured_open_cases)
+    # A new client's default connector profiles and evidence retention, set by hospitalOnboarding.
+    provision_connector_profile: ConnectorProfileProvisioner = field(default=_unconfigured_profile_provisioner)
+    set_evidence_retention: RetentionSetter = field(default=_unconfigured_retention_setter)
     # The installation's secret for keyed digests (audit inputs, throttle keys); kept under
     # DATA_DIR/keys, never in the database.
     digest_key: bytes = b""

@@ -52,3 +52,9 @@ def provision(db: Session, definition: dict[str, Any], user_id: int) -> Connecto
     db.add(record)
     db.flush()
     return record
+
+
+def provision_named(db: Session, definition: dict[str, Any], user_id: int) -> str:
+    """`provision`, answering the stored profile's name (the services' `provision_connector_profile`,
+    with which hospitalOnboarding provisions a new client's default profiles)."""
+    return provision(db, definition, user_id).name

@@ -39,7 +39,7 @@ def aging(ctx: Context, input: AgingIn) -> AgingOut:
     A denial finally written off on or before `asOf` (its appeal window closed, the marts' final denial
     write-off) is no longer receivable and is left out of every bucket.
     Each bucket and the total count the claims that have a denial case not closed (as it is now)."""
-    case_keys = service.open_case_claim_keys(ctx.db)
+    case_keys = ctx.services.open_case_claim_keys(ctx.db)
     with open_marts(ctx, *queries.AR_MARTS) as m:
         found = queries.aging(m, input, case_keys)
         snap = snapshot_of(m)
@@ -62,7 +62,7 @@ def follow_up_queue(ctx: Context, input: FollowUpQueueIn) -> FollowUpQueueOut:
     with open_marts(ctx, *queries.AR_MARTS) as m:
         as_of, items, cursor = queries.follow_up_queue(m, input, assignments)
         snap = snapshot_of(m)
-    items = service.with_open_cases(ctx.db, items)
+    items = service.with_open_cases(ctx.db, ctx.services.open_cases_of_claims, items)
     return FollowUpQueueOut(snapshot=snap, as_of=as_of, items=items, next_cursor=cursor)
 
 

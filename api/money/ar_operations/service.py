@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from api.denials.cases import service as cases
+from api.core.services import OpenCasesOfClaims
 from api.money.ar_operations.schemas import FollowUpItem
 
-# The open case of a claim is the cases' rule (cases.service.open_cases_of_claims).
-open_case_claim_keys = cases.open_case_claim_keys
 
-
-def with_open_cases(db: Session, items: list[FollowUpItem]) -> list[FollowUpItem]:
-    """`items` with the id, state and owner of their claim's open case (None without one)."""
-    found = cases.open_cases_of_claims(db, (i.claim_key for i in items))
+def with_open_cases(db: Session, open_cases: OpenCasesOfClaims, items: list[FollowUpItem]) -> list[FollowUpItem]:
+    """`items` with the id, state and owner of their claim's open case (None without one). The open case
+    of a claim is the cases' rule, asked through `open_cases` (the services' `open_cases_of_claims`)."""
+    found = open_cases(db, (i.claim_key for i in items))
     return [
         item.model_copy(update={"case_id": case.id, "case_state": case.state, "case_owner_user_id": case.owner_user_id})
         if (case := found.get(item.claim_key)) is not None

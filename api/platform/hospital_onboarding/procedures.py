@@ -109,7 +109,8 @@ def provision(ctx: Context, input: RequestRef) -> ProvisionOut:
     a second call finds the request `provisioned` (PRECONDITION_FAILED)."""
     ctx.require_organization_wide("Hospital onboarding")
     mailing = service.Mailing(outbox_of(ctx.services), ctx.services.settings.public_base_url)
-    done = service.provision(ctx.db, input.id, ctx.user_id, mailing)
+    setup = service.ClientSetup(ctx.services.provision_connector_profile, ctx.services.set_evidence_retention)
+    done = service.provision(ctx.db, input.id, ctx.user_id, mailing, setup)
     ctx.note(
         "onboarding_request",
         done.request.id,

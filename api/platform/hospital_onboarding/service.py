@@ -17,12 +17,11 @@ from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, NotFound
 from api.core.lifecycle import transition
-from api.evidence.evidence_control import service as evidence_service
+from api.core.services import ConnectorProfileProvisioner, RetentionSetter
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import where_given
 from api.infra.db.tenant_filter import TenantScope, get_scope, set_scope
 from api.infra.outbox.service import Outbox
-from api.integrations.connector_profiles import service as connector_service
 from api.platform.auth import service as auth_service
 from api.platform.auth.models import User
 from api.platform.hospital_onboarding import connectors
@@ -171,7 +170,16 @@ class Mailing:
     public_base_url: str
 
 
-def provision(db: Session, request_id: int, user_id: int, mailing: Mailing) -> Provisioned:
+@dataclass(frozen=True)
+class ClientSetup:
+    """How a new client's own settings in other contexts are made (the services' ports): its default
+    connector profiles (integrations) and its evidence retention (evidence)."""
+
+    provision_connector_profile: ConnectorProfileProvisioner
+    set_evidence_retention: RetentionSetter
+
+
+def provision(db: Session, request_id: int, user_id: int, mailing: Mailing, setup: ClientSetup) -> Provisioned:
     """Create the approved request's client with its invitations (each reaching the new client only, its
     token mailed through the outbox once this call commits), connector profiles and evidence retention,
     all in the caller's transaction. A request not in `approved` (a second provision finds it
@@ -185,8 +193,8 @@ def provision(db: Session, request_id: int, user_id: int, mailing: Mailing) -> P
         for kind in row.connector_kinds:
             definition = connectors.default_profile(kind)
             if definition is not None:
-                result.connector_profiles.append(connector_service.provision(db, definition, user_id).name)
-        evidence_service.set_retention(db, row.retention_years, user_id)
+                result.connector_profiles.append(setup.provision_connector_profile(db, definition, user_id))
+        setup.set_evidence_retention(db, row.retention_years, user_id)
     row.provisioned_client_id, row.provisioned_by_user_id, row.provisioned_at = client.id, user_id, utcnow()
     _move(db, row, target, f"Provisioned as client {client.id}", user_id)
     return result
