@@ -98,6 +98,7 @@ def build_services(settings: Settings | None = None) -> Services:
         # a provisioned hospital's default connector profiles and evidence retention
         provision_connector_profile=connector_profiles.provision_named,
         set_evidence_retention=evidence_control.set_retention_years,
+        case_category_of=cases.case_category,  # evidenceQuality scores against the case's denial category
         digest_key=digest_key,
         payload_checkers=Keyed(ACTION_KINDS),  # a checker for a kind that is not an action kind is refused
     )

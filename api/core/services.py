@@ -162,6 +162,22 @@ class RetentionSetter(Protocol):
     def __call__(self, db: Session, years: int, user_id: int, /) -> None: ...
 
 
+@dataclass(frozen=True)
+class CaseCategory:
+    """A denial case's id and denial category (None when uncategorised), as evidenceQuality scores it."""
+
+    id: int
+    denial_category: str | None
+
+
+class CaseCategoryOf(Protocol):
+    """The session client's case `case_id` with its denial category, or None when there is no such
+    case. Filled in the composition root with the cases' reader, so evidenceQuality (evidence) asks
+    without importing cases (denials)."""
+
+    def __call__(self, db: Session, case_id: int, /) -> CaseCategory | None: ...
+
+
 class PayloadFacts(Protocol):
     """What a payload checker answers about an approved action's payload as it is now. Each owner
     (drafts, appeal packets) answers its own frozen dataclass of this shape, so it imports nothing

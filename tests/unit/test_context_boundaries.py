@@ -62,17 +62,19 @@ PUBLISHED: dict[str, str] = {
 
 # Why each waived import is still there (issue 25 left them; each names the way out).
 EVIDENCE_TARGETS = (
-    "attaching checks the case or claim exists and reads its identifiers for redaction, quality reads the "
-    "case's denial category (evidence -> denials, through cases/claims.service); the target's facts must be "
-    "handed in through the composition root"
+    "attaching checks the case or claim exists and reads its identifiers for redaction, and a link checks "
+    "its target (evidence -> denials, through cases/claims.service); the target's facts must be handed in "
+    "through the composition root (like evidenceQuality's case_category_of), threaded through link_document, "
+    "which appeal assembly and the tests call with a session only"
 )
 REBILLING = (
     "rebilling (catalogued under money) checks timely filing with the deadlines' rules and facts and marks the "
     "case's filing deadline met (money -> denials); needs the rules published lower and a rebill-submitted hook"
 )
 CONNECTOR_PROFILES = (
-    "an upload's columns are mapped by the client's connector profile (money -> integrations); the profile "
-    "lookup belongs to ingestion's side, after the ingestion split"
+    "an upload's columns are mapped by the client's connector profile (money -> integrations); the lookup "
+    "also runs in the parse job (ingestion/job_handlers.py), which has settings but no services, so a port "
+    "must first reach the job context (or connectorProfiles is catalogued under money)"
 )
 MIGRATION = (
     "committing a migration creates claims and cases (platform -> denials, through cases/claims.service); needs "
@@ -84,7 +86,6 @@ MIGRATION = (
 ALLOWLIST: dict[tuple[str, str], str] = {
     ("api.evidence.evidence_control.service", "api.denials.cases.service"): EVIDENCE_TARGETS,
     ("api.evidence.evidence_control.service", "api.denials.claims.service"): EVIDENCE_TARGETS,
-    ("api.evidence.evidence_quality.service", "api.denials.cases.service"): EVIDENCE_TARGETS,
     ("api.money.ingestion.parse", "api.integrations.connector_profiles.service"): CONNECTOR_PROFILES,
     ("api.money.ingestion.upload", "api.integrations.connector_profiles.service"): CONNECTOR_PROFILES,
     ("api.money.rebilling.procedures", "api.denials.deadlines.service"): REBILLING,

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 from api.core.errors import InvalidInput, PreconditionFailed
 from api.core.lifecycle import transition as move
 from api.core.permissions import explain
-from api.core.services import OpenCase
+from api.core.services import CaseCategory, OpenCase
 from api.denials.cases.lifecycle import CASE, DECIDED_STATES, REOPEN_MOVES, WORKING_STATES
 from api.denials.cases.models import CaseEvent, CaseNote, DenialCase
 from api.denials.cases.rules import ZERO, CaseOpening, denial_key, money
@@ -111,6 +111,13 @@ def working_cases_of_claims(db: Session, claim_keys: Sequence[str]) -> list[Deni
 def find_case(db: Session, case_id: int) -> DenialCase | None:
     """The client's case `case_id`, or None (no error: for a caller that treats a gone case as none)."""
     return db.scalar(select(DenialCase).where(DenialCase.id == case_id))
+
+
+def case_category(db: Session, case_id: int) -> CaseCategory | None:
+    """The client's case `case_id` with its denial category, or None (the services' `case_category_of`,
+    which evidenceQuality asks)."""
+    case = find_case(db, case_id)
+    return None if case is None else CaseCategory(case.id, case.denial_category)
 
 
 def cases_with_denial_keys(db: Session, denial_keys: Sequence[str]) -> list[DenialCase]:

@@ -14,7 +14,7 @@ router = rpc.namespace("evidenceQuality")
 def score(ctx: Context, input: CaseRef) -> ScoreOut:
     """The case's evidence against what its denial category requires: required, recommended, present and
     missing document types, completeness (required present / required) and strength (0-1, see the field)."""
-    evidence = service.case_evidence(ctx.db, input.case_id)
+    evidence = service.case_evidence(ctx.db, ctx.services.case_category_of, input.case_id)
     result = scoring.score(evidence.requirement, evidence.documents)
     return ScoreOut(
         case_id=evidence.case_id,
@@ -34,7 +34,7 @@ def score(ctx: Context, input: CaseRef) -> ScoreOut:
 def gaps(ctx: Context, input: CaseRef) -> GapsOut:
     """What the case's evidence lacks, one sentence each: missing required types, required types held only
     without readable text, and missing recommended types."""
-    evidence = service.case_evidence(ctx.db, input.case_id)
+    evidence = service.case_evidence(ctx.db, ctx.services.case_category_of, input.case_id)
     found = scoring.gaps(evidence.requirement, evidence.documents)
     return GapsOut(
         case_id=evidence.case_id,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from api.core.errors import not_found
-from api.denials.cases import service as cases
+from api.core.services import CaseCategoryOf
 from api.evidence.evidence_control.service import documents_for_case
 from api.evidence.evidence_quality.requirements import Requirement, requirement_for
 
@@ -21,8 +21,10 @@ class CaseEvidence:
     documents: list[tuple[str, int]]  # (doc_type, text_chars) of each active document
 
 
-def case_evidence(db: Session, case_id: int) -> CaseEvidence:
-    case = cases.find_case(db, case_id)
+def case_evidence(db: Session, case_category_of: CaseCategoryOf, case_id: int) -> CaseEvidence:
+    """The case's active documents against its denial category's requirement; the case and its category
+    are asked through `case_category_of` (the services' port onto cases); NOT_FOUND without the case."""
+    case = case_category_of(db, case_id)
     if case is None:
         raise not_found("Case", case_id)
     rule, requirement = requirement_for(case.denial_category)

@@ -24,6 +24,8 @@ from api.core.services import (
     AuditSink,
     BatchPostedListener,
     CaseAssignedListener,
+    CaseCategory,
+    CaseCategoryOf,
     CaseOpenedListener,
     ConnectorProfileProvisioner,
     DraftDiscardedListener,
@@ -81,6 +83,10 @@ def _unconfigured_retention_setter(db: Session, years: int, user_id: int, /) -> 
     raise RuntimeError("no evidence retention setter configured")
 
 
+def _unconfigured_case_category(db: Session, case_id: int, /) -> CaseCategory | None:
+    raise RuntimeError("no case category reader configured")
+
+
 def _unconfigured_pause_guard(db: Session, task: str, /) -> None:
     raise RuntimeError("no pause guard configured")
 
@@ -116,6 +122,8 @@ class Services:
     # A new client's default connector profiles and evidence retention, set by hospitalOnboarding.
     provision_connector_profile: ConnectorProfileProvisioner = field(default=_unconfigured_profile_provisioner)
     set_evidence_retention: RetentionSetter = field(default=_unconfigured_retention_setter)
+    # A case's denial category, which evidenceQuality scores its documents against.
+    case_category_of: CaseCategoryOf = field(default=_unconfigured_case_category)
     # The installation's secret for keyed digests (audit inputs, throttle keys); kept under
     # DATA_DIR/keys, never in the database.
     digest_key: bytes = b""
