@@ -62,7 +62,13 @@ def follow_up_queue(ctx: Context, input: FollowUpQueueIn) -> FollowUpQueueOut:
     with open_marts(ctx, *queries.AR_MARTS) as m:
         as_of, items, cursor = queries.follow_up_queue(m, input, assignments)
         snap = snapshot_of(m)
-    items = service.with_open_cases(ctx.db, items)
+    found = service.open_cases(ctx.db, (i.claim_key for i in items))
+    items = [
+        item.model_copy(update={"case_id": case.id, "case_state": case.state, "case_owner_user_id": case.owner_user_id})
+        if (case := found.get(item.claim_key)) is not None
+        else item
+        for item in items
+    ]
     return FollowUpQueueOut(snapshot=snap, as_of=as_of, items=items, next_cursor=cursor)
 
 

@@ -9,21 +9,27 @@ else the latest decided one, the most recently opened first.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
+
 from sqlalchemy.orm import Session
 
 from api.denials.cases import service as cases
-from api.money.ar_operations.schemas import FollowUpItem
 
 # The open case of a claim is the cases' rule (cases.service.open_cases_of_claims).
 open_case_claim_keys = cases.open_case_claim_keys
 
 
-def with_open_cases(db: Session, items: list[FollowUpItem]) -> list[FollowUpItem]:
-    """`items` with the id, state and owner of their claim's open case (None without one)."""
-    found = cases.open_cases_of_claims(db, (i.claim_key for i in items))
-    return [
-        item.model_copy(update={"case_id": case.id, "case_state": case.state, "case_owner_user_id": case.owner_user_id})
-        if (case := found.get(item.claim_key)) is not None
-        else item
-        for item in items
-    ]
+@dataclass(frozen=True, slots=True)
+class OpenCase:
+    """What a follow-up item shows of its claim's open case."""
+
+    id: int
+    state: str
+    owner_user_id: int | None
+
+
+def open_cases(db: Session, claim_keys: Iterable[str]) -> dict[str, OpenCase]:
+    """The open case of each of `claim_keys` that has one (the id, state and owner)."""
+    found = cases.open_cases_of_claims(db, claim_keys)
+    return {key: OpenCase(case.id, case.state, case.owner_user_id) for key, case in found.items()}
