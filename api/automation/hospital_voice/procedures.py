@@ -34,7 +34,7 @@ def update_settings(ctx: Context, input: UpdateSettingsIn) -> SettingsOut:
         hours=None
         if hours is None
         else service.Hours(hours.timezone, tuple(rules.Window(w.day, w.start, w.end) for w in hours.windows)),
-        scripts=None if input.scripts is None else dict(input.scripts),
+        scripts=None if input.scripts is None else dict(input.scripts.items()),
     )
     out = service.view(service.update(ctx.db, change, user_id=ctx.user_id))
     ctx.note("hospital_voice_settings", ctx.client_id, after=out)
