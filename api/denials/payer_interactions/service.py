@@ -144,6 +144,10 @@ def list_statement(
     )
 
 
+def _trimmed(text: str | None) -> str | None:
+    return None if text is None else text.strip()
+
+
 def log_phone_call(
     db: Session,
     *,
@@ -158,15 +162,16 @@ def log_phone_call(
 ) -> PayerInteraction:
     """An outbound phone call on a case made for the client (the voice agent's), logged like one a person
     logs: the values are checked as `payerInteractions.log`'s input (`rules`, INVALID_INPUT naming the field)."""
+    # trimmed as the wire input trims its text (api.rpc.schema.Schema), so a call stores what a person's log would
     data = NewInteraction(
         case_id=case_id,
         channel="phone",
         direction="outbound",
         occurred_at=occurred_at,
-        payer_representative=representative,
-        reference_number=reference_number,
-        summary=summary,
+        payer_representative=_trimmed(representative),
+        reference_number=_trimmed(reference_number),
+        summary=summary.strip(),
         outcome=outcome,
-        next_step=next_step,
+        next_step=_trimmed(next_step),
     )
     return log(db, data, user_id=user_id)
