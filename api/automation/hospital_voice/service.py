@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -11,7 +12,6 @@ from sqlalchemy.orm import Session
 
 from api.automation.hospital_voice import rules
 from api.automation.hospital_voice.models import HospitalVoiceSettings
-from api.automation.hospital_voice.schemas import UpdateSettingsIn
 from api.infra.db.base import utcnow
 
 
@@ -33,6 +33,26 @@ class VoiceSettings:
 
     def script_for(self, goal: str) -> str:
         return self.scripts[goal]
+
+
+@dataclass(frozen=True)
+class Hours:
+    """Calling hours: an IANA time zone and the weekly windows (checked by `rules`)."""
+
+    timezone: str
+    windows: tuple[rules.Window, ...]
+
+
+@dataclass(frozen=True)
+class SettingsChange:
+    """The fields to change; None keeps a field's value (or default)."""
+
+    caller_name: str | None = None
+    callback_number: str | None = None
+    npi: str | None = None
+    tin: str | None = None
+    hours: Hours | None = None
+    scripts: Mapping[str, str] | None = None
 
 
 def _row(db: Session) -> HospitalVoiceSettings | None:
@@ -67,7 +87,7 @@ def settings(db: Session) -> VoiceSettings:
     )
 
 
-def _apply(row: HospitalVoiceSettings, data: UpdateSettingsIn) -> None:
+def _apply(row: HospitalVoiceSettings, data: SettingsChange) -> None:
     if data.caller_name is not None:
         row.caller_name = data.caller_name
     if data.callback_number is not None:
@@ -78,14 +98,14 @@ def _apply(row: HospitalVoiceSettings, data: UpdateSettingsIn) -> None:
         row.tin = rules.normalise_tin(data.tin)
     if data.hours is not None:
         row.timezone = rules.check_timezone(data.hours.timezone)
-        windows = rules.check_windows([rules.Window(w.day, w.start, w.end) for w in data.hours.windows])
+        windows = rules.check_windows(data.hours.windows)
         row.windows = [{"day": w.day, "start": w.start, "end": w.end} for w in windows]
     if data.scripts is not None:
         checked: dict[str, str] = {goal: rules.check_script(goal, text) for goal, text in data.scripts.items()}
         row.scripts = {**row.scripts, **checked}
 
 
-def update(db: Session, data: UpdateSettingsIn, *, user_id: int) -> VoiceSettings:
+def update(db: Session, data: SettingsChange, *, user_id: int) -> VoiceSettings:
     """Change the fields given (each validated; nothing is stored if one is refused)."""
     row = _row(db)
     if row is None:

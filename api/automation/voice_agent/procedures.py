@@ -61,7 +61,19 @@ def record_delegation_event(ctx: Context, input: RecordEventIn) -> RecordEventOu
     and changes nothing (the same id on another delegation is CONFLICT). A move the lifecycle does not
     allow is PRECONDITION_FAILED, and so is `dialing` while operationalControl pauses the client or
     `payer_call` (nothing recorded; send it again after resume)."""
-    row, duplicate = service.record_event(ctx.db, input, user_id=ctx.user_id)
+    turn, outcome = input.turn, input.outcome
+    event = service.ProviderEvent(
+        delegation_id=input.delegation_id,
+        provider_event_id=input.provider_event_id,
+        kind=input.kind,
+        at=input.at,
+        turn=None if turn is None else service.Turn(turn.speaker, turn.text),
+        outcome=None
+        if outcome is None
+        else service.CallOutcome(outcome.status, outcome.reference_number, outcome.next_step, outcome.representative),
+        failure_mode=None if input.failure is None else input.failure.mode,
+    )
+    row, duplicate = service.record_event(ctx.db, event, user_id=ctx.user_id)
     ctx.note("voice_delegation", row.id, after=service.audit_view(row))
     return RecordEventOut(delegation=DelegationOut.model_validate(row), duplicate=duplicate)
 

@@ -15,7 +15,7 @@ the delegation stays `created` and the same step succeeds after resume. Delegati
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -28,7 +28,6 @@ from api.automation.voice_agent import simulation, transcript
 from api.automation.voice_agent.call_data import CallData, minimum_call_data
 from api.automation.voice_agent.lifecycle import DELEGATION, TURN_STATES
 from api.automation.voice_agent.models import VoiceDelegation, VoiceDelegationEvent, VoiceSimulation
-from api.automation.voice_agent.schemas import RecordEventIn
 from api.core.errors import Conflict, PreconditionFailed, not_found
 from api.core.lifecycle import transition
 from api.denials.cases import service as cases
@@ -163,14 +162,43 @@ def _learned(
 # --- provider events ----------------------------------------------------------------------------
 
 
-def _apply_event(db: Session, row: VoiceDelegation, data: RecordEventIn, user_id: int) -> None:
+@dataclass(frozen=True)
+class Turn:
+    speaker: str  # agent | ivr | representative
+    text: str
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """What the payer said (`status`: an interaction outcome) and what the call learned."""
+
+    status: str
+    reference_number: str | None = None
+    next_step: str | None = None
+    representative: str | None = None
+
+
+@dataclass(frozen=True)
+class ProviderEvent:
+    """One event a telephony provider reports; the payload its kind needs (turn, outcome, failure mode)."""
+
+    delegation_id: int
+    provider_event_id: str
+    kind: str  # dialing | connected | transcript_turn | outcome | failed
+    at: float  # seconds since dialing
+    turn: Turn | None = None
+    outcome: CallOutcome | None = None
+    failure_mode: str | None = None
+
+
+def _apply_event(db: Session, row: VoiceDelegation, data: ProviderEvent, user_id: int) -> None:
     if data.kind == "dialing":
         row.placed_by = row.placed_by or "provider"
         _move(row, "dialing", "provider: dialing")
     elif data.kind == "connected":
         _move(row, "in_call", "provider: connected")
     elif data.kind == "transcript_turn":
-        assert data.turn is not None  # the schema demands it
+        assert data.turn is not None  # the wire input demands it
         if row.state not in TURN_STATES:
             raise PreconditionFailed(f"The voice delegation is '{row.state}'; transcript turns need a connected call")
         if len(row.transcript) >= MAX_TURNS:
@@ -191,23 +219,23 @@ def _apply_event(db: Session, row: VoiceDelegation, data: RecordEventIn, user_id
             user_id=user_id,
         )
     else:
-        assert data.failure is not None
-        _move(row, "failed", f"provider: {data.failure.mode}")
-        row.failure_mode = data.failure.mode
+        assert data.failure_mode is not None
+        _move(row, "failed", f"provider: {data.failure_mode}")
+        row.failure_mode = data.failure_mode
 
 
-def _timeline_entry(data: RecordEventIn) -> dict[str, Any]:
+def _timeline_entry(data: ProviderEvent) -> dict[str, Any]:
     entry: dict[str, Any] = {"kind": data.kind, "at": data.at, "providerEventId": data.provider_event_id}
     if data.outcome is not None:
         entry["status"] = data.outcome.status
-    if data.failure is not None:
-        entry["mode"] = data.failure.mode
+    if data.failure_mode is not None:
+        entry["mode"] = data.failure_mode
     if data.turn is not None:
         entry["speaker"] = data.turn.speaker
     return entry
 
 
-def record_event(db: Session, data: RecordEventIn, *, user_id: int) -> tuple[VoiceDelegation, bool]:
+def record_event(db: Session, data: ProviderEvent, *, user_id: int) -> tuple[VoiceDelegation, bool]:
     """Apply one provider event; (the delegation, True) when its id was recorded before. An event the
     lifecycle does not allow now (a connected call before dialing, an outcome twice) is
     PRECONDITION_FAILED and records nothing."""

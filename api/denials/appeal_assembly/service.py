@@ -47,7 +47,6 @@ from api.denials.drafts import service as drafts_service
 from api.denials.drafts.models import Draft
 from api.denials.outcomes import service as outcomes_service
 from api.denials.outcomes.models import AppealOutcome
-from api.denials.outcomes.schemas import RecordOutcomeIn
 from api.evidence.evidence_control.service import link_document
 from api.infra.capped import CappedWorkFailed, run_capped
 from api.infra.db.base import utcnow
@@ -457,15 +456,14 @@ def _record_outcome(
     """The decision (or the withdrawal) through outcomes.record: its rules, the case's move and money."""
     outcome, _ = outcomes_service.record(
         db,
-        RecordOutcomeIn.model_validate(
-            {
-                "case_id": case.id,
-                "level": letter.LEVEL_NUMBERS[packet.level],
-                "decision": data.decision if kind == "decided" else "withdrawn",
-                "amount_recovered": data.amount_recovered or Decimal("0"),
-                "decided_on": data.occurred_on or utcnow().date(),
-                "payer_reference": data.payer_reference,
-            }
+        # the event's input carried the same bounds as outcomes.record's (decision, amount, reference)
+        outcomes_service.NewOutcome(
+            case_id=case.id,
+            level=letter.LEVEL_NUMBERS[packet.level],
+            decision=data.decision if kind == "decided" and data.decision is not None else "withdrawn",
+            amount_recovered=data.amount_recovered or Decimal("0"),
+            decided_on=data.occurred_on or utcnow().date(),
+            payer_reference=data.payer_reference,
         ),
         user_id=user_id,
     )

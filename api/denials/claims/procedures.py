@@ -16,6 +16,7 @@ from api.denials.claims.schemas import (
     AttachmentIn,
     AttachmentOut,
     ClaimDetailOut,
+    ClaimLineIn,
     ClaimOut,
     ClaimRef,
     CorrectionIn,
@@ -43,6 +44,18 @@ from api.rpc.schema import Page, paginate
 router = rpc.namespace("claims")
 
 
+def _line(line: ClaimLineIn) -> service.NewLine:
+    return service.NewLine(
+        charge=line.charge,
+        service_date_from=line.service_date_from,
+        procedure_code=line.procedure_code,
+        modifiers=tuple(line.modifiers),
+        revenue_code=line.revenue_code,
+        units=line.units,
+        service_date_to=line.service_date_to,
+    )
+
+
 def _moved(ctx: Context, claim: Claim, before: str) -> ClaimOut:
     ctx.note("claim", claim.id, before={"state": before}, after={"state": claim.state})
     return ClaimOut.model_validate(service.summary(claim))
@@ -52,7 +65,21 @@ def _moved(ctx: Context, claim: Claim, before: str) -> ClaimOut:
 def create(ctx: Context, input: CreateIn) -> ClaimOut:
     """Create a claim by hand in `draft` with its service lines (the total is the sum of the line charges;
     a given `totalCharge` must match it). CONFLICT when the client already has the claim key."""
-    claim = service.create(ctx.db, input, ctx.user_id)
+    new = service.NewClaim(
+        claim_key=input.claim_key,
+        payer=input.payer,
+        statement_from=input.statement_from,
+        statement_to=input.statement_to,
+        lines=tuple(_line(line) for line in input.lines),
+        total_charge=input.total_charge,
+        payer_id=input.payer_id,
+        filing_indicator=input.filing_indicator,
+        facility_type=input.facility_type,
+        bill_type=input.bill_type,
+        diagnosis_codes=None if input.diagnosis_codes is None else tuple(input.diagnosis_codes),
+        patient_ref=input.patient_ref,
+    )
+    claim = service.create(ctx.db, new, ctx.user_id)
     ctx.note("claim", claim.id, after={"state": claim.state, "origin": claim.origin, "lines": len(input.lines)})
     return ClaimOut.model_validate(service.summary(claim))
 
@@ -104,7 +131,14 @@ def request_correction(ctx: Context, input: ReasonIn) -> ClaimOut:
 def approve_correction(ctx: Context, input: CorrectionIn) -> ClaimOut:
     """Accept the correction of a claim: correction_requested -> corrected, applying the corrected header
     fields (`changes`) and lines (`lines` replace the old ones, the total follows them)."""
-    claim, before, changed = service.approve_correction(ctx.db, input, ctx.user_id)
+    claim, before, changed = service.approve_correction(
+        ctx.db,
+        input.id,
+        ctx.user_id,
+        changes=None if input.changes is None else input.changes.model_dump(exclude_unset=True),
+        lines=None if input.lines is None else [_line(line) for line in input.lines],
+        reason=input.reason,
+    )
     ctx.note("claim", claim.id, before={"state": before}, after={"state": claim.state, "changed": changed})
     return ClaimOut.model_validate(service.summary(claim))
 
@@ -138,7 +172,16 @@ def close(ctx: Context, input: MoveIn) -> ClaimOut:
 def add_attachment(ctx: Context, input: AttachmentIn) -> AttachmentOut:
     """Attach a reference to a supporting document (title, media type, SHA-256, size, storage reference);
     the bytes are not stored here. Refused on a closed or withdrawn claim."""
-    attachment = service.add_attachment(ctx.db, input, ctx.user_id)
+    attachment = service.add_attachment(
+        ctx.db,
+        input.id,
+        ctx.user_id,
+        title=input.title,
+        media_type=input.media_type,
+        sha256=input.sha256,
+        size_bytes=input.size_bytes,
+        storage_ref=input.storage_ref,
+    )
     ctx.note("claim_attachment", attachment.id, after={"claim": input.id, "sha256": attachment.sha256})
     return AttachmentOut.model_validate(attachment)
 
@@ -147,7 +190,15 @@ def add_attachment(ctx: Context, input: AttachmentIn) -> AttachmentOut:
 def record_financial_amount(ctx: Context, input: AmountIn) -> AmountOut:
     """Record a money figure about a claim: kind (expected, billed, allowed, paid, patient), amount (two
     places, 0..9,999,999,999.99), source (contract, remittance, manual), optional reference; claims.get lists them."""
-    amount = service.record_amount(ctx.db, input, ctx.user_id)
+    amount = service.record_amount(
+        ctx.db,
+        input.id,
+        ctx.user_id,
+        kind=input.kind,
+        amount=input.amount,
+        source=input.source,
+        reference=input.reference,
+    )
     ctx.note(
         "claim_amount",
         amount.id,

@@ -6,7 +6,7 @@ Messages name fields and states, never the claim key, the patient or any other P
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -26,13 +26,55 @@ from api.denials.claims.models import (
     ClaimLink,
     ClaimTransition,
 )
-from api.denials.claims.schemas import AmountIn, AttachmentIn, ClaimFields, ClaimLineIn, CorrectionIn, CreateIn
 from api.denials.claims.transitions import move
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
 from api.platform.organizations.service import require_independent
 
-HEADER_FIELDS = tuple(ClaimFields.model_fields)
+#: The header fields a claim is created with and a correction may change (the wire's `ClaimFields`).
+HEADER_FIELDS = (
+    "payer",
+    "payer_id",
+    "filing_indicator",
+    "statement_from",
+    "statement_to",
+    "facility_type",
+    "bill_type",
+    "diagnosis_codes",
+    "patient_ref",
+)
+
+
+@dataclass(frozen=True)
+class NewLine:
+    """A service line: a procedure code or a revenue code, units, charge and service dates."""
+
+    charge: Decimal
+    service_date_from: date
+    procedure_code: str | None = None
+    modifiers: tuple[str, ...] = ()
+    revenue_code: str | None = None
+    units: Decimal = Decimal(1)
+    service_date_to: date | None = None
+
+
+@dataclass(frozen=True)
+class NewClaim:
+    """A claim created by hand (or by synthetic UAT) with its lines; `total_charge`, when given, must be
+    the sum of the line charges."""
+
+    claim_key: str
+    payer: str
+    statement_from: date
+    statement_to: date
+    lines: tuple[NewLine, ...]
+    total_charge: Decimal | None = None
+    payer_id: str | None = None
+    filing_indicator: str | None = None
+    facility_type: str | None = None
+    bill_type: str | None = None
+    diagnosis_codes: tuple[str, ...] | None = None
+    patient_ref: str | None = None
 
 
 def get_claim(db: Session, claim_id: int, *, for_update: bool = False) -> Claim:
@@ -45,7 +87,7 @@ def _check_dates(statement_from: Any, statement_to: Any) -> None:
         raise InvalidInput("Invalid input: 'statementTo' is before 'statementFrom'")
 
 
-def _check_lines(lines: Sequence[ClaimLineIn], total: Decimal | None) -> Decimal:
+def _check_lines(lines: Sequence[NewLine], total: Decimal | None) -> Decimal:
     """The sum of the line charges; InvalidInput naming the field when a line or the total disagrees."""
     for n, line in enumerate(lines):
         if line.service_date_to is not None and line.service_date_to < line.service_date_from:
@@ -58,7 +100,7 @@ def _check_lines(lines: Sequence[ClaimLineIn], total: Decimal | None) -> Decimal
     return summed
 
 
-def _line_rows(claim: Claim, lines: Sequence[ClaimLineIn]) -> list[ClaimLine]:
+def _line_rows(claim: Claim, lines: Sequence[NewLine]) -> list[ClaimLine]:
     return [
         ClaimLine(
             claim_id=claim.id,
@@ -75,7 +117,7 @@ def _line_rows(claim: Claim, lines: Sequence[ClaimLineIn]) -> list[ClaimLine]:
     ]
 
 
-def create(db: Session, input: CreateIn, user_id: int, *, origin: str = "manual", seed: int | None = None) -> Claim:
+def create(db: Session, input: NewClaim, user_id: int, *, origin: str = "manual", seed: int | None = None) -> Claim:
     """A new claim in `draft` with its lines; CONFLICT when the client already has the claim key."""
     _check_dates(input.statement_from, input.statement_to)
     total = _check_lines(input.lines, input.total_charge)
@@ -241,29 +283,41 @@ def request_correction(db: Session, claim_id: int, user_id: int, reason: str) ->
     return move_claim(db, claim_id, "correction_requested", user_id, reason)
 
 
-def approve_correction(db: Session, input: CorrectionIn, user_id: int) -> tuple[Claim, str, list[str]]:
-    """correction_requested -> corrected, applying the corrected header fields and lines;
-    (claim, state before, names of the fields changed)."""
-    claim = get_claim(db, input.id, for_update=True)
+def approve_correction(
+    db: Session,
+    claim_id: int,
+    user_id: int,
+    *,
+    changes: Mapping[str, Any] | None = None,
+    lines: Sequence[NewLine] | None = None,
+    reason: str | None = None,
+) -> tuple[Claim, str, list[str]]:
+    """correction_requested -> corrected, applying the corrected header fields (`changes`: the fields
+    given, by name in `HEADER_FIELDS`; None clears one) and lines; (claim, state before, names of the
+    fields changed)."""
+    claim = get_claim(db, claim_id, for_update=True)
     if not CLAIM.can(claim.state, "corrected"):
-        move(db, claim, "corrected", user_id, input.reason)  # raises, naming the current state
-    changed = _apply_changes(claim, input.changes)
-    if input.lines is not None:
-        claim.total_charge = _check_lines(input.lines, None)
+        move(db, claim, "corrected", user_id, reason)  # raises, naming the current state
+    changed = _apply_changes(claim, changes)
+    if lines is not None:
+        claim.total_charge = _check_lines(lines, None)
         for old in db.scalars(select(ClaimLine).where(ClaimLine.claim_id == claim.id)):
             db.delete(old)
         db.flush()
-        db.add_all(_line_rows(claim, input.lines))
+        db.add_all(_line_rows(claim, lines))
         changed.append("lines")
     before = claim.state
-    move(db, claim, "corrected", user_id, input.reason)
+    move(db, claim, "corrected", user_id, reason)
     return claim, before, changed
 
 
-def _apply_changes(claim: Claim, changes: ClaimFields | None) -> list[str]:
+def _apply_changes(claim: Claim, changes: Mapping[str, Any] | None) -> list[str]:
     if changes is None:
         return []
-    given = changes.model_dump(exclude_unset=True)
+    unknown = sorted(set(changes) - set(HEADER_FIELDS))
+    if unknown:  # a wiring error: the wire input has only header fields
+        raise InvalidInput(f"Invalid input: a correction cannot set {', '.join(unknown)} on a claim")
+    given = dict(changes)
     _check_dates(given.get("statement_from", claim.statement_from), given.get("statement_to", claim.statement_to))
     for name, value in given.items():
         setattr(claim, name, list(value) if name == "diagnosis_codes" and value is not None else value)
@@ -315,17 +369,27 @@ def _require_open(claim: Claim, what: str) -> None:
         raise PreconditionFailed(f"The claim is '{claim.state}'; {what} is not possible any more")
 
 
-def add_attachment(db: Session, input: AttachmentIn, user_id: int) -> ClaimAttachment:
+def add_attachment(
+    db: Session,
+    claim_id: int,
+    user_id: int,
+    *,
+    title: str,
+    media_type: str,
+    sha256: str,
+    size_bytes: int,
+    storage_ref: str | None = None,
+) -> ClaimAttachment:
     """A reference to a supporting document (title, media type, digest, size, where it is stored)."""
-    claim = get_claim(db, input.id)
+    claim = get_claim(db, claim_id)
     _require_open(claim, "adding an attachment")
     attachment = ClaimAttachment(
         claim_id=claim.id,
-        title=input.title,
-        media_type=input.media_type,
-        sha256=input.sha256.lower(),
-        size_bytes=input.size_bytes,
-        storage_ref=input.storage_ref,
+        title=title,
+        media_type=media_type,
+        sha256=sha256.lower(),
+        size_bytes=size_bytes,
+        storage_ref=storage_ref,
         added_by=user_id,
     )
     db.add(attachment)
@@ -333,21 +397,23 @@ def add_attachment(db: Session, input: AttachmentIn, user_id: int) -> ClaimAttac
     return attachment
 
 
-def record_amount(db: Session, input: AmountIn, user_id: int) -> ClaimAmount:
+def record_amount(
+    db: Session, claim_id: int, user_id: int, *, kind: str, amount: Decimal, source: str, reference: str | None = None
+) -> ClaimAmount:
     """A money figure about the claim with its kind and source (the history keeps every figure recorded)."""
-    claim = get_claim(db, input.id)
+    claim = get_claim(db, claim_id)
     _require_open(claim, "recording an amount")
-    amount = ClaimAmount(
+    recorded = ClaimAmount(
         claim_id=claim.id,
-        kind=input.kind,
-        amount=input.amount,
-        source=input.source,
-        reference=input.reference,
+        kind=kind,
+        amount=amount,
+        source=source,
+        reference=reference,
         recorded_by=user_id,
     )
-    db.add(amount)
+    db.add(recorded)
     db.flush()
-    return amount
+    return recorded
 
 
 # --- a claim as other contexts read it (FHIR resources: api/integrations/fhir_smart_contracts) ----------------

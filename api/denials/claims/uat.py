@@ -12,8 +12,8 @@ from api.core.errors import Conflict, PreconditionFailed
 from api.denials.claims import synthetic
 from api.denials.claims.lifecycle import ADJUDICATED_STATES, path_to
 from api.denials.claims.models import Claim, ClaimLine, ClaimLink
-from api.denials.claims.schemas import ClaimLineIn, CreateIn, SyntheticResponseIn
-from api.denials.claims.service import create, get_claim
+from api.denials.claims.schemas import SyntheticResponseIn
+from api.denials.claims.service import NewClaim, NewLine, create, get_claim
 from api.denials.claims.transitions import move
 from api.infra.db.base import utcnow
 from api.money.ingestion import service as ingestion
@@ -21,8 +21,8 @@ from api.money.ingestion import service as ingestion
 SIMULATED = "synthetic UAT: submission simulated"
 
 
-def _create_in(claim: synthetic.SyntheticClaim) -> CreateIn:
-    return CreateIn(
+def _new_claim(claim: synthetic.SyntheticClaim) -> NewClaim:
+    return NewClaim(
         claim_key=claim.claim_key,
         payer=claim.payer,
         payer_id=claim.payer_id,
@@ -31,10 +31,10 @@ def _create_in(claim: synthetic.SyntheticClaim) -> CreateIn:
         statement_to=claim.statement_to,
         facility_type=claim.facility_type,
         bill_type=claim.bill_type,
-        diagnosis_codes=list(claim.diagnosis_codes),
+        diagnosis_codes=claim.diagnosis_codes,
         patient_ref=claim.patient_ref,
-        lines=[
-            ClaimLineIn(
+        lines=tuple(
+            NewLine(
                 procedure_code=line.procedure_code,
                 revenue_code=line.revenue_code,
                 units=line.units,
@@ -42,7 +42,7 @@ def _create_in(claim: synthetic.SyntheticClaim) -> CreateIn:
                 service_date_from=line.service_date,
             )
             for line in claim.lines
-        ],
+        ),
     )
 
 
@@ -59,7 +59,7 @@ def create_synthetic_uat(db: Session, seed: int, count: int, user_id: int) -> tu
     for spec in generated:
         claim = existing.get(spec.claim_key)
         if claim is None:
-            claim = create(db, _create_in(spec), user_id, origin="synthetic", seed=seed)
+            claim = create(db, _new_claim(spec), user_id, origin="synthetic", seed=seed)
             created += 1
         out.append(claim)
     return created, out

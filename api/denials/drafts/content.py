@@ -10,6 +10,8 @@ import hashlib
 
 from api.denials.drafts import line_diff
 
+#: The longest content a version holds, in characters (the input's bound; the diff's default cap).
+MAX_CONTENT = 200_000
 #: The default of DRAFT_DIFF_MAX_CHANGED_LINES (api.core.settings).
 MAX_CHANGED_LINES = 1_000
 

@@ -12,12 +12,12 @@ from typing import Annotated, Literal, Self
 
 from pydantic import AfterValidator, ConfigDict, Field, SecretStr, model_validator
 
+from api.denials.drafts.content import MAX_CONTENT
 from api.rpc.schema import DbId, Output, PageInput, Schema
 from api.rpc.text import MULTI_LINE, multi_line
 
 Kind = Literal["appeal_letter", "corrected_claim", "note"]
 State = Literal["editing", "in_approval", "approved", "discarded"]
-MAX_CONTENT = 200_000
 
 
 def _clean_content(value: SecretStr) -> SecretStr:

@@ -22,7 +22,6 @@ from api.denials.claims.models import Claim
 from api.denials.drafts import content
 from api.denials.drafts.lifecycle import DRAFT, LOCKED_STATES, effective_state, lock_message
 from api.denials.drafts.models import Draft, DraftVersion
-from api.denials.drafts.schemas import MAX_CONTENT
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, parse_id, where_given
 
@@ -247,7 +246,7 @@ def diff(
     to_version: int,
     context: int,
     *,
-    max_chars: int = MAX_CONTENT,
+    max_chars: int = content.MAX_CONTENT,
     max_changes: int = content.MAX_CHANGED_LINES,
 ) -> dict[str, Any]:
     """The unified diff of two versions. A version longer than `max_chars` (DRAFT_DIFF_MAX_CHARS) is

@@ -20,7 +20,15 @@ def record(ctx: Context, input: RecordOutcomeIn) -> RecordedOutcomeOut:
     withdrawn appeal back to in_appeal) and its recovered amount grows by the amount. The amount is 0
     for lost or withdrawn, at most what is still at stake, and less than that for a partial win. The
     worklist's overturn probabilities of the case's category are refreshed in the same transaction."""
-    outcome, case = service.record(ctx.db, input, user_id=ctx.user_id)
+    data = service.NewOutcome(
+        case_id=input.case_id,
+        decision=input.decision,
+        decided_on=input.decided_on,
+        level=input.level,
+        amount_recovered=input.amount_recovered,
+        payer_reference=input.payer_reference,
+    )
+    outcome, case = service.record(ctx.db, data, user_id=ctx.user_id)
     ctx.services.outcome_recorded.emit(ctx.db, case.id)  # e.g. humanAttention rescoring the category
     ctx.note("appeal_outcome", outcome.id, after=service.audit_view(outcome, case))
     return RecordedOutcomeOut.model_validate(

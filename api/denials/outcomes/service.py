@@ -3,7 +3,9 @@ puts the payer reference or the claim key in a message."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Select, case, func, select
@@ -13,14 +15,25 @@ from api.denials.cases import service as cases
 from api.denials.cases.models import DenialCase
 from api.denials.outcomes import rules
 from api.denials.outcomes.models import AppealOutcome
-from api.denials.outcomes.schemas import RecordOutcomeIn
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import Between, get_by_id, where_given
 
 CASE_EVENT_KIND = "appeal_outcome"
 
 
-def record(db: Session, data: RecordOutcomeIn, *, user_id: int) -> tuple[AppealOutcome, DenialCase]:
+@dataclass(frozen=True)
+class NewOutcome:
+    """A payer's decision on a case's appeal, as recorded (checked by `rules` against the case)."""
+
+    case_id: int
+    decision: str  # rules.DECISIONS
+    decided_on: date
+    level: int = 1
+    amount_recovered: Decimal = Decimal("0")
+    payer_reference: str | None = None
+
+
+def record(db: Session, data: NewOutcome, *, user_id: int) -> tuple[AppealOutcome, DenialCase]:
     """Record the payer's decision on the case's appeal: the case moves to won / partially_won / lost
     (a withdrawn appeal back to in_appeal), its recovered amount grows by the amount, and its history
     gets an `appeal_outcome` event (the move and the event are the cases namespace's: cases.apply_decision)."""

@@ -17,7 +17,21 @@ def log(ctx: Context, input: LogInteractionIn) -> InteractionOut:
     """Log a call, portal check or correspondence with a payer on a case (its event history gets a
     `payer_interaction` entry) or on a claim. The caller is recorded as who; `occurredAt` may not be
     in the future; the payer defaults to the case's. The summary is returned to members, never audited."""
-    row = service.log(ctx.db, input, user_id=ctx.user_id)
+    data = service.NewInteraction(
+        case_id=input.case_id,
+        claim_key=input.claim_key,
+        channel=input.channel,
+        direction=input.direction,
+        occurred_at=input.occurred_at,
+        payer=input.payer,
+        payer_representative=input.payer_representative,
+        reference_number=input.reference_number,
+        summary=input.summary,
+        outcome=input.outcome,
+        next_step=input.next_step,
+        next_step_on=input.next_step_on,
+    )
+    row = service.log(ctx.db, data, user_id=ctx.user_id)
     ctx.note("payer_interaction", row.id, after=service.audit_view(row))
     return InteractionOut.model_validate(row)
 

@@ -7,31 +7,34 @@ from typing import Annotated, Literal, Self
 
 from pydantic import AwareDatetime, Field, model_validator
 
+from api.denials.payer_interactions import rules
 from api.denials.payer_interactions.vocabulary import Outcome
 from api.rpc.schema import DbId, Output, PageInput, Schema
 from api.rpc.text import MULTI_LINE, SINGLE_LINE
 
 Channel = Literal["phone", "portal", "fax", "mail", "email"]
 Direction = Literal["outbound", "inbound"]
-Payer = Annotated[str, Field(min_length=1, max_length=200), SINGLE_LINE]
+Payer = Annotated[str, Field(min_length=1, max_length=rules.MAX_PAYER), SINGLE_LINE]
 
 
 class LogInteractionIn(Schema):
     case_id: DbId | None = Field(default=None, description="The denial case (or give claimKey)")
-    claim_key: Annotated[str, Field(min_length=1, max_length=80), SINGLE_LINE] | None = Field(
+    claim_key: Annotated[str, Field(min_length=1, max_length=rules.MAX_CLAIM_KEY), SINGLE_LINE] | None = Field(
         default=None, description="The claim (CLP01) when there is no case; must match the case's when both are given"
     )
     channel: Channel
     direction: Direction = "outbound"
     occurred_at: AwareDatetime = Field(description="When it happened (with a time zone; not in the future)")
     payer: Payer | None = Field(default=None, description="Default: the case's payer")
-    payer_representative: Annotated[str, Field(min_length=1, max_length=200), SINGLE_LINE] | None = None
-    reference_number: Annotated[str, Field(min_length=1, max_length=80), SINGLE_LINE] | None = None
-    summary: Annotated[str, Field(min_length=1, max_length=10_000), MULTI_LINE] = Field(
+    payer_representative: (
+        Annotated[str, Field(min_length=1, max_length=rules.MAX_REPRESENTATIVE), SINGLE_LINE] | None
+    ) = None
+    reference_number: Annotated[str, Field(min_length=1, max_length=rules.MAX_REFERENCE), SINGLE_LINE] | None = None
+    summary: Annotated[str, Field(min_length=1, max_length=rules.MAX_SUMMARY), MULTI_LINE] = Field(
         description="What was said or seen (free text; never logged or audited)"
     )
     outcome: Outcome
-    next_step: Annotated[str, Field(min_length=1, max_length=500), MULTI_LINE] | None = None
+    next_step: Annotated[str, Field(min_length=1, max_length=rules.MAX_NEXT_STEP), MULTI_LINE] | None = None
     next_step_on: date | None = None
 
     @model_validator(mode="after")

@@ -3,6 +3,7 @@ claim key in a message."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -13,15 +14,52 @@ from api.core.errors import InvalidInput
 from api.denials.cases import service as cases
 from api.denials.payer_interactions import rules
 from api.denials.payer_interactions.models import PayerInteraction
-from api.denials.payer_interactions.schemas import LogInteractionIn
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import OnDays, where_given
 
 CASE_EVENT_KIND = "payer_interaction"
 
 
-def log(db: Session, data: LogInteractionIn, *, user_id: int) -> PayerInteraction:
-    """Record an interaction; on a case it also appends a `payer_interaction` event to the case."""
+@dataclass(frozen=True)
+class NewInteraction:
+    """An interaction to log: on a case (`case_id`) or a claim (`claim_key`); the payer defaults to the case's."""
+
+    channel: str  # rules.CHANNELS
+    occurred_at: datetime  # with a time zone
+    summary: str
+    outcome: str  # rules.OUTCOMES
+    case_id: int | None = None
+    claim_key: str | None = None
+    direction: str = "outbound"
+    payer: str | None = None
+    payer_representative: str | None = None
+    reference_number: str | None = None
+    next_step: str | None = None
+    next_step_on: date | None = None
+
+
+def _check(data: NewInteraction) -> None:
+    """What the wire input `LogInteractionIn` refuses, for a caller that is not the wire."""
+    if data.case_id is None and data.claim_key is None:
+        raise InvalidInput("Invalid input: give 'caseId' or 'claimKey'")
+    rules.check_vocabulary(data.channel, data.direction, data.outcome)
+    if data.occurred_at.tzinfo is None:
+        raise InvalidInput("Invalid input: 'occurredAt' needs a time zone")
+    for field, value, limit, one_line in (
+        ("claimKey", data.claim_key, rules.MAX_CLAIM_KEY, True),
+        ("payer", data.payer, rules.MAX_PAYER, True),
+        ("payerRepresentative", data.payer_representative, rules.MAX_REPRESENTATIVE, True),
+        ("referenceNumber", data.reference_number, rules.MAX_REFERENCE, True),
+        ("summary", data.summary, rules.MAX_SUMMARY, False),
+        ("nextStep", data.next_step, rules.MAX_NEXT_STEP, False),
+    ):
+        rules.check_text(field, value, limit, one_line=one_line)
+
+
+def log(db: Session, data: NewInteraction, *, user_id: int) -> PayerInteraction:
+    """Record an interaction; on a case it also appends a `payer_interaction` event to the case. The
+    values are checked as the wire input checks them (`rules`), then against the clock and the case."""
+    _check(data)
     rules.check_when(data.occurred_at, data.next_step_on, utcnow())
     rules.check_next_step(data.next_step, data.next_step_on)
     case = cases.get_case(db, data.case_id) if data.case_id is not None else None
@@ -106,6 +144,10 @@ def list_statement(
     )
 
 
+def _trimmed(text: str | None) -> str | None:
+    return None if text is None else text.strip()
+
+
 def log_phone_call(
     db: Session,
     *,
@@ -119,16 +161,17 @@ def log_phone_call(
     user_id: int,
 ) -> PayerInteraction:
     """An outbound phone call on a case made for the client (the voice agent's), logged like one a person
-    logs: the values are checked as `payerInteractions.log`'s input (INVALID_INPUT naming the field)."""
-    data = LogInteractionIn(
+    logs: the values are checked as `payerInteractions.log`'s input (`rules`, INVALID_INPUT naming the field)."""
+    # trimmed as the wire input trims its text (api.rpc.schema.Schema), so a call stores what a person's log would
+    data = NewInteraction(
         case_id=case_id,
         channel="phone",
         direction="outbound",
         occurred_at=occurred_at,
-        payer_representative=representative,
-        reference_number=reference_number,
-        summary=summary,
-        outcome=outcome,  # type: ignore[arg-type]  # one of the interaction outcomes (vocabulary.Outcome)
-        next_step=next_step,
+        payer_representative=_trimmed(representative),
+        reference_number=_trimmed(reference_number),
+        summary=summary.strip(),
+        outcome=outcome,
+        next_step=_trimmed(next_step),
     )
     return log(db, data, user_id=user_id)

@@ -15,6 +15,7 @@ from api.integrations.fhir_smart_contracts import fhir, scopes, service
 from api.integrations.fhir_smart_contracts.models import SmartClient
 from api.integrations.fhir_smart_contracts.schemas import (
     CapabilityOut,
+    KeysIn,
     ListIn,
     ReadIn,
     RegisterIn,
@@ -34,6 +35,11 @@ def _out(row: SmartClient) -> SmartClientOut:
     return SmartClientOut.model_validate(service.view(row))
 
 
+def _keys(input: KeysIn) -> list[dict[str, Any]] | None:
+    """The inline JWK Set's keys as JWK objects (None: a JWKS URL was given instead)."""
+    return None if input.jwks is None else [k.as_jwk() for k in input.jwks.keys]
+
+
 @router.mutation("registerClient", permission="manage")
 def register_client(ctx: Context, input: RegisterIn) -> SmartClientOut:
     """Register a SMART Backend Services client of this client: its allowed system scopes (v2
@@ -42,7 +48,12 @@ def register_client(ctx: Context, input: RegisterIn) -> SmartClientOut:
     the https URL of its JWK Set. A private key member is BAD_REQUEST and nothing is stored. Answers the
     generated client_id (public, not a secret)."""
     row = service.register(
-        ctx.db, name=input.name, allowed=input.scopes, keys=input.jwks, jwks_url=input.jwks_url, user_id=ctx.user_id
+        ctx.db,
+        name=input.name,
+        allowed=input.scopes,
+        keys=_keys(input),
+        jwks_url=input.jwks_url,
+        user_id=ctx.user_id,
     )
     ctx.note("smart_client", row.id, after=service.audit_view(row))
     return _out(row)
@@ -68,7 +79,7 @@ def rotate_keys(ctx: Context, input: RotateIn) -> SmartClientOut:
     row, before = service.rotate(
         ctx.db,
         input.id,
-        keys=input.jwks,
+        keys=_keys(input),
         jwks_url=input.jwks_url,
         keep_minutes=input.keep_old_keys_minutes,
         now=utcnow(),

@@ -8,7 +8,7 @@ assertion's `iss` across tenants and writes its rows with the registration's own
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -21,7 +21,6 @@ from api.denials.claims import service as claims
 from api.infra.db.lookup import get_by_id
 from api.integrations.fhir_smart_contracts import assertion, fhir, jwks, scopes
 from api.integrations.fhir_smart_contracts.models import SmartAssertionJti, SmartClient
-from api.integrations.fhir_smart_contracts.schemas import JwkSet
 from api.platform.auth import service as auth
 from api.platform.organizations import service as organizations
 
@@ -54,12 +53,16 @@ def audit_view(row: SmartClient) -> dict[str, Any]:
     return {"name": row.name, "scopes": list(row.scopes), "kids": jwks.kids(row.jwks), "jwks_url": row.jwks_url}
 
 
-def _key_set(keys: JwkSet | None) -> dict[str, Any] | None:
-    return None if keys is None else {"keys": [k.as_jwk() for k in keys.keys]}
+#: A JWK Set's keys as given: public members only (the input refused the rest), kids unique.
+Keys = Sequence[Mapping[str, Any]]
+
+
+def _key_set(keys: Keys | None) -> dict[str, Any] | None:
+    return None if keys is None else {"keys": [dict(k) for k in keys]}
 
 
 def register(
-    db: Session, *, name: str, allowed: Sequence[str], keys: JwkSet | None, jwks_url: str | None, user_id: int
+    db: Session, *, name: str, allowed: Sequence[str], keys: Keys | None, jwks_url: str | None, user_id: int
 ) -> SmartClient:
     row = SmartClient(
         smart_client_id=CLIENT_ID_PREFIX + secrets.token_urlsafe(18),
@@ -80,7 +83,7 @@ def list_statement() -> Select[Any]:
 
 
 def rotate(
-    db: Session, registration_id: int, *, keys: JwkSet | None, jwks_url: str | None, keep_minutes: int, now: datetime
+    db: Session, registration_id: int, *, keys: Keys | None, jwks_url: str | None, keep_minutes: int, now: datetime
 ) -> tuple[SmartClient, dict[str, Any]]:
     """Replace the registration's keys; the replaced inline keys stay accepted for `keep_minutes`."""
     row = get_by_id(db, SmartClient, registration_id, "SMART client", for_update=True)

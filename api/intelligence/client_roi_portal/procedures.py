@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from api.infra.marts.serving import open_marts, snapshot_of
 from api.intelligence.client_roi_portal import queries, service
-from api.intelligence.client_roi_portal.schemas import ExportIn, ExportOut, PortalIn, PortalSummaryOut
+from api.intelligence.client_roi_portal.schemas import ExportIn, ExportOut, ExportRow, PortalIn, PortalSummaryOut
 from api.intelligence.roi_scorecard.queries import totals
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
 
 router = rpc.namespace("clientRoiPortal")
+
+COLUMNS = list(ExportRow.model_fields)
 
 
 @router.query("summary")
@@ -37,7 +39,7 @@ def export(ctx: Context, input: ExportIn) -> ExportOut:
         snapshot=snap,
         format=input.format,
         filename=f"roi_client_{ctx.client_id}_{span}.csv",
-        columns=service.COLUMNS,
+        columns=COLUMNS,
         rows=rows if input.format == "rows" else None,
-        csv=service.export_csv(rows) if input.format == "csv" else None,
+        csv=service.export_csv(COLUMNS, (r.model_dump(mode="json") for r in rows)) if input.format == "csv" else None,
     )

@@ -19,6 +19,7 @@ from api.intelligence.payer_rules.schemas import (
 )
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
+from api.rpc.schema import decode_cursor, encode_cursor
 
 router = rpc.namespace("payerRules")
 
@@ -28,7 +29,15 @@ def list_rules(ctx: Context, input: ListIn) -> ListOut:
     """The client's own rules (newest first; filters: payer type, payer id, level; paginated) and every
     platform default (Medicare 42 CFR 405.942 / 424.44, Medicare Advantage 42 CFR 422.582, TRICARE
     32 CFR 199.10 / 199.7(d), Medicaid and commercial defaults), each with its source."""
-    items, cursor, defaults = service.list_rules(ctx.db, input)
+    items, last, defaults = service.list_rules(
+        ctx.db,
+        payer_type=input.payer_type,
+        payer_id=input.payer_id,
+        level=input.level,
+        before_id=decode_cursor(input.cursor),
+        limit=input.limit,
+    )
+    cursor = None if last is None else encode_cursor(last)
     return ListOut.model_validate({"items": items, "next_cursor": cursor, "defaults": defaults})
 
 
@@ -42,7 +51,18 @@ def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
     have is BAD_REQUEST. The working cases it may change are re-scheduled by a job queued with the rule
     (it runs once the rule is committed; `rescheduled` says how many). Managers and admins; audited
     (before and after)."""
-    result = service.upsert(ctx.db, input, user_id=ctx.user_id)
+    spec = service.RuleSpec(
+        payer_type=input.payer_type,
+        payer_id=input.payer_id,
+        level=input.level,
+        days=input.days,
+        day_count=input.day_count,
+        roll_forward=input.roll_forward,
+        receipt_days=input.receipt_days,
+        effective_from=input.effective_from,
+        source=input.source,
+    )
+    result = service.upsert(ctx.db, spec, user_id=ctx.user_id)
     ctx.note("payer_rule", result.row.id, before=result.before, after=service.stored(result.row))
     return UpsertOut(
         rule=RuleOut.model_validate(service.rule_out(as_limit(result.row))),
@@ -58,7 +78,20 @@ def evaluate(ctx: Context, input: EvaluateIn) -> EvaluateOut:
     was assumed (an unknown payer gets the shortest common window), a soft denial's corrected-claim
     timely filing instead of an appeal, each deadline's date, source and rule. Unknown case: NOT_FOUND."""
     as_of = input.as_of or client_today(ctx.db)
-    found = service.evaluate(ctx.db, input.case_id, input.claim)
+    c = input.claim
+    claim = (
+        None
+        if c is None
+        else service.DescribedClaim(
+            payer_class=c.payer_class,
+            filing_indicator=c.filing_indicator,
+            payer_id=c.payer_id,
+            notice_date=c.notice_date,
+            service_date=c.service_date,
+            soft_denial=c.soft_denial,
+        )
+    )
+    found = service.evaluate(ctx.db, input.case_id, claim)
     return EvaluateOut.model_validate(
         {
             "case_id": found.case_id,
@@ -81,7 +114,14 @@ def upsert_alias(ctx: Context, input: AliasIn) -> AliasOut:
     marts use it at the next build; a payer-id alias queues the re-scheduling of that payer's working cases
     (a job run after this call commits).
     Managers and admins; audited (before and after)."""
-    result = service.upsert_alias(ctx.db, input)
+    result = service.upsert_alias(
+        ctx.db,
+        alias_kind=input.alias_kind,
+        alias=input.alias,
+        canonical_payer_key=input.canonical_payer_key,
+        canonical_payer_id=input.canonical_payer_id,
+        payer_class=input.payer_class,
+    )
     ctx.note("payer_alias", result.row.id, before=result.before, after=service.alias_state(result.row))
     row = result.row
     return AliasOut(

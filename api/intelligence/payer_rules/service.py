@@ -20,9 +20,7 @@ from api.core.errors import InvalidInput
 from api.denials.deadlines import rules
 from api.denials.deadlines import service as deadlines
 from api.denials.deadlines.service import request_reschedule
-from api.intelligence.payer_rules.schemas import AliasIn, ClaimFacts, ListIn, UpsertIn
 from api.money.reconciliation import service as reconciliation
-from api.rpc.schema import decode_cursor, encode_cursor
 
 
 def rule_out(rule: rules.LimitRule) -> dict[str, Any]:
@@ -45,20 +43,23 @@ def rule_out(rule: rules.LimitRule) -> dict[str, Any]:
     }
 
 
-def list_rules(db: Session, f: ListIn) -> tuple[list[dict[str, Any]], str | None, list[dict[str, Any]]]:
-    """The client's rules (newest first, filtered, paginated) and every platform default."""
+def list_rules(
+    db: Session,
+    *,
+    payer_type: str | None,
+    payer_id: str | None,
+    level: str | None,
+    before_id: int | None,
+    limit: int,
+) -> tuple[list[dict[str, Any]], int | None, list[dict[str, Any]]]:
+    """The client's rules (newest first, filtered, `limit` of them below `before_id`), the id to continue
+    below when there are more (else None), and every platform default."""
     rows = deadlines.list_payer_rules(
-        db,
-        payer_type=f.payer_type,
-        payer_id=f.payer_id,
-        level=f.level,
-        before_id=decode_cursor(f.cursor),
-        limit=f.limit + 1,
+        db, payer_type=payer_type, payer_id=payer_id, level=level, before_id=before_id, limit=limit + 1
     )
-    more, rows = len(rows) > f.limit, rows[: f.limit]
-    cursor = encode_cursor(rows[-1].id) if more and rows else None
+    more, rows = len(rows) > limit, rows[:limit]
     items = [rule_out(deadlines.as_limit(r)) for r in rows]
-    return items, cursor, [rule_out(r) for r in rules.RULES]
+    return items, rows[-1].id if more and rows else None, [rule_out(r) for r in rules.RULES]
 
 
 def _platform_rule(payer_type: str, level: str) -> rules.LimitRule:
@@ -82,7 +83,22 @@ class Upserted:
     rescheduled: int
 
 
-def upsert(db: Session, spec: UpsertIn, *, user_id: int) -> Upserted:
+@dataclass(frozen=True, slots=True)
+class RuleSpec:
+    """A client's own limit of one level for a payer type (payer id `*`) or one payer, from a date."""
+
+    payer_type: str
+    level: str
+    days: int
+    effective_from: date
+    source: str
+    payer_id: str = "*"
+    day_count: str = "calendar"
+    roll_forward: bool = False
+    receipt_days: int = 0
+
+
+def upsert(db: Session, spec: RuleSpec, *, user_id: int) -> Upserted:
     """Insert or update the client's rule for (payer type, payer id, level, effective date); the basis
     (what the days count from) is the platform rule's for that level, so later levels still follow."""
     platform = _platform_rule(spec.payer_type, spec.level)
@@ -113,7 +129,19 @@ class Evaluation:
     found: list[rules.Scheduled]
 
 
-def _claim_facts(claim: ClaimFacts) -> rules.CaseFacts:
+@dataclass(frozen=True, slots=True)
+class DescribedClaim:
+    """A claim described by hand (no case needed)."""
+
+    payer_class: str | None = None
+    filing_indicator: str | None = None
+    payer_id: str | None = None
+    notice_date: date | None = None
+    service_date: date | None = None
+    soft_denial: bool = False
+
+
+def _claim_facts(claim: DescribedClaim) -> rules.CaseFacts:
     return rules.CaseFacts(
         payer_class=claim.payer_class,
         filing_indicator=claim.filing_indicator.upper() if claim.filing_indicator else None,
@@ -124,7 +152,7 @@ def _claim_facts(claim: ClaimFacts) -> rules.CaseFacts:
     )
 
 
-def evaluate(db: Session, case_id: int | None, claim: ClaimFacts | None) -> Evaluation:
+def evaluate(db: Session, case_id: int | None, claim: DescribedClaim | None) -> Evaluation:
     """Which rules apply to a case (its stored facts) or to a claim described by hand, and why."""
     if case_id is not None:
         facts = deadlines.facts_of_case(db, case_id)
@@ -167,18 +195,26 @@ class AliasWritten:
 alias_state = reconciliation.alias_state
 
 
-def upsert_alias(db: Session, spec: AliasIn) -> AliasWritten:
+def upsert_alias(
+    db: Session,
+    *,
+    alias_kind: str,
+    alias: str,
+    canonical_payer_key: str,
+    canonical_payer_id: str | None,
+    payer_class: str | None,
+) -> AliasWritten:
     """Insert or update one spelling of a payer (compared upper-cased and trimmed, one row per spelling):
     its canonical payer and, optionally, its payer class. The marts read it at the next build; the
     deadlines of the payer's working cases (a payer-id alias) are recomputed now."""
-    alias = spec.alias.strip().upper()
+    alias = alias.strip().upper()
     row, before = reconciliation.upsert_alias(
         db,
-        alias_kind=spec.alias_kind,
+        alias_kind=alias_kind,
         alias=alias,
-        canonical_payer_key=spec.canonical_payer_key,
-        canonical_payer_id=spec.canonical_payer_id,
-        payer_class=spec.payer_class,
+        canonical_payer_key=canonical_payer_key,
+        canonical_payer_id=canonical_payer_id,
+        payer_class=payer_class,
     )
-    rescheduled = request_reschedule(db, alias) if spec.alias_kind == "payer_id" else 0
+    rescheduled = request_reschedule(db, alias) if alias_kind == "payer_id" else 0
     return AliasWritten(row, before, rescheduled)

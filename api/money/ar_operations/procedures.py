@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from api.core.errors import InvalidInput, NotFound, PreconditionFailed
 from api.infra.marts.serving import open_marts, snapshot_of
-from api.money.ar_operations import queries, service
+from api.money.ar_operations import queries
 from api.money.ar_operations.models import FollowUpAssignment
 from api.money.ar_operations.schemas import (
     AgingIn,
@@ -62,7 +62,15 @@ def follow_up_queue(ctx: Context, input: FollowUpQueueIn) -> FollowUpQueueOut:
     with open_marts(ctx, *queries.AR_MARTS) as m:
         as_of, items, cursor = queries.follow_up_queue(m, input, assignments)
         snap = snapshot_of(m)
-    items = service.with_open_cases(ctx.db, ctx.services.open_cases_of_claims, items)
+    # A claim's open case is the cases' rule (its denial case not closed: being worked, else the latest
+    # decided one), asked through the services' port, so money never reads denials' tables.
+    found = ctx.services.open_cases_of_claims(ctx.db, (i.claim_key for i in items))
+    items = [
+        item.model_copy(update={"case_id": case.id, "case_state": case.state, "case_owner_user_id": case.owner_user_id})
+        if (case := found.get(item.claim_key)) is not None
+        else item
+        for item in items
+    ]
     return FollowUpQueueOut(snapshot=snap, as_of=as_of, items=items, next_cursor=cursor)
 
 

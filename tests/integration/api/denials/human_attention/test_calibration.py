@@ -9,7 +9,6 @@ from decimal import Decimal
 
 from api.denials.cases.models import DenialCase
 from api.denials.outcomes import service as outcomes
-from api.denials.outcomes.schemas import RecordOutcomeIn
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from tests.support.denial_case_rows import make_case
 from tests.support.planted_outcomes import CARCS, PLANTED_RATES, planted_outcomes
@@ -38,7 +37,9 @@ def test_estimates_fall_within_their_stated_intervals(services, make_member):
             db.add(case)
             db.flush()
             amount = {"won": "100.00", "partially_won": "40.00"}.get(o.decision, "0")
-            data = RecordOutcomeIn(case_id=case.id, decision=o.decision, amount_recovered=amount, decided_on=today)
+            data = outcomes.NewOutcome(
+                case_id=case.id, decision=o.decision, amount_recovered=Decimal(amount), decided_on=today
+            )
             outcomes.record(db, data, user_id=member.user_id)
     covered, total = 0, 0
     for (payer, category), rate in PLANTED_RATES.items():

@@ -36,3 +36,54 @@ def test_next_step_date_needs_a_next_step():
         rules.check_next_step(None, date(2026, 3, 12))
     rules.check_next_step("call back", date(2026, 3, 12))
     rules.check_next_step(None, None)
+
+
+# What the wire input refuses, the rules refuse for a caller that is not the wire (the voice agent's calls).
+
+
+@pytest.mark.parametrize(
+    ("value", "one_line", "why"),
+    [
+        ("", True, "1 to 80 characters"),
+        ("x" * 81, True, "1 to 80 characters"),
+        ("two\nlines", True, "one line"),
+        ("nul\x00", False, "control characters"),
+    ],
+)
+def test_a_text_the_wire_would_refuse_is_refused_naming_the_field(value: str, one_line: bool, why: str):
+    with pytest.raises(InvalidInput, match=f"'referenceNumber' .*{why}"):
+        rules.check_text("referenceNumber", value, rules.MAX_REFERENCE, one_line=one_line)
+
+
+def test_text_within_its_bounds_passes():
+    rules.check_text("referenceNumber", "x" * rules.MAX_REFERENCE, rules.MAX_REFERENCE, one_line=True)
+    rules.check_text("summary", "line one\nline two\tand a tab", rules.MAX_SUMMARY, one_line=False)
+    rules.check_text("nextStep", None, rules.MAX_NEXT_STEP, one_line=False)
+
+
+def test_the_vocabulary_is_the_published_one():
+    rules.check_vocabulary("phone", "outbound", rules.OUTCOMES[0])
+    with pytest.raises(InvalidInput, match="'outcome' is not one of"):
+        rules.check_vocabulary("phone", "outbound", "shrugged")
+    with pytest.raises(InvalidInput, match="'channel' is not one of"):
+        rules.check_vocabulary("pigeon", "outbound", rules.OUTCOMES[0])
+
+
+def test_the_wire_input_declares_the_rules_bounds():
+    from api.denials.payer_interactions.schemas import LogInteractionIn
+
+    properties = LogInteractionIn.model_json_schema(by_alias=True)["properties"]
+
+    def max_length(field: str) -> int | None:
+        spec = properties[field]
+        return next((s["maxLength"] for s in [spec, *spec.get("anyOf", [])] if "maxLength" in s), None)
+
+    bounds = {
+        "claimKey": rules.MAX_CLAIM_KEY,
+        "payer": rules.MAX_PAYER,
+        "payerRepresentative": rules.MAX_REPRESENTATIVE,
+        "referenceNumber": rules.MAX_REFERENCE,
+        "summary": rules.MAX_SUMMARY,
+        "nextStep": rules.MAX_NEXT_STEP,
+    }
+    assert {field: max_length(field) for field in bounds} == bounds
