@@ -25,6 +25,7 @@ from api.app import build_services, create_app
 from api.core.settings import Settings
 from api.infra.jobs.worker import Worker
 from launcher.bootstrap import BootstrapResult
+from launcher.console import route_pipeline_output
 from launcher.demo import DemoError, request_pipeline_run, wait_for_run
 from launcher.demo import load as load_demo
 from launcher.supervisor import (
@@ -116,6 +117,8 @@ class Platform:
         code = 0
         try:
             self.dagster = self._start_dagster()
+            # The demo's pipeline run prints dbt's events and Dagster's INFO lines: they go to the run log.
+            route_pipeline_output(self.dagster.log_path)
             self.worker.start()
             self._print_banner()
             if self.options.demo:

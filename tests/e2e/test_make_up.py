@@ -281,9 +281,13 @@ def test_the_demo_builds_once_and_the_console_shows_its_steps_not_dagsters_event
     console = platform.log_tail(2_000_000)
     assert f"pipeline run {run['id']}: dbt_models done" in console, console[-4000:]
     assert f"pipeline run {run['id']} succeeded in" in console
-    # Dagster's own event log stays in the UI (and $DATA_DIR/dagster.log for `dagster dev`).
+    # Dagster's event log and dbt's events stay in the UI and the run log, $DATA_DIR/dagster.log.
     assert " - dagster - DEBUG - " not in console
     assert " - dagster - INFO - " not in console
+    assert " INFO dagster" not in console, console[-4000:]
+    assert "Finished running" not in console  # dbt's summary line
+    run_log = (platform.log_path.parent / "dagster.log").read_text(errors="replace")
+    assert "Finished running" in run_log and "Finished dbt command" in run_log
 
 
 @pytest.mark.parametrize(
