@@ -1,17 +1,22 @@
 """Shared fixtures: real databases (a SQLite file and a PostgreSQL database), the real app.
 
-Database-touching tests take the `backend` fixture family and run once per
-backend. PostgreSQL comes from PG_ADMIN_URL (default: the local server with
-trust auth); each test session creates and drops its own database.
+Database-touching tests take the `backend` fixture family (database_url, settings,
+services, app, http, rpc) and run once per backend. Each backend's stack is opened
+once per test session (per pytest-xdist worker) and shared by the tests
+(tests/support/per_backend.py). PostgreSQL comes from PG_ADMIN_URL (default: the
+local server with trust auth); each test session creates and drops its own database.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -24,6 +29,7 @@ from api.infra.db import migrate
 from api.infra.services.container import Services
 from api.platform.auth import service as auth_service
 from api.platform.auth.secrets import hash_password
+from tests.support.per_backend import BACKENDS, PerBackend, per_backend
 from tests.support.rpc_client import Rpc
 from tests.support.tenancy import join, new_organization
 
@@ -48,6 +54,7 @@ PG_ADMIN_URL = os.environ.get("PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5
 REPO = Path(__file__).resolve().parents[1]
 
 
+@functools.cache
 def _pg_available() -> bool:
     try:
         with psycopg.connect(PG_ADMIN_URL, connect_timeout=3):
@@ -56,13 +63,18 @@ def _pg_available() -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> str:
+def require_postgres() -> str:
+    """The PostgreSQL admin URL; fails the test where PostgreSQL is required (CI), skips it elsewhere."""
     if not _pg_available():
         if os.environ.get("CI") or os.environ.get("REQUIRE_POSTGRES"):
             pytest.fail(f"PostgreSQL is required here but not reachable at {PG_ADMIN_URL}")
         pytest.skip("PostgreSQL is not reachable; the CI run (CI=true) requires it and fails instead")
     return PG_ADMIN_URL
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> str:
+    return require_postgres()
 
 
 def create_pg_database(admin_url: str) -> str:
@@ -79,15 +91,15 @@ def drop_pg_database(admin_url: str, url: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgres"])
-def database_url(request, tmp_path_factory) -> Iterator[str]:
-    """A migrated, empty operational database, once per backend per test session."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('sqlite') / 'platform.db'}"
+@contextmanager
+def fresh_database(backend: str, folder: Path) -> Iterator[str]:
+    """A migrated, empty operational database of `backend` (SQLite in `folder`), dropped afterwards."""
+    if backend == "sqlite":
+        url = f"sqlite:///{folder / 'platform.db'}"
         migrate.upgrade(url)
         yield url
         return
-    admin = request.getfixturevalue("pg_server")
+    admin = require_postgres()
     url = create_pg_database(admin)
     try:
         migrate.upgrade(url)
@@ -96,36 +108,75 @@ def database_url(request, tmp_path_factory) -> Iterator[str]:
         drop_pg_database(admin, url)
 
 
-@pytest.fixture(scope="session")
-def settings(database_url, tmp_path_factory) -> Settings:
-    data_dir = tmp_path_factory.mktemp("data")
-    return Settings(
-        data_dir=data_dir,
-        database_url=database_url,
-        billing_webhook_secret="whsec_test_one",
-        job_worker_enabled=False,
-        # Every test calls from the same TestClient address; the shared app must not throttle the suite's
-        # own failed sign-ins (tests/integration/api/platform/auth/test_login_throttle.py uses the defaults).
-        login_free_failures_per_address=1_000_000,
-    )
+@dataclass
+class Stack:
+    """One backend's operational database, settings, services, app and in-process client."""
+
+    database_url: str
+    settings: Settings
+    services: Services
+    app: Any
+    http: TestClient
+
+
+@contextmanager
+def open_stack(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    with fresh_database(backend, tmp_path_factory.mktemp(backend)) as url:
+        settings = Settings(
+            data_dir=tmp_path_factory.mktemp("data"),
+            database_url=url,
+            billing_webhook_secret="whsec_test_one",
+            job_worker_enabled=False,
+            # Every test calls from the same TestClient address; the shared app must not throttle the suite's
+            # own failed sign-ins (tests/integration/api/platform/auth/test_login_throttle.py uses the defaults).
+            login_free_failures_per_address=1_000_000,
+        )
+        services = build_services(settings)
+        try:
+            app = create_app(services=services)
+            with TestClient(app) as http:
+                yield Stack(url, settings, services, app, http)
+        finally:
+            services.close()
 
 
 @pytest.fixture(scope="session")
-def services(settings) -> Iterator[Services]:
-    svc = build_services(settings)
-    yield svc
-    svc.close()
+def stacks(tmp_path_factory) -> Iterator[PerBackend[Stack]]:
+    """Each backend's `Stack`, opened on first use and kept for the session (tests/support/per_backend.py)."""
+    with per_backend(lambda backend: open_stack(backend, tmp_path_factory)) as each:
+        yield each
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def backend(request) -> str:
+    """The backend a database-touching test runs on: each such test runs once per backend."""
+    return request.param
 
 
 @pytest.fixture(scope="session")
-def app(services):
-    return create_app(services=services)
+def database_url(backend, stacks) -> str:
+    """A migrated operational database, one per backend per test session (shared by the tests)."""
+    return stacks[backend].database_url
 
 
 @pytest.fixture(scope="session")
-def http(app) -> Iterator[TestClient]:
-    with TestClient(app) as client:
-        yield client
+def settings(backend, stacks) -> Settings:
+    return stacks[backend].settings
+
+
+@pytest.fixture(scope="session")
+def services(backend, stacks) -> Services:
+    return stacks[backend].services
+
+
+@pytest.fixture(scope="session")
+def app(backend, stacks):
+    return stacks[backend].app
+
+
+@pytest.fixture(scope="session")
+def http(backend, stacks) -> TestClient:
+    return stacks[backend].http
 
 
 @pytest.fixture

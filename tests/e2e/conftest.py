@@ -23,7 +23,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import REPO, create_pg_database, drop_pg_database
+from tests.conftest import REPO, create_pg_database, drop_pg_database, require_postgres
+from tests.support.per_backend import PerBackend, per_backend
 
 ADMIN_EMAIL = "admin@e2e.test"
 ADMIN_PASSWORD = "e2e correct horse battery staple"
@@ -186,14 +187,13 @@ def server_env(data_dir: Path, database_url: str | None, **extra: str) -> dict[s
 
 
 @contextmanager
-def served(request, tmp_path_factory, label: str) -> Iterator[LiveServer]:
-    """The real API under uvicorn, migrated and bootstrapped, on the backend of `request.param`."""
-    backend = request.param
+def served(backend: str, tmp_path_factory, label: str) -> Iterator[LiveServer]:
+    """The real API under uvicorn, migrated and bootstrapped, on `backend`."""
     data_dir = tmp_path_factory.mktemp(f"{label}-{backend}")
     log = data_dir / "server.log"
     pg_admin = pg_url = None
     if backend == "postgres":
-        pg_admin = request.getfixturevalue("pg_server")
+        pg_admin = require_postgres()
         pg_url = create_pg_database(pg_admin).replace("postgresql://", "postgresql+psycopg://", 1)
     proc = None
     try:
@@ -210,16 +210,22 @@ def served(request, tmp_path_factory, label: str) -> Iterator[LiveServer]:
             drop_pg_database(pg_admin, pg_url.replace("postgresql+psycopg://", "postgresql://", 1))
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgres"])
-def live_server(request, tmp_path_factory) -> Iterator[LiveServer]:
-    """The real API under uvicorn, migrated and bootstrapped; yields its base URL and admin login."""
-    with served(request, tmp_path_factory, "e2e") as server:
-        yield server
+@pytest.fixture(scope="session")
+def live_servers(tmp_path_factory) -> Iterator[PerBackend[LiveServer]]:
+    """Each backend's server, started once per test session (tests/support/per_backend.py)."""
+    with per_backend(lambda backend: served(backend, tmp_path_factory, "e2e")) as each:
+        yield each
+
+
+@pytest.fixture(scope="session")
+def live_server(backend, live_servers) -> LiveServer:
+    """The real API under uvicorn, migrated and bootstrapped; its base URL and admin login."""
+    return live_servers[backend]
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def private_live_server(request, tmp_path_factory) -> Iterator[LiveServer]:
     """A server of the module's own, for tests that add organizations or data the tests sharing
     `live_server` would otherwise see (they assert the bootstrap admin's memberships)."""
-    with served(request, tmp_path_factory, "e2e-private") as server:
+    with served(request.param, tmp_path_factory, "e2e-private") as server:
         yield server

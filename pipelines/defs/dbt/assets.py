@@ -16,12 +16,14 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 from dagster_dbt import DbtCliResource, dbt_assets
+from packaging.version import Version
 
 from pipelines.defs.dbt.project import dbt_executable, dbt_project, ensure_manifest
 from pipelines.defs.dbt.translator import PlatformDbtTranslator
@@ -93,10 +95,42 @@ def prune_builds(root: Path, *, keep: int, stale_after_seconds: float = 86_400) 
         shutil.rmtree(old, ignore_errors=True)
 
 
+#: `dbt --version` of each dbt executable, asked once per process (see `PlatformDbtCli`).
+_CLI_VERSIONS: dict[str, Version] = {}
+
+
+class PlatformDbtCli(DbtCliResource):
+    """dagster-dbt's CLI resource, without two costs it pays on every run that this pipeline never uses.
+
+    The runner builds its definitions, and so this resource, once per run (``pipelines.runner``), and
+    dagster-dbt (0.29) pays these per resource instance, before ``dbt build`` starts:
+
+    - ``_cli_version`` runs ``dbt --version`` in a subprocess (3-4 s: dbt's imports). The executable
+      does not change while a process lives, so its answer is kept per executable for the process.
+    - ``_initialize_dbt_core_adapter`` opens a dbt Core adapter in this process (the profile, the
+      adapter plugin and the project's macros, 2-7 s). dagster-dbt uses that adapter only to fetch
+      row counts and column metadata after a model builds (``fetch_row_counts``,
+      ``fetch_column_metadata``); ``dbt_models`` asks for neither (the published snapshot records the
+      row counts), so no adapter is opened. dagster-dbt handles a missing adapter: it is what it
+      uses when opening one fails. ``tests/unit/pipelines/defs/dbt/test_platform_dbt_cli.py`` holds
+      both to dagster-dbt's own behaviour, so an upgrade that renames them fails there.
+    """
+
+    @cached_property
+    def _cli_version(self) -> Version:
+        known = _CLI_VERSIONS.get(self.dbt_executable)
+        if known is None:
+            known = _CLI_VERSIONS[self.dbt_executable] = DbtCliResource._cli_version.func(self)  # type: ignore[attr-defined]
+        return known
+
+    def _initialize_dbt_core_adapter(self, args: Sequence[str]) -> None:  # type: ignore[override]
+        return None
+
+
 def dbt_resource() -> DbtCliResource:
     """The dbt CLI of this virtualenv (found next to the interpreter, whatever PATH says)."""
-    return DbtCliResource(
-        project_dir=dbt_project,
+    return PlatformDbtCli(
+        project_dir=str(dbt_project.project_dir),
         profiles_dir=str(dbt_project.profiles_dir),
         target="duckdb",
         dbt_executable=dbt_executable(),

@@ -23,6 +23,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,18 +34,19 @@ from fastapi.testclient import TestClient
 
 from api.app import build_services, create_app
 from api.core.settings import Settings
-from api.infra.db import migrate
 from api.infra.jobs.worker import Worker
+from api.infra.services.container import Services
 from pipelines.ingest.x12 import parse_x12
 from pipelines.synthetic import CorpusSpec, generate_corpus
 from pipelines.synthetic.spec import CarcSpike, SlowPayer, SystematicUnderpayment
-from tests.conftest import create_pg_database, drop_pg_database, make_user, sign_in
+from tests.conftest import fresh_database, make_user, sign_in
 from tests.integration.api.money.revenue_reconciliation.planted_deposits import (
     EraPayment,
     PlantedDeposits,
     paying_era_payments,
     plant_differences,
 )
+from tests.support.per_backend import PerBackend, per_backend
 from tests.support.rpc_client import Rpc
 from tests.support.tenancy import join, new_organization
 
@@ -124,16 +127,10 @@ def invite(services, http, owner: Tenant, role: str) -> Tenant:
     return Tenant(user_id, token, owner.organization_id, owner.client_id, Rpc(http).as_(token, owner.client_id))
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgres"])
-def serving_stack(request, tmp_path_factory):
+@contextmanager
+def open_serving_stack(backend: str, tmp_path_factory) -> Iterator[tuple[Settings, Services, TestClient]]:
     """(settings, services, http) on a fresh database and data directory of one backend."""
-    if request.param == "sqlite":
-        url, admin = f"sqlite:///{tmp_path_factory.mktemp('serving_sqlite') / 'platform.db'}", None
-    else:
-        admin = request.getfixturevalue("pg_server")
-        url = create_pg_database(admin)
-    try:
-        migrate.upgrade(url)
+    with fresh_database(backend, tmp_path_factory.mktemp(f"serving_{backend}")) as url:
         settings = Settings(
             data_dir=tmp_path_factory.mktemp("serving_data"), database_url=url, job_worker_enabled=False
         )
@@ -143,9 +140,18 @@ def serving_stack(request, tmp_path_factory):
                 yield settings, services, http
         finally:
             services.close()
-    finally:
-        if admin is not None:
-            drop_pg_database(admin, url)
+
+
+@pytest.fixture(scope="session")
+def serving_stacks(tmp_path_factory) -> Iterator[PerBackend[tuple[Settings, Services, TestClient]]]:
+    """Each backend's serving stack, opened once per test session (tests/support/per_backend.py)."""
+    with per_backend(lambda backend: open_serving_stack(backend, tmp_path_factory)) as each:
+        yield each
+
+
+@pytest.fixture(scope="session")
+def serving_stack(backend, serving_stacks):
+    return serving_stacks[backend]
 
 
 @pytest.fixture(scope="session")
@@ -168,7 +174,19 @@ def planted_deposits(corpus, tmp_path_factory) -> PlantedDeposits:
 
 
 @pytest.fixture(scope="session")
-def world(serving_stack, corpus, planted_deposits) -> World:
+def built_worlds() -> dict[str, World]:
+    """The serving world of each backend, built once per test session (its pipeline run is the slow part)."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def world(backend, serving_stack, corpus, planted_deposits, built_worlds) -> World:
+    if backend not in built_worlds:
+        built_worlds[backend] = build_world(serving_stack, corpus, planted_deposits)
+    return built_worlds[backend]
+
+
+def build_world(serving_stack, corpus: Path, planted_deposits: PlantedDeposits) -> World:
     settings, services, http = serving_stack
     a, b = new_tenant(services, http), new_tenant(services, http)
     analyst, auditor = invite(services, http, a, "analyst"), invite(services, http, a, "auditor")
