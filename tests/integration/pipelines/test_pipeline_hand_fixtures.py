@@ -1,6 +1,6 @@
 """The hand-written classification 835s (tests/fixtures/x12/hand) through the product path: uploaded
 and confirmed over the wire, the pipeline run by `operations.runPipeline`, on a SQLite and on a
-PostgreSQL operational database (`hand_world`), read from the DuckDB marts and, on the PostgreSQL
+PostgreSQL operational database (in a tenant of `shared_hand_world`), read from the DuckDB marts and, on the PostgreSQL
 variant, from the same dbt project built on PostgreSQL.
 
 Expected figures are written by hand from the segments of each file; neither the generator nor the
@@ -20,7 +20,7 @@ from api.money.ingestion.posting import RowView, plan_entries
 from api.money.ingestion.records import rows_from_835
 from pipelines.ingest.classify import classify_frame
 from pipelines.ingest.x12 import parse_x12_file
-from tests.support.hand_world import HandWorld
+from tests.support.hand_world import HandWorld, before_shared_run
 
 pytestmark = pytest.mark.slow
 
@@ -37,13 +37,18 @@ CLASSIFICATION_FILES = (
 )
 
 
+@before_shared_run
+def classification(world: HandWorld) -> list[dict]:
+    return world.post(*CLASSIFICATION_FILES)
+
+
 @pytest.fixture(scope="module")
-def posted(hand_world) -> HandWorld:
-    batches = hand_world.post(*CLASSIFICATION_FILES)
+def posted(shared_hand_world) -> HandWorld:
+    world, batches = shared_hand_world.of(classification)
     assert [b["status"] for b in batches] == ["confirmed"] * len(CLASSIFICATION_FILES)
-    run = hand_world.run_pipeline()
+    run = world.run_pipeline()
     assert run["status"] == "succeeded", run
-    return hand_world
+    return world
 
 
 def _query(world: HandWorld, sql: str) -> list[tuple]:
@@ -141,7 +146,7 @@ HAND_CHECKED = (
 def test_postgres_marts_give_the_same_hand_checked_rows(posted):
     """The rows the tests above hold to hand-written values, from the dbt build on PostgreSQL."""
     if posted.admin_url is None:
-        pytest.skip("the PostgreSQL build runs on the postgres variant of hand_world")
+        pytest.skip("the PostgreSQL build runs on the postgres variant of the hand world")
     with posted.marts_on_postgres() as pg:
         for sql in HAND_CHECKED:
             on_postgres = sorted((tuple(r) for r in pg.execute(sql).fetchall()), key=repr)

@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 from sqlalchemy import text
 
-from tests.support.hand_world import HAND
+from tests.support.hand_world import HAND, HandWorld, before_shared_run
 
 pytestmark = pytest.mark.slow
 
@@ -84,8 +84,8 @@ SQL = {
 }
 
 
-@pytest.fixture(scope="module")
-def world(hand_world):
+@before_shared_run
+def world_setup(hand_world: HandWorld):
     tenant = hand_world.tenant
     with hand_world.services.database.engine.begin() as conn:
         for kind, alias, key, payer_id, payer_class in ALIASES:
@@ -112,6 +112,12 @@ def world(hand_world):
     drop = hand_world.data_dir / "drop" / f"client_{tenant.client_id}"
     drop.mkdir(parents=True, exist_ok=True)
     shutil.copy(HAND / "redelivered_envelope_2.835", drop / "redelivered_envelope_2.835")
+    return tenant, batches
+
+
+@pytest.fixture(scope="module")
+def world(shared_hand_world):
+    hand_world, (tenant, batches) = shared_hand_world.of(world_setup)
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     client = int(tenant.client_id)

@@ -10,6 +10,8 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.hand_world import HandWorld, before_shared_run
+
 pytestmark = pytest.mark.slow
 
 D = Decimal
@@ -27,12 +29,18 @@ PLB_SQL = """
     from fct_provider_adjustments where client_id = {client} order by reason_code"""
 
 
-@pytest.fixture(scope="module")
-def world(hand_world):
+@before_shared_run
+def world_setup(hand_world: HandWorld):
     hand_world.post("dup_claim.837", "cob_claim.837", procedure="ingestion.uploadUniversal")
     batches = hand_world.post(*FILES_835)
     assert {b["status"] for b in batches} == {"confirmed"}
     run = hand_world.rpc.mutation("ingestion.runReconciliation").data
+    return run
+
+
+@pytest.fixture(scope="module")
+def world(shared_hand_world):
+    hand_world, run = shared_hand_world.of(world_setup)
     pipeline = hand_world.run_pipeline()
     assert pipeline["status"] == "succeeded", pipeline
     client = int(hand_world.tenant.client_id)

@@ -27,6 +27,7 @@ from decimal import Decimal
 import pytest
 
 from tests.support.denial_cases import HandCase, replace_cases
+from tests.support.hand_world import HandWorld, before_shared_run
 from tests.support.paths import TESTS_DIR
 
 pytestmark = pytest.mark.slow
@@ -43,8 +44,8 @@ def _repair_and_confirm(world, batch: dict, fields: dict[str, str]) -> dict:
     return world.rpc.query("ingestion.getImportBatch", {"batchId": batch["id"]}).data
 
 
-@pytest.fixture(scope="module")
-def world(hand_world):
+@before_shared_run
+def world_setup(hand_world: HandWorld) -> None:
     assert hand_world.post("balanced_230.835")[0]["status"] == "confirmed"
     era = hand_world.upload("missing_clp01.835")
     assert _repair_and_confirm(hand_world, era, {"patient_control_number": "HAND-R01"})["status"] == "confirmed"
@@ -70,6 +71,11 @@ def world(hand_world):
             for name, claim, amount in (("D1", "HAND-D01", "100.00"), ("D2", "HAND-D02", "60.00"))
         ],
     )
+
+
+@pytest.fixture(scope="module")
+def world(shared_hand_world):
+    hand_world, _ = shared_hand_world.of(world_setup)
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     return hand_world

@@ -27,6 +27,7 @@ from decimal import Decimal
 import pytest
 
 from tests.support.denial_cases import HandCase, replace_cases
+from tests.support.hand_world import HandWorld, before_shared_run
 
 pytestmark = pytest.mark.slow
 
@@ -195,12 +196,17 @@ COLUMNS = sorted({c for m in MONTHS.values() for c in m})
 SQL = f"select month, {', '.join(COLUMNS)} from fct_kpis_monthly where client_id = {{client}} order by month"
 
 
-@pytest.fixture(scope="module")
-def case_world(hand_world):
+@before_shared_run
+def case_world_setup(hand_world: HandWorld) -> None:
     hand_world.post(*FILES_837, procedure="ingestion.uploadUniversal")
     batches = hand_world.post(*FILES_835)
     assert [b["status"] for b in batches] == ["confirmed"] * 6
     replace_cases(hand_world, CASES)
+
+
+@pytest.fixture(scope="module")
+def case_world(shared_hand_world):
+    hand_world, _ = shared_hand_world.of(case_world_setup)
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     return hand_world

@@ -27,6 +27,7 @@ from decimal import Decimal
 import pytest
 
 from tests.support.denial_cases import replace_cases
+from tests.support.hand_world import HandWorld, before_shared_run
 
 pytestmark = pytest.mark.slow
 
@@ -151,17 +152,23 @@ JUN = {
 MONTHS = {"2025-02-01": FEB, "2025-03-01": MAR, "2025-04-01": APR, "2025-06-01": JUN, "2025-11-01": NOV}
 
 
-@pytest.fixture(scope="module")
-def kpi_world(hand_world):
-    hand_world.post(*FILES_837, procedure="ingestion.uploadUniversal")
-    batches = hand_world.post(*FILES_835)
-    assert [b["status"] for b in batches] == ["confirmed"] * 6
+@before_shared_run
+def kpi_files(world: HandWorld) -> list[dict]:
+    world.post(*FILES_837, procedure="ingestion.uploadUniversal")
+    batches = world.post(*FILES_835)
     # The confirms opened denial cases today; the remittance KPIs by hand are measured without case work
     # (whose months run to today, past this world's 2025 horizon). Case KPIs: test_hand_case_kpis.py.
-    replace_cases(hand_world, [])
-    run = hand_world.run_pipeline()
+    replace_cases(world, [])
+    return batches
+
+
+@pytest.fixture(scope="module")
+def kpi_world(shared_hand_world) -> HandWorld:
+    world, batches = shared_hand_world.of(kpi_files)
+    assert [b["status"] for b in batches] == ["confirmed"] * 6
+    run = world.run_pipeline()
     assert run["status"] == "succeeded", run
-    return hand_world
+    return world
 
 
 def _assert_month(row: dict, expected: dict, month: str) -> None:

@@ -25,6 +25,7 @@ from decimal import Decimal
 import pytest
 
 from tests.support.denial_cases import HandCase, replace_cases
+from tests.support.hand_world import HandWorld, before_shared_run
 
 pytestmark = pytest.mark.slow
 
@@ -98,8 +99,8 @@ DEC = {
 MONTHS = {"2025-03-01": MAR, "2025-04-01": APR, "2025-09-01": SEP, "2025-10-01": OCT, "2025-12-01": DEC}
 
 
-@pytest.fixture(scope="module")
-def map_world(hand_world):
+@before_shared_run
+def map_world_setup(hand_world: HandWorld) -> None:
     hand_world.post(*FILES_837, procedure="ingestion.uploadUniversal")
     batches = hand_world.post(*FILES_835)
     assert [b["status"] for b in batches] == ["confirmed"] * 5, batches
@@ -133,6 +134,11 @@ def map_world(hand_world):
         hand_world.rpc.mutation(
             "analytics.recordCollectionCost", {"month": "2025-04", "amount": amount, "category": category}
         )
+
+
+@pytest.fixture(scope="module")
+def map_world(shared_hand_world):
+    hand_world, _ = shared_hand_world.of(map_world_setup)
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     return hand_world

@@ -10,6 +10,8 @@ from math import comb
 
 import pytest
 
+from tests.support.hand_world import HandWorld, before_shared_run
+
 pytestmark = pytest.mark.slow
 
 PAYER = "RADAR PAYER"
@@ -34,10 +36,15 @@ Q_50_MAY = min(P_50_MAY * 3 / 2, Q_50_APRIL)
 Q_197_MAY = min(P_197_MAY * 3 / 1, Q_50_MAY)
 
 
-@pytest.fixture(scope="module")
-def radar(hand_world):
+@before_shared_run
+def radar_setup(hand_world: HandWorld) -> None:
     batches = hand_world.post(*FILES)
     assert [b["status"] for b in batches] == ["confirmed"] * 5, batches
+
+
+@pytest.fixture(scope="module")
+def radar(shared_hand_world):
+    hand_world, _ = shared_hand_world.of(radar_setup)
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     return hand_world

@@ -18,6 +18,8 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.hand_world import HandWorld, before_shared_run
+
 pytestmark = pytest.mark.slow
 
 PRIMARY, SECONDARY = "HAND PRIMARY PAYER", "HAND SECONDARY PAYER"
@@ -38,10 +40,15 @@ EXPECTED_MART = [
 ]
 
 
-@pytest.fixture(scope="module")
-def cob_world(hand_world):
+@before_shared_run
+def cob_world_setup(hand_world: HandWorld) -> None:
     batches = hand_world.post("cob_denial_primary.835", "cob_denial_secondary.835")
     assert [b["status"] for b in batches] == ["confirmed"] * 2, batches
+
+
+@pytest.fixture(scope="module")
+def cob_world(shared_hand_world):
+    hand_world, _ = shared_hand_world.of(cob_world_setup)
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     return hand_world

@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import make_user
 from tests.support.denial_cases import HandCase, replace_cases
+from tests.support.hand_world import HandWorld, before_shared_run
 
 pytestmark = pytest.mark.slow
 
@@ -31,10 +32,15 @@ FILES_835 = (
 AS_OF = "2025-11-20"
 
 
-@pytest.fixture(scope="module")
-def ar_world(hand_world):
+@before_shared_run
+def ar_world_setup(hand_world: HandWorld) -> None:
     hand_world.post(*FILES_837, procedure="ingestion.uploadUniversal")
     assert [b["status"] for b in hand_world.post(*FILES_835)] == ["confirmed"] * 6
+
+
+@pytest.fixture(scope="module")
+def ar_world(shared_hand_world):
+    hand_world, _ = shared_hand_world.of(ar_world_setup)
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     owner_a, _, _ = make_user(hand_world.services)

@@ -11,6 +11,7 @@ from decimal import Decimal
 
 import pytest
 
+from tests.support.hand_world import HandWorld, before_shared_run
 from tests.support.paths import X12_FIXTURES
 
 pytestmark = pytest.mark.slow
@@ -40,8 +41,8 @@ PRICED = {
 }
 
 
-@pytest.fixture(scope="module")
-def world(hand_world):
+@before_shared_run
+def world_setup(hand_world: HandWorld):
     invalid = hand_world.upload("contract_terms_invalid.csv", folder=CSV_HAND, procedure="ingestion.uploadCsv")
     rows = hand_world.pages("ingestion.listImportRows", {"batchId": invalid["id"]})
     hand_world.rpc.mutation("ingestion.discardImportBatch", {"batchId": invalid["id"]})
@@ -53,6 +54,19 @@ def world(hand_world):
         "recoup_original_100.835",
         "recoup_debit_30.835",
     )
+    return invalid, rows, terms, claims, remits
+
+
+@pytest.fixture(scope="module")
+def hand_world(shared_hand_world) -> HandWorld:
+    """This module's tenant of the shared hand world."""
+    tenant, _ = shared_hand_world.of(world_setup)
+    return tenant
+
+
+@pytest.fixture(scope="module")
+def world(shared_hand_world):
+    hand_world, (invalid, rows, terms, claims, remits) = shared_hand_world.of(world_setup)
     run = hand_world.run_pipeline()
     assert run["status"] == "succeeded", run
     return {"invalid": invalid, "invalid_rows": rows, "terms": terms[0], "remits": [*claims, *remits]}
