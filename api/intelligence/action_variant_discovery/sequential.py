@@ -117,8 +117,8 @@ def compare(a: VariantArm, b: VariantArm, *, look: int, max_looks: int = 10, alp
     rate_b = b.successes / b.trials
     rate_a_low, rate_a_high = _around(rate_a, proportion_confint(a.successes, a.trials, 1 - INTERVAL_LEVEL, "wilson"))
     rate_b_low, rate_b_high = _around(rate_b, proportion_confint(b.successes, b.trials, 1 - INTERVAL_LEVEL, "wilson"))
-    difference_low, difference_high = _around(rate_a - rate_b, _newcombe(a, b, 1.0 - INTERVAL_LEVEL))
-    adjusted_low, adjusted_high = _around(rate_a - rate_b, _newcombe(a, b, alpha_per_look))
+    difference_low, difference_high = _around(rate_a - rate_b, _newcombe(a, b, 1.0 - INTERVAL_LEVEL), floor=-1.0)
+    adjusted_low, adjusted_high = _around(rate_a - rate_b, _newcombe(a, b, alpha_per_look), floor=-1.0)
 
     decision: Decision
     if abs(z) >= boundary:
@@ -168,11 +168,12 @@ def _pooled_z(a: VariantArm, b: VariantArm) -> float:
     return float(z)
 
 
-def _around(estimate: float, interval: tuple[Any, Any]) -> tuple[float, float]:
-    """The interval as floats, widened by rounding only: Wilson's and Newcombe's limits contain the estimate
-    (Wilson's upper limit is exactly 1 at all successes), but floating point can put it a hair outside."""
+def _around(estimate: float, interval: tuple[Any, Any], *, floor: float = 0.0) -> tuple[float, float]:
+    """The interval as floats within [floor, 1] and around the estimate. Wilson's and Newcombe's limits
+    contain the estimate and stay within the parameter's range (Wilson's upper limit is exactly 1 at all
+    successes), but floating point can put them a hair outside."""
     low, high = interval
-    return min(float(low), estimate), max(float(high), estimate)
+    return max(floor, min(float(low), estimate)), min(1.0, max(float(high), estimate))
 
 
 def _newcombe(a: VariantArm, b: VariantArm, alpha: float) -> tuple[float, float]:

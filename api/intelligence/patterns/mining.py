@@ -158,9 +158,9 @@ def _pattern(
     tests_run: int,
 ) -> Pattern:
     rate = cell.denied / cell.claims
-    # Wilson's limits contain the estimate (the upper one is exactly 1 at k = n); keep rounding from
-    # putting the estimate a hair outside its own interval.
-    rate_low, rate_high = min(rate_low, rate), max(rate_high, rate)
+    # Wilson's limits contain the estimate and stay in [0, 1] (the upper one is exactly 1 at k = n); keep
+    # rounding from putting them a hair outside.
+    rate_low, rate_high = max(0.0, min(rate_low, rate)), min(1.0, max(rate_high, rate))
     return Pattern(
         pattern_key=pattern_key(cell),
         cell=cell,
