@@ -58,6 +58,8 @@ PUBLISHED: dict[str, str] = {
     "answered in them on the wire and logged as an interaction",
     "api.denials.appeal_assembly.letter": "the appeal letter's fields and template: AI drafts and knowledge rules "
     "fill the letter the packet renders",
+    "api.denials.human_attention.history_prior": "the worklist's Beta-binomial posterior of P(overturn): the "
+    "outcome model (outcomeLearning) is held to the same prior it may replace",
 }
 
 # Why each waived import is still there (issue 25 left them; each names the way out).
