@@ -136,25 +136,8 @@ class CaseLike(Protocol):
 
 @dataclass(frozen=True)
 class Case:
-    """A case about to be acted on: the features of an ``Outcome`` without its date and result."""
+    """A case about to be acted on: the features an ``Outcome`` records, without its date and result."""
 
-    payer_key: str
-    payer_class: str
-    category: str
-    carc: str
-    rarc: str | None
-    amount: Decimal
-    age_days_at_action: int
-    evidence_completeness: float
-    appeal_level: int
-    action: str
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One decided action on a denial case: the case when the action was taken, and whether it succeeded."""
-
-    decided_on: date
     payer_key: str
     payer_class: str
     category: str
@@ -165,6 +148,13 @@ class Outcome:
     evidence_completeness: float  # 0..1: share of the evidence the action needed that was on file
     appeal_level: int  # 0 = first action, 1 = first-level appeal, ...
     action: str
+
+
+@dataclass(frozen=True)
+class Outcome(Case):
+    """One decided action on a denial case: the case when the action was taken, and whether it succeeded."""
+
+    decided_on: date
     success: bool
 
 
