@@ -42,17 +42,18 @@ up: install
 	$(PY) -m launcher.cli up --port $(PORT) --dagster-host $(DAGSTER_HOST) --dagster-port $(DAGSTER_PORT)
 
 # The suite runs on every core (pytest-xdist), a test file per worker at a time, so a module's fixtures
-# (a pipeline build, a hand-made world) are built once. Every worker has its own databases and data
-# directories (tests/conftest.py); `make test TEST_WORKERS=0` runs it in one process.
+# (a pipeline build, a hand-made world) are built once; the files of a shared world (the hand world, the
+# serving world) run on one worker, so it is built once per backend (tests/conftest.py). Every worker has
+# its own databases and data directories; `make test TEST_WORKERS=0` runs it in one process.
 TEST_WORKERS ?= auto
 
 ## test: set up and run the whole suite (SQLite and PostgreSQL)
 test: install install-node
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 ## test-unit: the fast inner loop (pure logic, no database server, no running processes)
 test-unit: install
-	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile tests/unit
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup tests/unit
 
 ## check: the quality gate run before every commit and in CI: lint, format, types, SQL
 check: install

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,6 +50,60 @@ os.environ.setdefault("ENVIRONMENT", "test")
 os.environ.setdefault("PASSWORD_HASH_TIME_COST", "1")
 os.environ.setdefault("PASSWORD_HASH_MEMORY_KIB", "64")
 os.environ.setdefault("PASSWORD_HASH_PARALLELISM", "1")
+
+# pytest-xdist (`make test`: `--dist loadgroup` with the scheduler below) runs a file's tests on one worker,
+# and the files of each shared world (a pipeline run or more, per backend) on one worker too, so each world
+# is built once per backend instead of once per worker. Files are handed out longest first (shared worlds,
+# then files marked slow) so that no long file starts last while the other worker sits idle.
+_SERVING_TEST = re.compile(r"def test_\w+\([^)]*\bworld\b")
+
+
+@functools.cache
+def shared_world_of(test_file: str) -> str | None:
+    """The shared world a test file's tests read, from its source: the hand world (`shared_hand_world`) or
+    the serving world (tests/integration/api/conftest.py's `world`, where the file has no `world` of its own).
+
+    Read from the source because the scheduler runs in the controlling process, which collects no tests
+    (and pytest 9 ignores the node-id suffix with which xdist's own loadgroup marks a group)."""
+    path = REPO / test_file
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    if "shared_hand_world" in text:
+        return "shared_hand_world"
+    if test_file.startswith("tests/integration/api/") and _SERVING_TEST.search(text) and "def world(" not in text:
+        return "serving_world"
+    return None
+
+
+def _file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    slow = {_file_of(item.nodeid) for item in items if item.get_closest_marker("slow")}
+
+    def order(item: pytest.Item) -> int:
+        test_file = _file_of(item.nodeid)
+        return 0 if shared_world_of(test_file) else 1 if test_file in slow else 2
+
+    items.sort(key=order)  # stable: pytest's order by fixture stays within each file
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadgroup`: a test file is one unit of work, and so are all the files of one shared world."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileOrSharedWorldScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            test_file = _file_of(nodeid)
+            return shared_world_of(test_file) or test_file
+
+    return FileOrSharedWorldScheduling(config, log)
+
 
 PG_ADMIN_URL = os.environ.get("PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REPO = Path(__file__).resolve().parents[1]
