@@ -137,7 +137,9 @@ def before_after(before: Counts, after: Counts) -> Change:
     low, high = confint_proportions_2indep(
         a.events, a.trials, b.events, b.trials, method="newcomb", compare="diff", alpha=ALPHA
     )
-    return Change(b, a, a.rate - b.rate, float(low), float(high), b.trials, a.trials, None)
+    # A difference of rates lies in [-1, 1]; the sums of square roots can overshoot by a rounding error.
+    low, high = max(-1.0, float(low)), min(1.0, float(high))
+    return Change(b, a, a.rate - b.rate, low, high, b.trials, a.trials, None)
 
 
 def _variance_term(r: Rate) -> float:

@@ -7,7 +7,7 @@ calling the code under test or the library routine it uses.
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from api.evidence.evidence.estimators import before_after, difference_in_differences, rate
@@ -192,6 +192,7 @@ def test_the_interval_contains_the_estimate(tb, ta, cb, ca):
 
 
 @given(cells, cells)
+@example((0, 7), (7, 7))  # statsmodels' sum of roots gives 1.0000000000000002 here: the bound is clamped
 def test_before_after_interval_contains_the_difference(before, after):
     c = before_after(before, after)
     assert -1 <= c.ci_low <= c.difference <= c.ci_high <= 1
