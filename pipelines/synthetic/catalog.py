@@ -262,31 +262,50 @@ class Service:
     needs_auth: bool
     max_units: int
     kind: str  # em | proc | lab | img | ther | room | drug
+    # The generator's own service-line label, written by hand (never read from the project's tables):
+    # the AMA CPT code-set sections (Evaluation and Management 99202-99499, Surgery 10004-69990,
+    # Radiology 70010-79999, Pathology and Laboratory 80047-89398, Medicine 90281-99607) and, for
+    # lines without a CPT, the NUBC UB-04 revenue-code groups (012X room and board, 025X/063X drugs).
+    # HCPCS Level II J-codes (drugs administered other than oral) join the revenue group "drugs".
+    # One exception on purpose: 36415 (venipuncture) sits in the CPT Surgery section but is billed with the
+    # laboratory (revenue 030X) it serves, so it is labelled laboratory as hospital service lines do.
+    line: str  # evaluation_management | laboratory | medicine | radiology | surgery | drugs | room_and_board
+
+
+SERVICE_LINES: tuple[str, ...] = (
+    "evaluation_management",
+    "laboratory",
+    "medicine",
+    "radiology",
+    "surgery",
+    "drugs",
+    "room_and_board",
+)
 
 
 SERVICES: dict[str, Service] = {
     s.code or s.revenue: s
     for s in (
-        Service("99203", "0510", 22500, 11000, False, 1, "em"),
-        Service("99213", "0510", 16500, 9200, False, 1, "em"),
-        Service("99214", "0510", 24500, 13100, False, 1, "em"),
-        Service("99284", "0450", 98000, 17500, False, 1, "em"),
-        Service("99285", "0450", 165000, 25800, False, 1, "em"),
-        Service("36415", "0300", 2800, 300, False, 1, "lab"),
-        Service("80053", "0300", 9800, 1050, False, 1, "lab"),
-        Service("85025", "0305", 6200, 780, False, 1, "lab"),
-        Service("93000", "0730", 11000, 1700, False, 1, "proc"),
-        Service("71046", "0320", 24000, 3400, False, 1, "img"),
-        Service("70450", "0350", 185000, 11200, False, 1, "img"),
-        Service("72148", "0610", 310000, 22400, True, 1, "img"),
-        Service("70553", "0610", 395000, 34800, True, 1, "img"),
-        Service("29881", "0360", 820000, 118000, True, 1, "proc"),
-        Service("45378", "0750", 310000, 38500, True, 1, "proc"),
-        Service("20610", "0510", 36000, 6300, False, 1, "proc"),
-        Service("97110", "0420", 12500, 2900, False, 4, "ther"),
-        Service("J1885", "0636", 4500, 120, False, 2, "drug"),
-        Service("", "0250", 18000, 4000, False, 3, "drug"),
-        Service("", "0120", 310000, 120000, False, 5, "room"),
+        Service("99203", "0510", 22500, 11000, False, 1, "em", "evaluation_management"),
+        Service("99213", "0510", 16500, 9200, False, 1, "em", "evaluation_management"),
+        Service("99214", "0510", 24500, 13100, False, 1, "em", "evaluation_management"),
+        Service("99284", "0450", 98000, 17500, False, 1, "em", "evaluation_management"),
+        Service("99285", "0450", 165000, 25800, False, 1, "em", "evaluation_management"),
+        Service("36415", "0300", 2800, 300, False, 1, "lab", "laboratory"),
+        Service("80053", "0300", 9800, 1050, False, 1, "lab", "laboratory"),
+        Service("85025", "0305", 6200, 780, False, 1, "lab", "laboratory"),
+        Service("93000", "0730", 11000, 1700, False, 1, "proc", "medicine"),
+        Service("71046", "0320", 24000, 3400, False, 1, "img", "radiology"),
+        Service("70450", "0350", 185000, 11200, False, 1, "img", "radiology"),
+        Service("72148", "0610", 310000, 22400, True, 1, "img", "radiology"),
+        Service("70553", "0610", 395000, 34800, True, 1, "img", "radiology"),
+        Service("29881", "0360", 820000, 118000, True, 1, "proc", "surgery"),
+        Service("45378", "0750", 310000, 38500, True, 1, "proc", "surgery"),
+        Service("20610", "0510", 36000, 6300, False, 1, "proc", "surgery"),
+        Service("97110", "0420", 12500, 2900, False, 4, "ther", "medicine"),
+        Service("J1885", "0636", 4500, 120, False, 2, "drug", "drugs"),
+        Service("", "0250", 18000, 4000, False, 3, "drug", "drugs"),
+        Service("", "0120", 310000, 120000, False, 5, "room", "room_and_board"),
     )
 }
 

@@ -47,7 +47,11 @@ def generate(
     scenario: Annotated[
         list[str] | None,
         typer.Option(
-            help="Planted scenario: carc-spike, slow-payer, underpayment, intervention, intervention-null, demo; parameters as name:key=value,..."
+            help=(
+                "Planted scenario: carc-spike, slow-payer, underpayment, intervention, intervention-null, demo, "
+                "evidence; parameters as name:key=value,... (an intervention takes facility=N to treat "
+                "facility N only, the others being its untreated comparison)"
+            )
         ),
     ] = None,
     no_csv: Annotated[bool, typer.Option("--no-csv", help="Skip the CSV exports.")] = False,

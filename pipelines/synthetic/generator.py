@@ -242,7 +242,7 @@ class _CorpusWriter:
         self.csv_date = DateFormatter(DATE_FORMATS[self.dialect])
         self.mdy = DateFormatter("%m/%d/%Y")
         self.months = _month_labels(spec)
-        self.truth = TruthAccumulator(spec, [p.key for p in self.sim.payers], self.months)
+        self.truth = TruthAccumulator(spec, [p.key for p in self.sim.payers], self.months, self.sim.facilities)
         self.control = 0
         self.trace = 0
         self.files: list[ManifestFile] = []

@@ -93,7 +93,7 @@ class Simulator:
         self.spikes = [s for s in scenarios if isinstance(s, CarcSpike)]
         self.slow = {s.payer: s.extra_days for s in scenarios if isinstance(s, SlowPayer)}
         self.underpay = _planted_underpayments(scenarios)
-        self._tables: dict[tuple[int, int], list[float]] = {}
+        self._tables: dict[tuple[int, int, int], list[float]] = {}
 
     # ----------------------------------------------------------------- helpers
     def month(self, day: int) -> int:
@@ -104,9 +104,12 @@ class Simulator:
             self.month_of_day[day] = m
         return m
 
-    def denial_thresholds(self, payer_ix: int, month: int) -> list[float]:
-        """Cumulative per-category denial probabilities for a payer in a month."""
-        key = (payer_ix, month)
+    def denial_thresholds(self, payer_ix: int, month: int, facility_ix: int = 0) -> list[float]:
+        """Cumulative per-category denial probabilities for a payer in a month at a facility (0-based).
+
+        An intervention scoped to a facility (``Intervention.facility``, 1-based) lowers the rate of that
+        facility's claims only; an unscoped one lowers every facility's."""
+        key = (payer_ix, month, facility_ix)
         table = self._tables.get(key)
         if table is None:
             base = self.payer_denial[payer_ix]
@@ -114,7 +117,11 @@ class Simulator:
             for cat, share in zip(self.categories, self.shares, strict=True):
                 mult = 1.0
                 for iv in self.interventions:
-                    if iv.category == cat and month >= iv.from_month:
+                    if (
+                        iv.category == cat
+                        and month >= iv.from_month
+                        and (iv.facility is None or iv.facility == facility_ix + 1)
+                    ):
                         mult *= 1.0 - iv.effect
                 probs.append(base * share * mult)
             table = list(accumulate(probs))
@@ -177,7 +184,7 @@ class Simulator:
         dx = (DIAGNOSES[int(r() * len(DIAGNOSES))], DIAGNOSES[int(r() * len(DIAGNOSES))])
         billed = sum(ln.charge for ln in lines)
 
-        denial = self._denial(payer, pix, month, lines)
+        denial = self._denial(payer, pix, month, lines, fix)
         category = denial.category
         group = self._adjustment_group(category)
         rarc = self._rarc(denial.carc)
@@ -279,9 +286,9 @@ class Simulator:
         return lines
 
     # ---------------------------------------------------------------- denial
-    def _denial(self, payer: Payer, payer_ix: int, month: int, lines: list[Line]) -> _Denial:
+    def _denial(self, payer: Payer, payer_ix: int, month: int, lines: list[Line], facility_ix: int) -> _Denial:
         """Planted spike first (so its effect is visible), then the base mix."""
-        return self._spike_denial(payer, month, lines) or self._base_denial(payer_ix, month, lines)
+        return self._spike_denial(payer, month, lines) or self._base_denial(payer_ix, month, lines, facility_ix)
 
     def _spike_denial(self, payer: Payer, month: int, lines: list[Line]) -> _Denial | None:
         """The first active CARC spike that hits one of the claim's lines, if any."""
@@ -295,10 +302,11 @@ class Simulator:
                     return _Denial(category, spike.carc, "carc_spike", li if len(lines) > 1 else -1)
         return None
 
-    def _base_denial(self, payer_ix: int, month: int, lines: list[Line]) -> _Denial:
-        """The payer's monthly denial mix: no denial, or a category, a CARC and maybe one denied line."""
+    def _base_denial(self, payer_ix: int, month: int, lines: list[Line], facility_ix: int) -> _Denial:
+        """The payer's monthly denial mix at the claim's facility: no denial, or a category, a CARC and
+        maybe one denied line."""
         r = self.rng.random
-        table = self.denial_thresholds(payer_ix, month)
+        table = self.denial_thresholds(payer_ix, month, facility_ix)
         u = r()
         if u >= table[-1]:
             return _Denial()

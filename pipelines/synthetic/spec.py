@@ -52,12 +52,17 @@ class SystematicUnderpayment:
 @dataclass(frozen=True)
 class Intervention:
     """A prevention intervention: from ``from_month`` the denial rate of ``category``
-    is multiplied by ``1 - effect`` (effect 0 = an intervention that does nothing)."""
+    is multiplied by ``1 - effect`` (effect 0 = an intervention that does nothing).
+
+    ``facility`` (1-based number of a facility of the corpus) scopes it to that facility's
+    claims: the other facilities keep their rate and are the untreated comparison a
+    difference-in-differences needs.  ``None`` applies it to every facility."""
 
     name: str
     category: str
     from_month: int
     effect: float
+    facility: int | None = None
     kind: str = field(default="intervention", init=False)
 
 
@@ -110,8 +115,17 @@ class CorpusSpec:
         """The spec as plain JSON-able data (dates as ISO strings, scenarios tagged by kind)."""
         out = asdict(self)
         out["start"] = self.start.isoformat()
-        out["scenarios"] = [asdict(s) for s in self.scenarios]
+        out["scenarios"] = [_scenario_json(s) for s in self.scenarios]
         return out
+
+
+def _scenario_json(scenario: Scenario) -> dict[str, Any]:
+    """A scenario as JSON; an unscoped intervention is written as before the ``facility`` field existed,
+    so that specs without facility scopes keep their manifests byte for byte."""
+    out = asdict(scenario)
+    if isinstance(scenario, Intervention) and scenario.facility is None:
+        del out["facility"]
+    return out
 
 
 SITUATION_RATES: tuple[str, ...] = (
@@ -242,3 +256,13 @@ def _validate_scenario(
             f"unknown denial category {scenario.category!r}",
         )
         _require(_is_rate(scenario.effect), f"{where}.effect", "must be between 0 and 1")
+        _require(
+            scenario.facility is None
+            or (
+                isinstance(scenario.facility, int)
+                and not isinstance(scenario.facility, bool)
+                and 1 <= scenario.facility <= spec.facilities
+            ),
+            f"{where}.facility",
+            f"must be empty (every facility) or between 1 and facilities ({spec.facilities})",
+        )

@@ -15,6 +15,8 @@ import pyarrow.compute as pc
 
 from pipelines.ingest.money import CENT, MONEY_PRECISION, MONEY_SCALE
 
+from .carcs import CARC_TABLE
+from .catalog import SERVICES, Facility
 from .model import ALLOWED, PAID, Claim
 from .money import x12_amount
 from .situations import allowed_shortfall
@@ -173,9 +175,16 @@ def _truth_row(c: Claim, facility_code: str, month: str, facts: ClaimFacts, paye
 class TruthAccumulator:
     """Collects totals while claims stream past; ``rows_table`` drains per-claim rows per batch."""
 
-    def __init__(self, spec: CorpusSpec, payer_keys: list[str], month_labels: dict[int, str]) -> None:
+    def __init__(
+        self,
+        spec: CorpusSpec,
+        payer_keys: list[str],
+        month_labels: dict[int, str],
+        facilities: tuple[Facility, ...] = (),
+    ) -> None:
         self.spec = spec
         self.payer_keys = payer_keys
+        self.facilities = facilities
         self.month_labels = month_labels
         self.labels = [month_labels[i] for i in sorted(month_labels)]
         self.n: Counter[str] = Counter()
@@ -193,6 +202,8 @@ class TruthAccumulator:
         self.month_cat: defaultdict[str, Counter[str]] = defaultdict(Counter)
         self.spike: defaultdict[tuple[int, str], Counter[str]] = defaultdict(Counter)  # (scenario no, month) -> counts
         self.underpay: defaultdict[int, Counter[str]] = defaultdict(Counter)  # scenario no -> counts
+        # (facility index, payer key, month) -> "claims" and first-adjudication denied claims per category
+        self.cell: defaultdict[tuple[int, str, str], Counter[str]] = defaultdict(Counter)
         self.situation_count: Counter[str] = Counter()
         self._rows: list[tuple[Any, ...]] = []  # one tuple per claim in TRUTH_SCHEMA order; transposed per batch
 
@@ -202,8 +213,11 @@ class TruthAccumulator:
         month = self.month_labels[c.month]
         facts = claim_facts(c)
         self._count_claim(c, month, facts)
+        cell = self.cell[(c.facility, c.payer.key, month)]
+        cell["claims"] += 1
         if c.category:
             self._count_denial(c, c.category, month)
+            cell[c.category] += 1
         if c.overturn_day:
             self.n["overturned_claims"] += 1
             self.cents["overturn_recovered"] += facts.recovered
@@ -317,15 +331,29 @@ class TruthAccumulator:
         self.cents["underpaid_shortfall"] += c.underpaid
 
     def _count_spike(self, no: int, s: CarcSpike, c: Claim, month: str) -> None:
-        """Claims of the spike's payer with its procedure, and how many were denied with its CARC."""
+        """Claims and service lines of the spike's payer with its procedure, and how many of them were
+        denied with its CARC on the first adjudication (a line is denied when the denial is the claim's
+        whole, at claim or line level, or when it is the one denied line of a partial denial)."""
         if c.payer.key != s.payer or not any(ln.code == s.cpt for ln in c.lines):
             return
         k = self.spike[(no, month)]
         k["claims_with_service"] += 1
-        if c.carc == s.carc and c.category:
+        denied_with_carc = bool(c.category) and c.carc == s.carc
+        by_spike = denied_with_carc and c.cause == "carc_spike"
+        if denied_with_carc:
             k["denied_with_carc"] += 1
-            if c.cause == "carc_spike":
+            if by_spike:
                 k["denied_by_spike"] += 1
+            if c.claim_level_denial:
+                k["claim_level_denied_with_carc"] += 1  # one claim-level CAS, no line-level adjustment
+        for i, ln in enumerate(c.lines):
+            if ln.code != s.cpt:
+                continue
+            k["lines_with_service"] += 1
+            if denied_with_carc and c.denied_line in (-1, i):
+                k["lines_denied_with_carc"] += 1
+                if by_spike:
+                    k["lines_denied_by_spike"] += 1
 
     def _count_planted_underpayment(self, no: int, s: SystematicUnderpayment, c: Claim) -> None:
         """Expected and actual payment of the paid lines with the scenario's payer and procedure."""
@@ -520,6 +548,7 @@ class TruthAccumulator:
             if isinstance(s, CarcSpike):
                 entry["effect"] = {label: dict(self.spike.get((no, label), Counter())) for label in self.labels}
                 entry["from_month_label"] = self.labels[s.from_month - 1]
+                entry.update(self._spike_labels(s, per_payer))
             elif isinstance(s, SlowPayer):
                 others = [
                     p["mean_days_to_pay"]
@@ -544,6 +573,7 @@ class TruthAccumulator:
                 }
             elif isinstance(s, Intervention):
                 entry["from_month_label"] = self.labels[s.from_month - 1]
+                entry.update(self._intervention_groups(s, per_payer))
                 entry["effect"] = {
                     label: {
                         "claims": per_month[label]["claims"],
@@ -555,4 +585,53 @@ class TruthAccumulator:
                     for label in self.labels
                 }
             out.append(entry)
+        return out
+
+    def _spike_labels(self, s: CarcSpike, per_payer: dict[str, Any]) -> dict[str, Any]:
+        """The generator's own labels of a spike's cell: service line, payer as the files name it, category."""
+        meaning = CARC_TABLE.get(s.carc)
+        return {
+            "service_line": SERVICES[s.cpt].line,
+            "payer_name": per_payer[s.payer]["name"],  # N1*PR02 of the 835 and NM1*PR03 of the 837
+            "category": meaning.category if meaning else None,
+        }
+
+    def _intervention_groups(self, s: Intervention, per_payer: dict[str, Any]) -> dict[str, Any]:
+        """Treated claims (the scoped facility's, or every claim) and untreated claims (the other
+        facilities'; none when unscoped), per month and per payer and month: claims and the claims the
+        first adjudication denied in the intervention's category."""
+        treated_ix = None if s.facility is None else s.facility - 1
+        facility = self.facilities[treated_ix] if treated_ix is not None and self.facilities else None
+        groups: dict[str, dict[str, Counter[str]]] = {"treated": {}, "untreated": {}}
+        by_payer: dict[str, dict[tuple[str, str], Counter[str]]] = {"treated": {}, "untreated": {}}
+        for (fix, payer, label), k in self.cell.items():
+            group = "treated" if treated_ix is None or fix == treated_ix else "untreated"
+            for target in (
+                groups[group].setdefault(label, Counter()),
+                by_payer[group].setdefault((payer, label), Counter()),
+            ):
+                target["claims"] += k["claims"]
+                target["category_denials"] += k[s.category]
+
+        def month_row(k: Counter[str]) -> dict[str, Any]:
+            return {
+                "claims": k["claims"],
+                "category_denials": k["category_denials"],
+                "category_denial_rate": _rate(k["category_denials"], k["claims"]),
+            }
+
+        out: dict[str, Any] = {
+            "category": s.category,
+            "true_effect": s.effect,
+            "facility_npi": facility.npi if facility else None,  # NM1*85 NM109 of the 837 (billing provider)
+            "facility_name": facility.name if facility else None,  # NM1*85 NM103
+        }
+        for group in ("treated", "untreated"):
+            out[group] = {label: month_row(groups[group].get(label, Counter())) for label in self.labels}
+            out[group + "_by_payer"] = {
+                per_payer[key]["name"]: {
+                    label: month_row(by_payer[group].get((key, label), Counter())) for label in self.labels
+                }
+                for key in self.payer_keys
+            }
         return out

@@ -53,6 +53,10 @@ from pipelines.synthetic.spec import SITUATION_RATES
         ),
         (CorpusSpec(scenarios=(Intervention("x", "astrology", 2, 0.5),)), "scenarios[0] (intervention).category"),
         (CorpusSpec(scenarios=(Intervention("", "coding", 2, 0.5),)), "scenarios[0] (intervention).name"),
+        (
+            CorpusSpec(facilities=2, scenarios=(Intervention("x", "coding", 2, 0.5, facility=3),)),
+            "scenarios[0] (intervention).facility",
+        ),
         (CorpusSpec(scenarios=("carc-spike",)), "scenarios[0]"),
     ],
 )
@@ -143,6 +147,7 @@ scenario_strategy = st.one_of(
         category=st.sampled_from(["eligibility", "coding"]),
         from_month=st.integers(1, 3),
         effect=st.floats(0, 1),
+        facility=st.sampled_from([None, 1, 2]),  # the spec's default 2 facilities
     ),
 )
 
