@@ -43,7 +43,7 @@ def get(ctx: Context, input: CellIn) -> StrategyAnswer:
             category=input.category,
             strategy=strategy,
             suggestion=None,
-            suggestion_note=f"No suggestion: {unavailable.message}",
+            suggestion_note=f"No suggestion. {unavailable.message}",
         )
     found = rule.suggest(history.overturned_claims, history.denied_claims, history.denied_amount, cost)
     if found is None or history.from_month is None or history.to_month is None:

@@ -7,6 +7,8 @@ Revises: 0025
 Create Date: 2026-11-28 21:00:00.000000
 """
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -18,7 +20,7 @@ depends_on = None
 _ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
-def _tenant_columns(table: str) -> list[sa.SchemaItem]:
+def _tenant_columns(table: str) -> list[Any]:
     return [
         sa.Column("updated_by", _ID, nullable=True),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),

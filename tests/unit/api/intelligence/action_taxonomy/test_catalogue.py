@@ -50,7 +50,7 @@ def test_which_actions_apply_where():
 
 
 def test_effort_cost_is_hours_times_the_hourly_cost():
-    assert catalogue.COST_PER_HOUR == Decimal("40.00")
+    assert Decimal("40.00") == catalogue.COST_PER_HOUR
     assert catalogue.effort_cost(Decimal("1.5")) == Decimal("60.00")  # 1.5 x 40
     assert catalogue.effort_cost(Decimal("0.25"), Decimal("33.33")) == Decimal("8.33")  # 8.3325 -> 8.33
 
