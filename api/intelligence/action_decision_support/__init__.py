@@ -1,0 +1,1 @@
+"""actionDecisionSupport.*: the recommended next action for a case, with its reasons."""

@@ -1,0 +1,1 @@
+"""actionTaxonomy.*: the vocabulary of recovery actions (built-in and a client's own)."""
