@@ -54,7 +54,7 @@ def upgrade() -> None:
             ["trained_by"], ["users.id"], name=op.f("fk_outcome_models_trained_by_users"), ondelete="RESTRICT"
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_outcome_models")),
-        sa.UniqueConstraint("client_id", "version", name=op.f("uq_outcome_models_client_id")),
+        sa.UniqueConstraint("client_id", "version", name=op.f("uq_outcome_models_client_id_version")),
     )
     with op.batch_alter_table("outcome_models", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_outcome_models_client_id"), ["client_id"], unique=False)
