@@ -31,9 +31,10 @@ from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from api.core.errors import NotFound, PreconditionFailed
+from api.core.errors import Conflict, NotFound, PreconditionFailed
 from api.denials.cases import service as cases
 from api.denials.outcomes import service as outcomes
 from api.infra.db.base import utcnow
@@ -176,8 +177,16 @@ def train(db: Session, guard: GuardCheck | None, *, user_id: int) -> OutcomeMode
         calibration_note=trained.calibration_note[:500],
         libraries=dict(trained.version.libraries),
     )
-    db.add(row)
-    db.flush()
+    try:
+        # Two trainings of one client at once would both number themselves max + 1: the unique
+        # (client_id, version) lets one win; the savepoint keeps this transaction usable to say so.
+        with db.begin_nested():
+            db.add(row)
+            db.flush()
+    except IntegrityError:
+        raise Conflict(
+            f"Another training of this client stored version {version} first: call outcomeLearning.train again"
+        ) from None
     _remember(row.client_id, version, trained)
     return row
 
