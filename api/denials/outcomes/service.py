@@ -4,7 +4,7 @@ puts the payer reference or the claim key in a message."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -135,3 +135,72 @@ def overturn_counts(db: Session, *, decided_by: date | None = None) -> dict[tupl
         old_n, old_k = counts.get(key, (0, 0))  # None and "" are one cell
         counts[key] = (old_n + int(n), old_k + int(k or 0))
     return counts
+
+
+@dataclass(frozen=True)
+class DecidedAppeal:
+    """One decided appeal (withdrawn ones are never decided) with what its case looked like, as plain
+    values for readers in other contexts (outcomeLearning). ``payer``, ``denial_category`` and ``carc`` are
+    the outcome's copies (the case's cell when the decision was recorded, see models.py); the rest is the
+    case's current row."""
+
+    outcome_id: int
+    case_id: int
+    level: int
+    decision: str  # won | partially_won | lost
+    amount_recovered: Decimal
+    decided_on: date
+    payer: str
+    denial_category: str | None
+    carc: str | None
+    payer_class: str | None
+    rarcs: tuple[str, ...]
+    amount_at_stake: Decimal
+    remittance_date: date | None
+    service_date: date | None
+    case_created_at: datetime  # when the case was opened on the platform
+
+
+def decided_appeals(
+    db: Session, *, recorded_through: int | None = None, recorded_after: int | None = None, limit: int
+) -> list[DecidedAppeal]:
+    """The client's decided appeals (won, partially won, lost; withdrawn excluded: never decided), oldest
+    decision first (then by id), at most ``limit``; only outcomes with id <= ``recorded_through`` and/or
+    > ``recorded_after`` when given (outcome ids grow with recording: rows are never updated or deleted)."""
+    stmt = (
+        select(AppealOutcome, DenialCase)
+        .join(DenialCase, DenialCase.id == AppealOutcome.case_id)
+        .where(AppealOutcome.decision.in_(rules.DECIDED))
+        .order_by(AppealOutcome.decided_on, AppealOutcome.id)
+        .limit(limit)
+    )
+    if recorded_through is not None:
+        stmt = stmt.where(AppealOutcome.id <= recorded_through)
+    if recorded_after is not None:
+        stmt = stmt.where(AppealOutcome.id > recorded_after)
+    return [
+        DecidedAppeal(
+            outcome_id=o.id,
+            case_id=c.id,
+            level=o.level,
+            decision=o.decision,
+            amount_recovered=o.amount_recovered,
+            decided_on=o.decided_on,
+            payer=o.payer,
+            denial_category=o.denial_category,
+            carc=o.carc,
+            payer_class=c.payer_class,
+            rarcs=tuple(c.rarcs or ()),
+            amount_at_stake=c.amount_at_stake,
+            remittance_date=c.remittance_date,
+            service_date=c.service_date,
+            case_created_at=c.created_at,
+        )
+        for o, c in db.execute(stmt).tuples()
+    ]
+
+
+def last_level(db: Session, case_id: int) -> int:
+    """The highest appeal level decided on the case (withdrawn included: that level was tried); 0 if none."""
+    level = db.scalar(select(func.max(AppealOutcome.level)).where(AppealOutcome.case_id == case_id))
+    return int(level or 0)
