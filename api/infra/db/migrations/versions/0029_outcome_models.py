@@ -3,7 +3,7 @@ trained on (fingerprint, outcomes recorded through, the guard's exclusions) and 
 fitted estimator is never stored (no pickles in the database).
 
 Revision ID: 0029
-Revises: 0025
+Revises: 0028
 Create Date: 2026-11-28 12:00:00.000000
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0029"
-down_revision = "0025"
+down_revision = "0028"
 branch_labels = None
 depends_on = None
 
