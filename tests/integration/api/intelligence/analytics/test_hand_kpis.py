@@ -317,7 +317,10 @@ def test_a_written_off_denial_leaves_aging_on_its_write_off_date(kpi_world):
 # KPI-001..004 have an 837 (kpi_claims_jan.837: NM1*85 NPI 1234567893, one SV2*0450*HC:99284 line each:
 # procedure 99284 is AMA CPT E/M 99202-99499 -> evaluation_management); KPI-005/007/008/009 have none ->
 # unknown. CLP06 13 (Point of Service) is commercial (seed claim_filing_indicator_payer_classes).
-# Later decisions of the same payer (KPI-002 paid in April, KPI-008/009 in July) add no cell.
+# Later decisions of the same payer (KPI-002 paid in April, KPI-008/009 in July) add no cell. Payer B's file
+# carries the same TRN03 (1512345678) and no N104 / REF*2U, so by the payer-identity rule
+# (int_remittances_identified) its KPI-004 payment is a later decision of payer A's history: no cell, as
+# fct_payer_monthly has no May row.
 NPI, EM = "1234567893", "evaluation_management"
 DENIAL_CELLS = {
     # (month, payer, service line, facility, category, carc): (claims, denied, billed)
@@ -325,7 +328,6 @@ DENIAL_CELLS = {
     ("2025-02-01", "KPI PAYER A", EM, NPI, "medical_necessity", "50"): (1, D("500.00"), D("500.00")),  # KPI-002
     ("2025-02-01", "KPI PAYER A", EM, NPI, "missing_information", "16"): (1, D("50.00"), D("400.00")),  # KPI-003
     ("2025-04-01", "KPI PAYER A", EM, NPI, "eligibility", "109"): (1, D("300.00"), D("300.00")),  # KPI-004 by A
-    ("2025-05-01", "KPI PAYER B", EM, NPI, "none", "NONE"): (1, D("0.00"), D("300.00")),  # KPI-004 paid by B
     ("2025-06-01", "KPI PAYER A", "unknown", "unknown", "medical_necessity", "50"): (1, D("500.00"), D("500.00")),
     ("2025-06-01", "KPI PAYER A", "unknown", "unknown", "missing_information", "16"): (1, D("200.00"), D("200.00")),
     ("2025-11-01", "KPI PAYER A", "unknown", "unknown", "none", "NONE"): (1, D("0.00"), D("200.00")),  # KPI-005
