@@ -26,6 +26,8 @@ KEY_TOTALS = {
     "fct_provider_adjustments": "select sum(amount), count(*) from {schema}fct_provider_adjustments",
     "fct_payer_denials_monthly": "select count(*), sum(denied_claims), sum(denied_amount) from {schema}fct_payer_denials_monthly",
     "fct_service_lines": "select sum(allowed_variance), count(expected_allowed_amount) from {schema}fct_service_lines",
+    "fct_denial_cells_monthly": "select service_line, count(*), sum(claims), sum(denied_amount), sum(billed_amount), "
+    "count(distinct facility) from {schema}fct_denial_cells_monthly group by service_line order by service_line",
 }
 
 

@@ -311,3 +311,41 @@ def test_a_written_off_denial_leaves_aging_on_its_write_off_date(kpi_world):
     me = rpc.query("auth.session").data["userId"]
     refused = rpc.mutation("arOperations.assignFollowUp", {"claimKey": "KPI-003", "assigneeUserId": me})
     assert refused.code == "PRECONDITION_FAILED"
+
+
+# fct_denial_cells_monthly by hand: each claim x payer once, in the month of that payer's first decision.
+# KPI-001..004 have an 837 (kpi_claims_jan.837: NM1*85 NPI 1234567893, one SV2*0450*HC:99284 line each:
+# procedure 99284 is AMA CPT E/M 99202-99499 -> evaluation_management); KPI-005/007/008/009 have none ->
+# unknown. CLP06 13 (Point of Service) is commercial (seed claim_filing_indicator_payer_classes).
+# Later decisions of the same payer (KPI-002 paid in April, KPI-008/009 in July) add no cell. Payer B's file
+# carries the same TRN03 (1512345678) and no N104 / REF*2U, so by the payer-identity rule
+# (int_remittances_identified) its KPI-004 payment is a later decision of payer A's history: no cell, as
+# fct_payer_monthly has no May row.
+NPI, EM = "1234567893", "evaluation_management"
+DENIAL_CELLS = {
+    # (month, payer, service line, facility, category, carc): (claims, denied, billed)
+    ("2025-02-01", "KPI PAYER A", EM, NPI, "none", "NONE"): (1, D("0.00"), D("1000.00")),  # KPI-001 clean
+    ("2025-02-01", "KPI PAYER A", EM, NPI, "medical_necessity", "50"): (1, D("500.00"), D("500.00")),  # KPI-002
+    ("2025-02-01", "KPI PAYER A", EM, NPI, "missing_information", "16"): (1, D("50.00"), D("400.00")),  # KPI-003
+    ("2025-04-01", "KPI PAYER A", EM, NPI, "eligibility", "109"): (1, D("300.00"), D("300.00")),  # KPI-004 by A
+    ("2025-06-01", "KPI PAYER A", "unknown", "unknown", "medical_necessity", "50"): (1, D("500.00"), D("500.00")),
+    ("2025-06-01", "KPI PAYER A", "unknown", "unknown", "missing_information", "16"): (1, D("200.00"), D("200.00")),
+    ("2025-11-01", "KPI PAYER A", "unknown", "unknown", "none", "NONE"): (1, D("0.00"), D("200.00")),  # KPI-005
+    ("2025-11-01", "KPI PAYER A", "unknown", "unknown", "medical_necessity", "50"): (1, D("100.00"), D("100.00")),
+}
+CELLS_SQL = (
+    "select cast(adjudication_month as varchar), payer_key, service_line, facility, denial_category, carc, claims, "
+    "denied_amount, billed_amount, payer_class from fct_denial_cells_monthly where client_id = {client}"
+)
+
+
+def test_denial_cells_by_hand(kpi_world):
+    rows = kpi_world.marts(CELLS_SQL.format(client="?"), [kpi_world.tenant.client_id])
+    assert {r[:6]: r[6:9] for r in rows} == DENIAL_CELLS
+    assert {r[9] for r in rows} == {"commercial"}
+    # February's payer A cells add up to its claims adjudicated: 1 + 1 + 1 = 3 (fct_kpis_monthly FEB)
+    assert sum(r[6] for r in rows if r[0] == "2025-02-01") == FEB["claims_adjudicated"]
+    if kpi_world.admin_url:
+        with kpi_world.marts_on_postgres() as pg:
+            on_pg = pg.execute(CELLS_SQL.format(client=kpi_world.tenant.client_id)).fetchall()
+        assert sorted(tuple(r) for r in on_pg) == sorted(tuple(r) for r in rows)
