@@ -73,26 +73,10 @@ def record(
         after_until=w.after_until,
         comparison_payer_class=payer_class if control is not None else None,
         has_comparison=control is not None,
-        treated_before_events=t.treated_before[0],
-        treated_before_trials=t.treated_before[1],
-        treated_after_events=t.treated_after[0],
-        treated_after_trials=t.treated_after[1],
-        control_before_events=t.control_before[0] if t.control_before else None,
-        control_before_trials=t.control_before[1] if t.control_before else None,
-        control_after_events=t.control_after[0] if t.control_after else None,
-        control_after_trials=t.control_after[1] if t.control_after else None,
+        **_counts(t),
         treated=asdict(treated),
         control=asdict(control) if control is not None else None,
-        did_estimate=did.estimate if did else None,
-        did_standard_error=did.standard_error if did else None,
-        did_ci_low=did.ci_low if did else None,
-        did_ci_high=did.ci_high if did else None,
-        did_z=did.z if did else None,
-        did_p_value=did.p_value if did else None,
-        did_n_total=did.n_total if did else None,
-        min_trials=did.min_trials if did else estimators.DEFAULT_MIN_TRIALS,
-        significant=did.significant if did else False,
-        enough_trials=did.enough_trials if did else _enough(t.treated_before, t.treated_after),
+        **_did_fields(did, t),
         statement=design.statement(treated, control, did.statement if did else None),
         snapshot_built_at=snapshot_built_at,
         computed_at=now or datetime.now(UTC),
@@ -103,8 +87,39 @@ def record(
     return row
 
 
-def _enough(*cells: estimators.Counts) -> bool:
-    return all(trials >= estimators.DEFAULT_MIN_TRIALS for _, trials in cells)
+def _counts(t: design.Tally) -> dict[str, int | None]:
+    """The events/trials columns of the four cells (the comparison's None without a comparison group)."""
+    cells = {
+        "treated_before": t.treated_before,
+        "treated_after": t.treated_after,
+        "control_before": t.control_before,
+        "control_after": t.control_after,
+    }
+    columns: dict[str, int | None] = {}
+    for name, counts in cells.items():
+        columns[f"{name}_events"] = counts[0] if counts else None
+        columns[f"{name}_trials"] = counts[1] if counts else None
+    return columns
+
+
+def _did_fields(did: estimators.DiD | None, t: design.Tally) -> dict[str, Any]:
+    """The difference-in-differences columns; without a comparison group, no estimate, never significant,
+    and enough trials when both treated periods have the minimum."""
+    if did is None:
+        enough = all(n >= estimators.DEFAULT_MIN_TRIALS for _, n in (t.treated_before, t.treated_after))
+        return {"min_trials": estimators.DEFAULT_MIN_TRIALS, "significant": False, "enough_trials": enough}
+    return {
+        "did_estimate": did.estimate,
+        "did_standard_error": did.standard_error,
+        "did_ci_low": did.ci_low,
+        "did_ci_high": did.ci_high,
+        "did_z": did.z,
+        "did_p_value": did.p_value,
+        "did_n_total": did.n_total,
+        "min_trials": did.min_trials,
+        "significant": did.significant,
+        "enough_trials": did.enough_trials,
+    }
 
 
 def get(db: Session, evidence_id: int) -> InterventionEvidence:
