@@ -4,7 +4,7 @@ state) and `intervention_evidence` (the four cells' counts, the before/after cha
 intervals, the difference-in-differences and its statement, per calculation).
 
 Revision ID: 0027
-Revises: 0025
+Revises: 0029
 Create Date: 2026-11-28 20:36:29.687624
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0027"
-down_revision = "0025"
+down_revision = "0029"
 branch_labels = None
 depends_on = None
 
