@@ -39,6 +39,7 @@ from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
 from api.infra.snapshot.reader import MartReader
 from api.integrations.connector_profiles import service as connector_profiles
 from api.integrations.operational_control import service as operational_control
+from api.intelligence.interventions import service as interventions
 from api.platform.activation_governance.service import activation_blockers
 from api.platform.audit.anchor import AuditAnchor
 from api.platform.auth.oidc import OidcVerifier
@@ -99,6 +100,7 @@ def build_services(settings: Settings | None = None) -> Services:
         provision_connector_profile=connector_profiles.provision_named,
         set_evidence_retention=evidence_control.set_retention_years,
         case_category_of=cases.case_category,  # evidenceQuality scores against the case's denial category
+        intervention_of=interventions.intervention_facts,  # evidence measures an intervention's scope
         digest_key=digest_key,
         payload_checkers=Keyed(ACTION_KINDS),  # a checker for a kind that is not an action kind is refused
     )

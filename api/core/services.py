@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
@@ -176,6 +177,30 @@ class CaseCategoryOf(Protocol):
     without importing cases (denials)."""
 
     def __call__(self, db: Session, case_id: int, /) -> CaseCategory | None: ...
+
+
+@dataclass(frozen=True)
+class InterventionFacts:
+    """What the evidence of an intervention measures: its pattern and action keys, the cut-over date
+    (its month counts as "after") and the scope of the cell it acts on (None = every value)."""
+
+    id: int
+    pattern_key: str
+    action_key: str
+    start_date: date
+    payer_key: str | None
+    category: str
+    carc: str | None
+    service_line: str | None
+    facility: str | None
+
+
+class InterventionOf(Protocol):
+    """The session client's intervention `intervention_id`, or None when there is no such intervention.
+    Filled in the composition root with the interventions' reader, so evidence (the evidence context)
+    asks without importing interventions (intelligence)."""
+
+    def __call__(self, db: Session, intervention_id: int, /) -> InterventionFacts | None: ...
 
 
 class PayloadFacts(Protocol):

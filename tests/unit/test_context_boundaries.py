@@ -31,6 +31,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("automation", "integrations"): "every automated path asks the operational pause first",
     ("automation", "platform"): "two-person rules ask whether the decider is independent of the author",
     ("intelligence", "denials"): "payer rules explain and reschedule the deadlines they change",
+    ("intelligence", "evidence"): "an intervention's status shows the latest evidence of its effect",
     ("intelligence", "money"): "payer aliases are reconciliation's; rules are keyed by them",
     ("intelligence", "platform"): "the portfolio names the organization's clients",
     ("integrations", "denials"): "FHIR resources are built from claims; readiness counts working cases",

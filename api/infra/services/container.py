@@ -30,6 +30,8 @@ from api.core.services import (
     ConnectorProfileProvisioner,
     DraftDiscardedListener,
     IdentityVerifier,
+    InterventionFacts,
+    InterventionOf,
     MembershipDirectory,
     MembershipWriter,
     OpenCase,
@@ -87,6 +89,10 @@ def _unconfigured_case_category(db: Session, case_id: int, /) -> CaseCategory | 
     raise RuntimeError("no case category reader configured")
 
 
+def _unconfigured_intervention(db: Session, intervention_id: int, /) -> InterventionFacts | None:
+    raise RuntimeError("no intervention reader configured")
+
+
 def _unconfigured_pause_guard(db: Session, task: str, /) -> None:
     raise RuntimeError("no pause guard configured")
 
@@ -124,6 +130,8 @@ class Services:
     set_evidence_retention: RetentionSetter = field(default=_unconfigured_retention_setter)
     # A case's denial category, which evidenceQuality scores its documents against.
     case_category_of: CaseCategoryOf = field(default=_unconfigured_case_category)
+    # An intervention's pattern, action, start date and scope, which evidence measures.
+    intervention_of: InterventionOf = field(default=_unconfigured_intervention)
     # The installation's secret for keyed digests (audit inputs, throttle keys); kept under
     # DATA_DIR/keys, never in the database.
     digest_key: bytes = b""
