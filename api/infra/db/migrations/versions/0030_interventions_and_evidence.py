@@ -3,7 +3,7 @@ interventionExecution, evidence): `interventions` (pattern key, action key, scop
 state) and `intervention_evidence` (the four cells' counts, the before/after changes with their
 intervals, the difference-in-differences and its statement, per calculation).
 
-Revision ID: 0027
+Revision ID: 0030
 Revises: 0029
 Create Date: 2026-11-28 20:36:29.687624
 """
@@ -11,7 +11,7 @@ Create Date: 2026-11-28 20:36:29.687624
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0027"
+revision = "0030"
 down_revision = "0029"
 branch_labels = None
 depends_on = None
