@@ -1,0 +1,1 @@
+"""patterns.*: recurring denial root causes mined from the denial-cell mart, and confirming them."""

@@ -1,0 +1,1 @@
+"""preventionFactory.*: prevention work items that stop a confirmed denial pattern from recurring."""
