@@ -1,16 +1,16 @@
 """patterns and preventionFactory: confirmed denial patterns (what the pattern was when a person confirmed it) and
 the prevention work items raised against them, with their moves (one event row per move).
 
-Revision ID: 0031
-Revises: 0030
+Revision ID: 0029
+Revises: 0028
 Create Date: 2026-11-28 20:30:59.772954
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0031"
-down_revision = "0030"
+revision = "0029"
+down_revision = "0028"
 branch_labels = None
 depends_on = None
 

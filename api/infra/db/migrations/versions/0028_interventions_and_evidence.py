@@ -3,16 +3,16 @@ interventionExecution, evidence): `interventions` (pattern key, action key, scop
 state) and `intervention_evidence` (the four cells' counts, the before/after changes with their
 intervals, the difference-in-differences and its statement, per calculation).
 
-Revision ID: 0030
-Revises: 0029
+Revision ID: 0028
+Revises: 0027
 Create Date: 2026-11-28 20:36:29.687624
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0030"
-down_revision = "0029"
+revision = "0028"
+down_revision = "0027"
 branch_labels = None
 depends_on = None
 

@@ -2,16 +2,16 @@
 trained on (fingerprint, outcomes recorded through, the guard's exclusions) and its held-out scores. The
 fitted estimator is never stored (no pickles in the database).
 
-Revision ID: 0029
-Revises: 0028
+Revision ID: 0027
+Revises: 0026
 Create Date: 2026-11-28 12:00:00.000000
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0029"
-down_revision = "0028"
+revision = "0027"
+down_revision = "0026"
 branch_labels = None
 depends_on = None
 

@@ -2,7 +2,7 @@
 (actionTaxonomy.upsert; the built-ins are constants) and a manager's strategy per payer x denial
 category (recoveryStrategy.set)
 
-Revision ID: 0028
+Revision ID: 0026
 Revises: 0025
 Create Date: 2026-11-28 21:00:00.000000
 """
@@ -12,7 +12,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0028"
+revision = "0026"
 down_revision = "0025"
 branch_labels = None
 depends_on = None
