@@ -7,8 +7,9 @@ with the denial level (any denial / a category / a category and a CARC). A row h
 its dimensions (None = all values), its n (every claim of its (payer, service line, facility) slice,
 denied or not) and its k (the slice's claims denied at that level).
 
-The row whose five dimensions are all None is the whole window: it is the baseline (every claim and
-every denial of the client), not a hypothesis, so it is not a cell tested.
+The rows whose payer, service line and facility are all None are the whole window: they are the
+baselines (every claim of the client, and its denials at one level: any, a category, a category and a
+CARC), not hypotheses, so they are not cells tested. Each cell is compared with its level's baseline.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from api.intelligence.patterns.mining import MAX_CELLS, Cell
+from api.intelligence.patterns.mining import MAX_CELLS, Cell, DenialLevel
 
 #: Months searched when the caller names none: the last three adjudication months the client has.
 DEFAULT_MONTHS = 3
@@ -49,8 +50,9 @@ class WindowCells:
     """The cells of one window and the client's baseline over the same window."""
 
     cells: list[Cell]
-    baseline_claims: int
+    baseline_claims: int  # the any-denial baseline: every claim of the window, and those denied
     baseline_denied: int
+    level_baselines: dict[DenialLevel, tuple[int, int]]  # (category, carc) -> (claims, denied) of the window
 
 
 class TooManyCells(ValueError):
@@ -72,21 +74,26 @@ def window_of(present: Sequence[date], first: date | None, last: date | None) ->
 
 
 def window_cells(rows: Iterable[Grouped]) -> WindowCells:
-    """The cells of the grouped rows and the baseline (the all-None row; zero claims when absent).
+    """The cells of the grouped rows and the baselines (the rows naming no payer, service line or
+    facility; the any-denial one has zero claims when absent).
 
     Refuses (TooManyCells) more than `mining.MAX_CELLS` cells, the most `mining.mine` tests at once.
     """
     cells: list[Cell] = []
     baseline_claims = baseline_denied = 0
+    levels: dict[DenialLevel, tuple[int, int]] = {}
     for row in rows:
-        dims = (row.payer_key, row.category, row.carc, row.service_line, row.facility)
-        if all(d is None for d in dims):
-            baseline_claims, baseline_denied = row.claims, row.denied
+        if row.payer_key is None and row.service_line is None and row.facility is None:
+            if row.category is None and row.carc is None:
+                baseline_claims, baseline_denied = row.claims, row.denied
+            else:
+                levels[(row.category, row.carc)] = (row.claims, row.denied)
             continue
         if len(cells) == MAX_CELLS:
             raise TooManyCells(f"more than {MAX_CELLS} cells")
+        dims = (row.payer_key, row.category, row.carc, row.service_line, row.facility)
         cells.append(Cell(*dims, claims=row.claims, denied=row.denied))
-    return WindowCells(cells, baseline_claims, baseline_denied)
+    return WindowCells(cells, baseline_claims, baseline_denied, levels)
 
 
 def tests_run(cells: Sequence[Cell], min_claims: int) -> int:

@@ -18,6 +18,12 @@ baseline denial rate p0 = baseline_denied / baseline_claims:
 * A pattern must also matter: its rate must be at least `min_lift` times the baseline. With many
   claims a rate 2% above the baseline is significant and useless.
 
+A cell is compared with the baseline of its own denial level. An any-denial cell (category and CARC
+None) is compared with the client's denial rate; a cell naming a category (and a CARC) with the
+client's rate of denials of that category (and CARC), `level_baselines[(category, carc)]`: a payer
+denying 13 % of its radiology claims with CARC 197 is a root cause when the client's CARC 197 rate
+is 1 %, even though 13 % is below the client's 15 % rate of denials of any kind.
+
 The baseline is treated as known. It is the client's overall rate, built from many more claims than
 any cell, so its own sampling error is small; when a cell is a large share of the client's claims the
 cell pulls the baseline toward itself, which makes the test conservative, not liberal. Cells overlap
@@ -34,7 +40,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +49,8 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 MAX_CELLS = 200_000
+#: A denial level: (category, CARC); (None, None) is any denial, (category, None) any CARC of the category.
+DenialLevel = tuple[str | None, str | None]
 INTERVAL_LEVEL = 0.95
 
 
@@ -102,15 +110,19 @@ def mine(
     min_claims: int = 30,
     min_lift: float = 1.5,
     fdr: float = 0.05,
+    level_baselines: Mapping[DenialLevel, tuple[int, int]] | None = None,
 ) -> list[Pattern]:
     """Test every cell with at least `min_claims` claims and return the patterns, largest excess first.
 
-    A pattern is a tested cell with Benjamini-Hochberg q <= `fdr` and rate >= `min_lift` x baseline.
+    `baseline_claims` / `baseline_denied` is the client's any-denial baseline; `level_baselines` maps
+    each (category, carc) level of the cells that name one to its (claims, denied) baseline (None: every
+    cell is compared with the any-denial baseline, for cells of that level only). A pattern is a tested
+    cell with Benjamini-Hochberg q <= `fdr` and rate >= `min_lift` x its level's baseline rate.
     Each pattern carries `tests_run`, the number of cells tested; when nothing is found the caller
     knows that number as the count of cells with claims >= min_claims.
     """
     _check_arguments(cells, baseline_claims, baseline_denied, min_claims, min_lift, fdr)
-    baseline_rate = baseline_denied / baseline_claims
+    baselines = _baselines(cells, baseline_claims, baseline_denied, level_baselines)
 
     tested = [cell for cell in cells if cell.claims >= min_claims]
     tests_run = len(tested)
@@ -119,11 +131,13 @@ def mine(
 
     n = np.array([cell.claims for cell in tested], dtype=np.int64)
     k = np.array([cell.denied for cell in tested], dtype=np.int64)
+    of_cell = [baselines[(cell.category, cell.carc)] for cell in tested]
+    p0 = np.array([denied / claims for claims, denied in of_cell], dtype=np.float64)
     # P(X >= k) = sf(k - 1): binomtest(k, n, p0, alternative="greater") for every cell at once.
-    p_values = np.clip(binom.sf(k - 1, n, baseline_rate), 0.0, 1.0)
+    p_values = np.clip(binom.sf(k - 1, n, p0), 0.0, 1.0)
     q_values = multipletests(p_values, alpha=fdr, method="fdr_bh")[1]
     rates = k / n
-    selected = np.flatnonzero((q_values <= fdr) & (rates >= min_lift * baseline_rate))
+    selected = np.flatnonzero((q_values <= fdr) & (rates >= min_lift * p0))
     if selected.size == 0:
         return []
 
@@ -133,9 +147,9 @@ def mine(
             tested[int(index)],
             float(low[position]),
             float(high[position]),
-            baseline_claims,
-            baseline_denied,
-            baseline_rate,
+            of_cell[int(index)][0],
+            of_cell[int(index)][1],
+            float(p0[index]),
             float(p_values[index]),
             float(q_values[index]),
             tests_run,
@@ -180,6 +194,34 @@ def _pattern(
         q_value=q_value,
         tests_run=tests_run,
     )
+
+
+def _baselines(
+    cells: Sequence[Cell],
+    baseline_claims: int,
+    baseline_denied: int,
+    level_baselines: Mapping[DenialLevel, tuple[int, int]] | None,
+) -> dict[DenialLevel, tuple[int, int]]:
+    """The (claims, denied) baseline of every denial level the cells use, checked."""
+    overall = (baseline_claims, baseline_denied)
+    if level_baselines is None:
+        return {(cell.category, cell.carc): overall for cell in cells} | {(None, None): overall}
+    found: dict[DenialLevel, tuple[int, int]] = {(None, None): overall}
+    for level, (claims, denied) in level_baselines.items():
+        if level == (None, None):
+            continue
+        if claims <= 0 or not 0 < denied <= claims:
+            raise ValueError(
+                f"the baseline of denial level {level} must have claims > 0 and 1 <= denied <= claims,"
+                f" got claims={claims}, denied={denied}"
+            )
+        found[level] = (claims, denied)
+    for cell in cells:
+        if (cell.category, cell.carc) not in found:
+            raise ValueError(
+                f"cell {cell.dimensions()} has no baseline for its denial level {(cell.category, cell.carc)}"
+            )
+    return found
 
 
 def _check_arguments(

@@ -22,6 +22,9 @@ CELLS_MART = "fct_denial_cells_monthly"
 # (denied or not, category 'none' included), k the slice's claims denied at that level. A slice with no
 # denial at all still gets its any-denial cell (k = 0, left join); a category or CARC is a cell of a slice
 # only where the slice has it. A missing dimension value is 'UNKNOWN' so that it never reads as "all".
+#: The baselines' rows (one per denial level: any, each category, each category x CARC) come on top of the
+#: cells; the CARC code list (about 300 codes) keeps them far below this.
+MAX_LEVELS = 10_000
 CELLS_SQL = f"""
 with base as (
     select
@@ -57,7 +60,7 @@ left join denied as d
     and s.service_line is not distinct from d.service_line
     and s.facility is not distinct from d.facility
 where s.n > 0
-limit {MAX_CELLS + 2}
+limit {MAX_CELLS + MAX_LEVELS + 1}
 """
 
 
@@ -113,7 +116,13 @@ def mine_window(
         # No denial in the window: there is no baseline rate to stand above, so nothing is tested.
         return Mined(window, built.baseline_claims, 0, len(built.cells), 0, [])
     found = mine(
-        built.cells, built.baseline_claims, built.baseline_denied, min_claims=min_claims, min_lift=min_lift, fdr=fdr
+        built.cells,
+        built.baseline_claims,
+        built.baseline_denied,
+        min_claims=min_claims,
+        min_lift=min_lift,
+        fdr=fdr,
+        level_baselines=built.level_baselines,
     )
     return Mined(
         window,

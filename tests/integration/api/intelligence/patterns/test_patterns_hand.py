@@ -12,8 +12,9 @@ any-denial cell and one cell per category and per category + CARC it denied:
   RADAR slice: any (k=radar's), medical_necessity, medical_necessity + 50        -> 3 cells x 4 slices
   CLEAN slice: any (k=1), missing_information, missing_information + 16          -> 3 cells x 4 slices
   all-payer slice: any, medical_necessity, + 50, missing_information, + 16       -> 5 cells x 4 slices
-less the all-payer, all-(service line, facility), any-denial cell, which is the baseline itself:
-12 + 12 + 20 - 1 = 43 cells.
+less the five all-payer, all-(service line, facility) cells, which are the baselines of their denial
+levels (any denial, each category, each category + CARC): 12 + 12 + 20 - 5 = 39 cells. Each cell is
+compared with its own level's baseline (mining.py).
 """
 
 from __future__ import annotations
@@ -31,14 +32,19 @@ RADAR = "RADAR PAYER"
 CLEAN = "PATTERN CLEAN PAYER"
 FILES = [*(f"radar_month{m}.835" for m in range(1, 6)), "patterns_clean_may.835"]
 MAY = {"fromMonth": "2026-05", "toMonth": "2026-05", "minClaims": 20}
-CELLS = 43  # see the module docstring
+CELLS = 39  # see the module docstring
 
-# May alone: baseline n = 20 + 20 = 40 claims, k = 14 + 1 = 15 denied, p0 = 15/40 = 0.375.
-# RADAR PAYER's cells: n = 20, k = 14, rate 0.7, lift 0.7/0.375; excess 14 - 20 x 0.375 = 6.5.
+# May alone: baseline n = 20 + 20 = 40 claims, k = 14 + 1 = 15 denied, p0 = 15/40 = 0.375; medical
+# necessity (every one CO-50) 14 of 40, p0 = 0.35; missing information (CO-16) 1 of 40.
+# RADAR PAYER's any-denial cells: n = 20, k = 14, rate 0.7, lift 0.7/0.375; excess 14 - 20 x 0.375 = 6.5.
 P0 = 15 / 40
 P_RADAR = sum(comb(20, i) * P0**i * (1 - P0) ** (20 - i) for i in range(14, 21))  # P(X >= 14), 0.003246...
-# BH over the 43 cells: the 12 RADAR cells share the smallest p (ranks 1..12), so q = p x 43 / 12 = 0.01163...
-# (every other cell has rate <= 0.375 x 1.5 or a larger p: the all-payer medical necessity cells are 14/40).
+# Its medical necessity (and + CO-50) cells: the same 14 of 20 against 0.35: P(X >= 14), 0.001521...
+P_MN = sum(comb(20, i) * 0.35**i * 0.65 ** (20 - i) for i in range(14, 21))
+# BH over the 39 cells: the 8 medical necessity cells have the smallest p (ranks 1..8), q = p x 39 / 8 =
+# 0.007413...; the 4 any-denial cells come next (ranks 9..12), q = p x 39 / 12 = 0.01055... Every other
+# cell has a larger p: CLEAN's missing information, 1 of 20 against 1/40, P(X >= 1) = 1 - 0.975^20 = 0.397.
+Q_MN = P_MN * CELLS / 8
 Q_RADAR = P_RADAR * CELLS / 12
 Z = 1.959963984540054  # the 97.5% normal quantile
 
@@ -84,7 +90,9 @@ def test_the_mart_holds_the_claims_by_cell(world):
 
 def test_the_default_window_is_the_last_three_months_and_the_search_is_answered_without_patterns(world):
     # March to May: RADAR 4 + 5 + 14 = 23 of 60, CLEAN 1 of 20: baseline 24 of 80 = 0.3. RADAR's rate
-    # 23/60 = 0.383 is a lift of 1.28, under the default 1.5: no pattern.
+    # 23/60 = 0.383 is a lift of 1.28, under the default 1.5, and against medical necessity's 23/80 = 0.2875
+    # a lift of 1.33: no pattern. CLEAN's 1 of 20 against missing information's 1/80 is a lift of 4, with
+    # p = 1 - (79/80)^20 = 0.222: no pattern.
     out = world.rpc.query("patterns.list", {"minClaims": 20}).data
     assert out["items"] == [] and out["nextCursor"] is None
     search = out["search"]
@@ -93,8 +101,8 @@ def test_the_default_window_is_the_last_three_months_and_the_search_is_answered_
     assert (search["cellsBuilt"], search["testsRun"]) == (CELLS, CELLS)
     assert (search["minLift"], search["fdr"]) == (1.5, 0.05)
     assert out["snapshot"]["builtAt"]
-    # the default minClaims (30) leaves out CLEAN's 12 cells of 20 claims: 43 - 12 = 31 tested
-    assert world.rpc.query("patterns.list", {}).data["search"]["testsRun"] == 31
+    # the default minClaims (30) leaves out CLEAN's 12 cells of 20 claims: 39 - 12 = 27 tested
+    assert world.rpc.query("patterns.list", {}).data["search"]["testsRun"] == 27
 
 
 def test_may_radar_payer_is_a_pattern_in_every_cell_that_names_it(world):
@@ -124,7 +132,8 @@ def test_may_radar_payer_is_a_pattern_in_every_cell_that_names_it(world):
 
 def test_filters_narrow_the_answer_and_never_the_cells_tested(world):
     necessity = world.pages("patterns.list", {**MAY, "category": "medical_necessity"})
-    assert len(necessity) == 8 and [i["qValue"] for i in necessity] == [pytest.approx(Q_RADAR, rel=1e-9)] * 8
+    assert len(necessity) == 8 and [i["qValue"] for i in necessity] == [pytest.approx(Q_MN, rel=1e-9)] * 8
+    assert {(i["baselineClaims"], i["baselineDenied"]) for i in necessity} == {(40, 14)}  # the category's
     lines = world.pages("patterns.list", {**MAY, "serviceLine": "unknown", "facility": "unknown"})
     assert len(lines) == 3
     assert world.pages("patterns.list", {**MAY, "payerKey": CLEAN.lower()}) == []

@@ -59,6 +59,19 @@ def test_the_all_none_row_is_the_baseline_and_not_a_cell():
     ]
 
 
+def test_the_rows_naming_only_a_denial_level_are_that_levels_baseline_and_not_cells():
+    built = cells.window_cells(
+        [
+            grouped(None, None, None, None, None, 100, 12),
+            grouped(None, "authorization", None, None, None, 100, 3),
+            grouped(None, "authorization", "197", None, None, 100, 2),
+            grouped("ACME", "authorization", "197", None, None, 40, 2),
+        ]
+    )
+    assert built.level_baselines == {("authorization", None): (100, 3), ("authorization", "197"): (100, 2)}
+    assert built.cells == [Cell("ACME", "authorization", "197", None, None, claims=40, denied=2)]
+
+
 def test_without_the_all_none_row_the_baseline_is_empty():
     built = cells.window_cells([grouped("ACME", None, None, None, None, 4, 1)])
     assert (built.baseline_claims, built.baseline_denied) == (0, 0)

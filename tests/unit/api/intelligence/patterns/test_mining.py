@@ -248,3 +248,26 @@ def test_invariants(case):
     assert [(-p.excess_denials, p.pattern_key) for p in patterns] == sorted(
         (-p.excess_denials, p.pattern_key) for p in patterns
     )
+
+
+def test_a_carc_cell_is_compared_with_the_clients_rate_of_that_carc():
+    # The client: 1,000 claims, 150 denied (15 %), 20 of them CO-197 (2 %). One payer denies 13 of its 100
+    # radiology claims CO-197: 13 % is below the 15 % of denials of any kind, and 6.5 x the client's CARC 197.
+    cell = Cell("MEDICARE", "authorization", "197", "radiology", None, claims=100, denied=13)
+    assert mine([cell], 1000, 150, min_claims=30) == []  # against any denial: 0.13 < 1.5 x 0.15
+    (found,) = mine([cell], 1000, 150, min_claims=30, level_baselines={("authorization", "197"): (1000, 20)})
+    assert (found.baseline_claims, found.baseline_denied) == (1000, 20)
+    assert found.baseline_rate == pytest.approx(0.02)
+    assert found.lift == pytest.approx(6.5)  # 0.13 / 0.02
+    assert found.excess_denials == pytest.approx(11.0)  # 13 - 100 x 0.02
+    # one cell tested: q = p = P(X >= 13 | Bin(100, 0.02)), scipy's exact test as the independent check
+    assert found.p_value == pytest.approx(binomtest(13, 100, 0.02, alternative="greater").pvalue, rel=1e-9)
+    assert found.q_value == pytest.approx(found.p_value)
+
+
+def test_a_cell_without_its_levels_baseline_or_with_an_impossible_one_is_refused():
+    cell = Cell("MEDICARE", "authorization", "197", None, None, claims=100, denied=13)
+    with pytest.raises(ValueError, match="no baseline for its denial level"):
+        mine([cell], 1000, 150, level_baselines={("authorization", None): (1000, 30)})
+    with pytest.raises(ValueError, match="denial level"):
+        mine([cell], 1000, 150, level_baselines={("authorization", "197"): (1000, 0)})
