@@ -14,13 +14,14 @@ CARC), not hypotheses, so they are not cells tested. Each cell is compared with 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from api.intelligence.patterns.mining import MAX_CELLS, Cell, DenialLevel
 
-#: Months searched when the caller names none: the last three adjudication months the client has.
+#: Months searched when the caller names none: the last three settled adjudication months the client has
+#: (`settled_months`).
 DEFAULT_MONTHS = 3
 
 
@@ -57,6 +58,24 @@ class WindowCells:
 
 class TooManyCells(ValueError):
     """The window holds more cells than `mining.MAX_CELLS`."""
+
+
+#: A month with fewer claims than this share of the busiest month's, at the end of the history, is run-out:
+#: the late decisions (reprocessing, appeals, secondary payers) on claims of earlier months, months or years
+#: after them. Ending the default window there would search a handful of claims.
+RUN_OUT_SHARE = 0.1
+
+
+def settled_months(volumes: Mapping[date, int]) -> list[date]:
+    """The months present, oldest first, without the run-out at the end: the trailing months whose claims
+    are below `RUN_OUT_SHARE` of the busiest month's (a sparse month in the middle stays)."""
+    months = sorted(volumes)
+    if not months:
+        return []
+    floor = RUN_OUT_SHARE * max(volumes.values())
+    while months and volumes[months[-1]] < floor:
+        months.pop()
+    return months
 
 
 def window_of(present: Sequence[date], first: date | None, last: date | None) -> Window | None:

@@ -76,6 +76,7 @@ class _GroupedRow(MartRow):
 
 class _Month(MartRow):
     month: date
+    claims: int
 
 
 @dataclass(frozen=True)
@@ -92,9 +93,13 @@ class Mined:
 
 
 def months_present(m: ScopedMarts) -> list[date]:
-    """The client's adjudication months in the snapshot."""
-    rows = m.rows_as(_Month, f"select distinct adjudication_month as month from {CELLS_MART} order by 1")
-    return [r.month for r in rows]
+    """The client's settled adjudication months in the snapshot (`cells.settled_months`: without the run-out
+    of late decisions at the end of the history)."""
+    rows = m.rows_as(
+        _Month,
+        f"select adjudication_month as month, cast(sum(claims) as bigint) as claims from {CELLS_MART} group by 1",
+    )
+    return cells.settled_months({r.month: r.claims for r in rows})
 
 
 def mine_window(

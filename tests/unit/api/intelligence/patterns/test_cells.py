@@ -10,7 +10,7 @@ from api.intelligence.patterns import cells
 from api.intelligence.patterns.cells import Grouped, Window
 from api.intelligence.patterns.mining import MAX_CELLS, Cell
 
-JAN, FEB, MAR, APR, JUN = (date(2026, m, 1) for m in (1, 2, 3, 4, 6))
+JAN, FEB, MAR, APR, MAY, JUN = (date(2026, m, 1) for m in (1, 2, 3, 4, 5, 6))
 
 
 def test_no_bounds_take_the_last_three_months_present_even_with_a_gap():
@@ -87,3 +87,11 @@ def test_tests_run_counts_the_cells_with_enough_claims():
     built = [Cell("A", None, None, None, None, 29, 3), Cell("B", None, None, None, None, 30, 3)]
     assert cells.tests_run(built, 30) == 1  # only B's 30 claims reach min_claims=30
     assert cells.tests_run(built, 1) == 2
+
+
+def test_the_run_out_at_the_end_is_not_a_settled_month_but_a_sparse_month_inside_is():
+    # busiest 1,000 claims: below 100 at the end is run-out (JUN 99, MAY 12), APR 100 is not; FEB's 5 stays
+    volumes = {JAN: 800, FEB: 5, MAR: 1000, APR: 100, MAY: 12, JUN: 99}
+    assert cells.settled_months(volumes) == [JAN, FEB, MAR, APR]
+    assert cells.window_of(cells.settled_months(volumes), None, None) == Window(FEB, APR)
+    assert cells.settled_months({}) == []
