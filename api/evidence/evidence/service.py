@@ -5,7 +5,7 @@ live in the intelligence context, above this one)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import asdict
 from datetime import UTC, date, datetime
 from typing import Any
@@ -18,6 +18,7 @@ from api.core.services import InterventionFacts, InterventionOf
 from api.evidence.evidence import design, estimators
 from api.evidence.evidence.models import InterventionEvidence
 from api.infra.db.lookup import get_by_id, where_given
+from api.infra.db.tenant_filter import get_scope
 
 __all__ = ["InterventionEvidence"]
 
@@ -181,3 +182,34 @@ def count_for_intervention(db: Session, intervention_id: int) -> int:
         )
         or 0
     )
+
+
+def latest_for_pattern_action(
+    db: Session, pattern_key: str, action_key: str, reach: Collection[int] | None, *, limit: int
+) -> list[InterventionEvidence]:
+    """The latest evidence record of every intervention against `pattern_key` with `action_key`, across the
+    clients of the session's organization the caller reaches (`reach`: None for every client of the
+    organization, else those clients), newest first, at most `limit` (evidenceSynthesis pools them).
+
+    The session's tenant filter limits a statement to the selected client, so this one is read without it
+    and carries the organization of the session's scope and the reach itself: never another organization's
+    rows, never a client outside the reach."""
+    scope = get_scope(db)
+    if scope is None:
+        raise RuntimeError("latest_for_pattern_action needs a tenant-scoped session")
+    conditions = [
+        InterventionEvidence.organization_id == scope.organization_id,
+        InterventionEvidence.pattern_key == pattern_key,
+        InterventionEvidence.action_key == action_key,
+    ]
+    if reach is not None:
+        conditions.append(InterventionEvidence.client_id.in_(sorted(reach)))
+    latest = select(func.max(InterventionEvidence.id)).where(*conditions).group_by(InterventionEvidence.intervention_id)
+    stmt = (
+        select(InterventionEvidence)
+        .where(InterventionEvidence.id.in_(latest), *conditions)
+        .order_by(InterventionEvidence.id.desc())
+        .limit(limit)
+        .execution_options(skip_tenant_scope=True)
+    )
+    return list(db.scalars(stmt))
