@@ -150,3 +150,20 @@ def paginate(
         items=[to_item(r) for r in rows], next_cursor=encode_cursor(rows[-1].id) if more and rows else None
     )
     return result
+
+
+#: A pattern's key (patterns.list: the first 16 hex digits of the sha256 of its five dimensions); the
+#: interventions, evidence and syntheses against a pattern name it by this key.
+PatternKey = Annotated[
+    str, Field(pattern=r"^[0-9a-f]{16}$", description="A pattern's key, as listed by patterns.list (16 hex digits)")
+]
+#: A recovery or prevention action's key (actionTaxonomy), which interventions and syntheses name too.
+ActionKey = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=40,
+        pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$",
+        description="An action's key: lower-case letters and digits joined by hyphens, e.g. appeal-level-1",
+    ),
+]

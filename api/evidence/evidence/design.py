@@ -25,15 +25,12 @@ Pischke 2009 ch. 5).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from scipy.stats import norm
-
-from api.evidence.evidence.estimators import ALPHA, Z_CRIT, Change, Counts
+from api.evidence.evidence.estimators import Change, Counts, independent_difference
 
 MIN_MONTHS, MAX_MONTHS = 1, 24
 Period = Literal["before", "after"]
@@ -255,11 +252,9 @@ def compare(first: float | None, first_se: float | None, second: float | None, s
             False,
             f"Cannot compare: {missing} record has no difference-in-differences estimate.",
         )
-    estimate = first - second
-    se = math.sqrt(first_se**2 + second_se**2)
-    low, high = estimate - Z_CRIT * se, estimate + Z_CRIT * se
-    p_value = float(2 * norm.sf(abs(estimate / se))) if se > 0 else (1.0 if estimate == 0 else 0.0)
-    significant = p_value < ALPHA
+    d = independent_difference(first, first_se, second, second_se)
+    estimate, se, low, high = d.estimate, d.standard_error, d.ci_low, d.ci_high
+    p_value, significant = d.p_value, d.significant
     interval = f"95% interval {low * 100:+.1f} to {high * 100:+.1f} points"
     if significant:
         verdict = f"the two estimates differ (p = {p_value:.3g})"

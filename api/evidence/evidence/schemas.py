@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from api.rpc.schema import DbId, Output, PageInput, Schema
+from api.rpc.schema import DbId, Output, PageInput, PatternKey, Schema
 
 Months = Annotated[int, Field(ge=1, le=24)]
 
@@ -27,7 +27,7 @@ class ForInterventionIn(PageInput):
 
 
 class ForPatternIn(PageInput):
-    pattern_key: str = Field(pattern=r"^[0-9a-f]{16}$", description="The pattern's key: 16 lower-case hex digits")
+    pattern_key: PatternKey
 
 
 class CompareIn(Schema):

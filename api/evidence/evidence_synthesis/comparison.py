@@ -12,9 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy.stats import norm
-
-from api.evidence.evidence_synthesis.pooling import ALPHA, Z_CRIT
+from api.evidence.evidence.estimators import independent_difference
 
 
 @dataclass(frozen=True)
@@ -35,11 +33,9 @@ def difference(first: float, first_se: float, second: float, second_se: float, s
     numbers = (first, first_se, second, second_se)
     if not all(math.isfinite(x) for x in numbers) or first_se < 0 or second_se < 0:
         raise ValueError("estimates must be finite and standard errors >= 0")
-    estimate = first - second
-    se = math.sqrt(first_se**2 + second_se**2)
-    low, high = estimate - Z_CRIT * se, estimate + Z_CRIT * se
-    p_value = float(2 * norm.sf(abs(estimate / se))) if se > 0 else (1.0 if estimate == 0 else 0.0)
-    significant = p_value < ALPHA
+    d = independent_difference(first, first_se, second, second_se)
+    estimate, se, low, high = d.estimate, d.standard_error, d.ci_low, d.ci_high
+    p_value, significant = d.p_value, d.significant
     interval = f"95% interval {low * 100:+.1f} to {high * 100:+.1f} points"
     if significant:
         verdict = f"the two pooled estimates differ (p = {p_value:.3g})"

@@ -4,24 +4,10 @@ the claims behind it."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
 
 from pydantic import Field
 
-from api.rpc.schema import DbId, Output, PageInput, Schema
-
-PatternKey = Annotated[
-    str, Field(pattern=r"^[0-9a-f]{16}$", description="The pattern's key: 16 lower-case hex digits (patterns.*)")
-]
-ActionKey = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=64,
-        pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$",
-        description='The kind of action, a slug such as "eligibility-recheck"',
-    ),
-]
+from api.rpc.schema import ActionKey, DbId, Output, PageInput, PatternKey, Schema
 
 
 class CalculateIn(Schema):

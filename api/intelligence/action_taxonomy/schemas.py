@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PlainSerializer
 
-from api.rpc.schema import Output, PageInput, Schema
+from api.rpc.schema import ActionKey, Output, PageInput, Schema
 from api.rpc.text import SINGLE_LINE
 
 Kind = Literal["appeal", "corrected_claim", "rebill_other_payer", "payer_call", "patient_billing", "write_off"]
@@ -28,15 +28,6 @@ Category = Literal[
     "patient_responsibility",
     "contractual",
     "unclassified",
-]
-ActionKey = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=40,
-        pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$",
-        description="Action key: lower-case letters and digits joined by hyphens, e.g. appeal-level-1",
-    ),
 ]
 Hours = Annotated[
     Decimal,

@@ -8,22 +8,10 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from api.infra.marts.inputs import PayerKey
-from api.rpc.schema import Day, DbId, Output, PageInput, Schema
+from api.rpc.schema import ActionKey, Day, DbId, Output, PageInput, PatternKey, Schema
 from api.rpc.text import MULTI_LINE, SINGLE_LINE
 
 State = Literal["planned", "active", "completed", "abandoned"]
-PatternKey = Annotated[
-    str, Field(pattern=r"^[0-9a-f]{16}$", description="The pattern's key: 16 lower-case hex digits (patterns.*)")
-]
-ActionKey = Annotated[
-    str,
-    Field(
-        min_length=1,
-        max_length=64,
-        pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$",
-        description='The kind of action, a slug such as "eligibility-recheck"',
-    ),
-]
 Category = Annotated[
     str, Field(min_length=1, max_length=40, pattern=r"^[a-z0-9_]+$", description="Denial category, e.g. eligibility")
 ]

@@ -9,12 +9,9 @@ from pydantic import Field
 
 from api.infra.marts.inputs import MartPageInput, MonthRange, PayerKey
 from api.infra.marts.serving import MartAnswer, MartPage
-from api.rpc.schema import Output
+from api.rpc.schema import Output, PatternKey
 from api.rpc.text import MULTI_LINE, SINGLE_LINE
 
-PatternKey = Annotated[
-    str, Field(pattern=r"^[0-9a-f]{16}$", description="A pattern's key, as listed by patterns.list (16 hex digits)")
-]
 Dimension = Annotated[str, Field(min_length=1, max_length=200), SINGLE_LINE]
 
 

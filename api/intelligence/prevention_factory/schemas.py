@@ -7,13 +7,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from api.rpc.schema import DbId, Output, PageInput, Schema
+from api.rpc.schema import DbId, Output, PageInput, PatternKey, Schema
 from api.rpc.text import MULTI_LINE, SINGLE_LINE
 
 State = Literal["open", "in_progress", "done", "cancelled"]
-PatternKey = Annotated[
-    str, Field(pattern=r"^[0-9a-f]{16}$", description="A confirmed pattern's key (patterns.list, 16 hex digits)")
-]
 Note = Annotated[str, Field(min_length=1, max_length=1000), MULTI_LINE]
 
 

@@ -9,8 +9,8 @@ from pydantic import Field
 
 from api.infra.marts.inputs import PayerKey
 from api.infra.marts.serving import Money, SnapshotOut
-from api.intelligence.action_taxonomy.schemas import ActionKey, Category
-from api.rpc.schema import Output, Schema
+from api.intelligence.action_taxonomy.schemas import Category
+from api.rpc.schema import ActionKey, Output, Schema
 from api.rpc.text import MULTI_LINE
 
 
