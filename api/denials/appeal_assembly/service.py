@@ -7,13 +7,16 @@ Functions other namespaces call (the approvals lead wires them at merge):
   the packet (approvedActions' execution hook), the only way a packet becomes submitted;
 - `packet_payload(db, payload_ref)`: the packet's content hash recomputed from its current letter and
   evidence, its case and who assembled it or wrote its letter draft (the payload checker of
-  `submit_appeal_packet` actions; `packet_digest` answers the hash alone).
+  `submit_appeal_packet` actions; `packet_digest` answers the hash alone);
+- `decided_appeals_by_template(db, denial_category=..., limit=...)`: each decided appeal with the
+  template of the letter sent for it (actionVariantDiscovery compares the templates).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -39,6 +42,7 @@ from api.denials.appeal_assembly.lifecycle import (
     WITH_PAYER,
 )
 from api.denials.appeal_assembly.models import AppealPacket, AppealPacketEvent, AppealPacketItem
+from api.denials.appeal_assembly.sent_letters import SentPacket, letter_sent_for
 from api.denials.approved_actions.models import ActionExecution, ApprovedAction
 from api.denials.approved_actions.payloads import other_case_message
 from api.denials.cases import service as cases_service
@@ -47,6 +51,7 @@ from api.denials.drafts import service as drafts_service
 from api.denials.drafts.models import Draft
 from api.denials.outcomes import service as outcomes_service
 from api.denials.outcomes.models import AppealOutcome
+from api.denials.outcomes.rules import DECIDED, OVERTURNED
 from api.evidence.evidence_control.service import link_document
 from api.infra.capped import CappedWorkFailed, run_capped
 from api.infra.db.base import utcnow
@@ -105,6 +110,98 @@ def detail(db: Session, packet: AppealPacket) -> dict[str, Any]:
 
 def list_statement(case_id: int | None, state: str | None) -> Select[Any]:
     return where_given(select(AppealPacket), (AppealPacket.case_id, case_id), (AppealPacket.state, state))
+
+
+@dataclass(frozen=True)
+class TemplatedAppeal:
+    """One decided appeal (won, partially won or lost; withdrawn ones were never decided) and the letter
+    sent for it (`sent_letters`), as plain values for readers in other contexts. ``payer`` and
+    ``denial_category`` are the outcome's copies (the case's cell when the decision was recorded)."""
+
+    outcome_id: int
+    case_id: int
+    level: int
+    decision: str  # won | partially_won | lost
+    overturned: bool  # won or partially won (outcomes.rules.OVERTURNED)
+    decided_on: date
+    payer: str
+    denial_category: str | None
+    packet_id: int
+    template_key: str
+    template_version: str
+    letter_source: str  # template: the template's own letter; custom | draft: another letter was enclosed
+
+
+def decided_appeals_by_template(
+    db: Session, *, denial_category: str | None = None, limit: int
+) -> list[TemplatedAppeal]:
+    """The client's decided appeals whose letter is known, in recording order (outcome id: outcomes are
+    never updated or deleted, so a prefix of this list never changes), among the first ``limit`` decided
+    appeals (of the category when given). Appeals with no submitted packet are left out."""
+    decided = AppealOutcome.decision.in_(DECIDED)
+    outcome_stmt = select(
+        AppealOutcome.id,
+        AppealOutcome.case_id,
+        AppealOutcome.level,
+        AppealOutcome.decision,
+        AppealOutcome.decided_on,
+        AppealOutcome.payer,
+        AppealOutcome.denial_category,
+    ).where(decided)
+    if denial_category is not None:
+        outcome_stmt = outcome_stmt.where(AppealOutcome.denial_category == denial_category)
+    outcomes = db.execute(outcome_stmt.order_by(AppealOutcome.id).limit(limit)).tuples().all()
+    packet_stmt = select(
+        AppealPacket.id,
+        AppealPacket.case_id,
+        AppealPacket.level,
+        AppealPacket.submitted_at,
+        AppealPacket.outcome_id,
+        AppealPacket.template_key,
+        AppealPacket.template_version,
+        AppealPacket.letter_source,
+    ).where(
+        AppealPacket.submitted_at.is_not(None),
+        AppealPacket.case_id.in_(select(AppealOutcome.case_id).where(decided)),
+    )
+    packets: dict[int, list[SentPacket]] = {}
+    for pid, case_id, level_name, submitted_at, outcome_id, key, version, source in db.execute(packet_stmt).tuples():
+        if submitted_at is None:  # excluded by the query; says so to the type checker
+            continue
+        packets.setdefault(case_id, []).append(
+            SentPacket(
+                packet_id=pid,
+                case_id=case_id,
+                level=letter.LEVEL_NUMBERS.get(level_name, 0),
+                submitted_on=submitted_at.date(),  # UTC day
+                outcome_id=outcome_id,
+                template_key=key,
+                template_version=version,
+                letter_source=source,
+            )
+        )
+    rows = []
+    for outcome_id, case_id, level_number, decision, decided_on, payer, category in outcomes:
+        sent = letter_sent_for(outcome_id, level_number, decided_on, packets.get(case_id, ()))
+        if sent is None:
+            continue
+        rows.append(
+            TemplatedAppeal(
+                outcome_id=outcome_id,
+                case_id=case_id,
+                level=level_number,
+                decision=decision,
+                overturned=decision in OVERTURNED,
+                decided_on=decided_on,
+                payer=payer,
+                denial_category=category,
+                packet_id=sent.packet_id,
+                template_key=sent.template_key,
+                template_version=sent.template_version,
+                letter_source=sent.letter_source,
+            )
+        )
+    return rows
 
 
 def audit_view(packet: AppealPacket) -> dict[str, Any]:
