@@ -28,7 +28,20 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import BigInteger, ColumnElement, Table, and_, bindparam, column, func, or_, select, update, values
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Table,
+    and_,
+    bindparam,
+    cast,
+    column,
+    func,
+    or_,
+    select,
+    update,
+    values,
+)
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput, PreconditionFailed
@@ -210,7 +223,13 @@ def _write_scores(db: Session, client_id: int, params: list[dict[str, Any]]) -> 
         stmt = (
             update(table)
             .where(table.c.id == scores.c.b_id, table.c.client_id == client_id)
-            .values({**{name: scores.c[name] for name in _SCORE_TARGETS}, "priority_scored_at": now})
+            # cast: a chunk whose versions are all NULL gives PostgreSQL a text column
+            .values(
+                {
+                    **{name: cast(scores.c[name], table.c[name].type) for name in _SCORE_TARGETS},
+                    "priority_scored_at": now,
+                }
+            )
         )
         db.execute(stmt.execution_options(**options))
 
