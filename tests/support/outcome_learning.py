@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import uuid
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -36,7 +37,15 @@ def noise(i: int, rng: random.Random) -> tuple[str, int, bool]:
 
 
 def plant(
-    services, member, design, n, *, first_day: date, seed: int = 0, start: int = 0, same_day: bool = False
+    services: Any,
+    member: Any,
+    design: Callable[[int, random.Random], tuple[str, int, bool]],
+    n: int,
+    *,
+    first_day: date,
+    seed: int = 0,
+    start: int = 0,
+    same_day: bool = False,
 ) -> list[int]:
     """n decided appeals, row i decided on first_day + i days (distinct days: the split is exact), or all
     on first_day;
