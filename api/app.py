@@ -4,7 +4,7 @@ resolvers and audit sink, and mounts the four public entry points."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from starlette.routing import Route
 
 from api.core.hooks import Keyed
-from api.core.services import BatchPostedListener, PayloadChecker
+from api.core.services import BatchPostedListener, CaseOpenedListener, OutcomeRecordedListener, PayloadChecker
 from api.core.settings import Settings, get_settings
 from api.core.version import VERSION
 from api.denials.appeal_assembly.service import packet_payload, submitted_by_action
@@ -40,6 +40,7 @@ from api.infra.snapshot.reader import MartReader
 from api.integrations.connector_profiles import service as connector_profiles
 from api.integrations.operational_control import service as operational_control
 from api.intelligence.interventions import service as interventions
+from api.intelligence.outcome_learning import service as outcome_learning
 from api.platform.activation_governance.service import activation_blockers
 from api.platform.audit.anchor import AuditAnchor
 from api.platform.auth.oidc import OidcVerifier
@@ -80,7 +81,14 @@ def build_services(settings: Settings | None = None) -> Services:
     worker = None
     if settings.job_worker_enabled:
         # Jobs whose work is audited (the evidence purge) write to the same chain as the procedures.
-        worker = Worker(database, poll_seconds=settings.job_poll_seconds, audit=anchor.record, settings=settings)
+        # ... and the worklist's rescoring asks the outcome model like the procedures do.
+        worker = Worker(
+            database,
+            poll_seconds=settings.job_poll_seconds,
+            audit=anchor.record,
+            settings=settings,
+            success_probability=outcome_learning.success_probability,
+        )
     services = Services(
         settings=settings,
         database=database,
@@ -101,6 +109,8 @@ def build_services(settings: Settings | None = None) -> Services:
         set_evidence_retention=evidence_control.set_retention_years,
         case_category_of=cases.case_category,  # evidenceQuality scores against the case's denial category
         intervention_of=interventions.intervention_facts,  # evidence measures an intervention's scope
+        # the worklist ranks by the outcome model where the client's latest version beat the prior
+        success_probability=outcome_learning.success_probability,
         digest_key=digest_key,
         payload_checkers=Keyed(ACTION_KINDS),  # a checker for a kind that is not an action kind is refused
     )
@@ -111,9 +121,9 @@ def build_services(settings: Settings | None = None) -> Services:
     # ... and its payers' remittance history moved: their cases' P(overturn) priors (humanAttention)
     services.batch_posted.subscribe(human_attention.rescore_after_posting)
     services.case_opened.subscribe(schedule_cases)  # a new case gets its appeal and timely-filing deadlines
-    services.case_opened.subscribe(human_attention.score_opened)  # ... then its place in the worklist
+    services.case_opened.subscribe(_score_opened(services))  # ... then its place in the worklist
     services.case_assigned.subscribe(notify_assigned)  # the new owner of a case is told in the app
-    services.outcome_recorded.subscribe(human_attention.rescore_after_outcome)  # the worklist's probabilities
+    services.outcome_recorded.subscribe(_rescore_after_outcome(services))  # the worklist's probabilities
     services.draft_discarded.subscribe(void_for_draft)  # a discarded draft's approval is void
     services.action_executed.subscribe(submitted_by_action)  # an executed submit_appeal_packet submits its packet
     for kind, checker in _PAYLOAD_CHECKERS.items():
@@ -149,6 +159,24 @@ def _case_intake(services: Services) -> BatchPostedListener:
         opened = open_cases_for_batch(db, batch_id)
         if opened:
             services.case_opened.emit(db, opened)
+
+    return listener
+
+
+def _score_opened(services: Services) -> CaseOpenedListener:
+    """New cases ranked by the worklist, asking the outcome model through the services' port."""
+
+    def listener(db: Session, case_ids: Sequence[int]) -> None:
+        human_attention.score_opened(db, case_ids, ask=services.success_probability)
+
+    return listener
+
+
+def _rescore_after_outcome(services: Services) -> OutcomeRecordedListener:
+    """A decision moved the worklist's probabilities: rescore, asking the outcome model through the port."""
+
+    def listener(db: Session, case_id: int) -> None:
+        human_attention.rescore_after_outcome(db, case_id, ask=services.success_probability)
 
     return listener
 

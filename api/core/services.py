@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
@@ -201,6 +202,41 @@ class InterventionOf(Protocol):
     asks without importing interventions (intelligence)."""
 
     def __call__(self, db: Session, intervention_id: int, /) -> InterventionFacts | None: ...
+
+
+@dataclass(frozen=True)
+class OverturnFeatures:
+    """What the outcome model reads of a working denial case about to be appealed (plain values, so the
+    worklist in denials asks intelligence's model without importing it): the next appeal level is the
+    one after the highest already decided on the case, and the case's age runs from ``start`` (its
+    remittance date, else its service date, else the day it was opened) to the day of the question."""
+
+    payer: str
+    payer_class: str | None
+    category: str | None
+    carc: str | None
+    rarcs: tuple[str, ...]
+    amount_at_stake: Decimal
+    start: date
+    appeal_level: int
+
+
+@dataclass(frozen=True)
+class ModelProbabilities:
+    """P(success) of each case asked, in the order asked, by the client's outcome model ``version``."""
+
+    version: int
+    probabilities: tuple[float, ...]
+
+
+class SuccessProbability(Protocol):
+    """P(success) of an appeal on each of ``cases`` taken on ``today`` by the session client's latest
+    trained outcome model, or None when the client has no trained version or its latest one did not beat
+    the payer x category prior on held-out data (then the asker keeps its own estimate). One call for a
+    whole batch of cases. Filled in the composition root with outcomeLearning's model, so the worklist
+    (denials) asks without importing it (intelligence)."""
+
+    def __call__(self, db: Session, cases: Sequence[OverturnFeatures], today: date, /) -> ModelProbabilities | None: ...
 
 
 class PayloadFacts(Protocol):

@@ -114,6 +114,9 @@ class DenialCase(IdMixin, CreatedAtMixin, TenantScoped, Base):
     priority_score: Mapped[float | None] = mapped_column(Float, default=None)
     priority_due_on: Mapped[date | None] = mapped_column(Date, default=None)  # the deadline the score used
     priority_scored_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
+    # Which estimate gave overturn_probability: the client's outcome model of this version (outcomeLearning,
+    # only a version that beat the prior on held-out data), or None: the worklist's Beta-binomial.
+    overturn_model_version: Mapped[int | None] = mapped_column(Integer, default=None)
 
 
 class CaseEvent(IdMixin, CreatedAtMixin, TenantScoped, Base):

@@ -20,5 +20,5 @@ def rescore_job(ctx: JobContext) -> dict[str, Any]:
     scope, payers = client_list_payload(ctx, "payers")
     with ctx.database.transaction() as db:
         set_scope(db, scope)
-        written = service.rescore_payers(db, payers)
+        written = service.rescore_payers(db, payers, ask=ctx.success_probability)
     return {"clientId": scope.client_id, "rescored": written}

@@ -12,8 +12,10 @@ router = rpc.namespace("humanAttention")
 
 @router.query("queue")
 def queue(ctx: Context, input: QueueIn) -> QueueOut:
-    """The worklist, highest score first: amount still at stake x P(overturn) (from the client's recorded
-    decisions by payer, category and CARC) / the category's effort hours, discounted by exp(-days left /
+    """The worklist, highest score first: amount still at stake x P(overturn) (the client's outcome model
+    where its latest trained version beat the Beta-binomial prior on held-out outcomes, else the Beta-binomial
+    from the client's recorded decisions by payer, category and CARC; `probabilitySource` says which) / the
+    category's effort hours, discounted by exp(-days left /
     45) to the appeal deadline, days counted on the client's day (its time zone) (a 180-day window assumed when the case has none). Working cases only;
     cases on hold, snoozed or past their deadline are left out. For one specialist (`owner`: "me" or a
     user id), a team (`team`: user ids) or the whole client; filter by payer, category, state and
@@ -26,7 +28,8 @@ def queue(ctx: Context, input: QueueIn) -> QueueOut:
         state=input.state,
         min_amount=input.min_amount,
     )
-    page = service.queue(ctx.db, filters, limit=input.limit, cursor=input.cursor)
+    ask = ctx.services.success_probability
+    page = service.queue(ctx.db, filters, limit=input.limit, cursor=input.cursor, ask=ask)
     return QueueOut.model_validate(
         {
             "items": [service.queue_item(r, page.today) for r in page.items],
@@ -38,12 +41,14 @@ def queue(ctx: Context, input: QueueIn) -> QueueOut:
 
 @router.query("why")
 def why(ctx: Context, input: CaseRef) -> WhyOut:
-    """Why a case ranks where it does, in numbers and words: amount at stake, P(overturn) with its 95 %
+    """Why a case ranks where it does, in numbers and words: amount at stake, P(overturn) and which estimate
+    gave it (`probabilitySource`: the outcome model's version, or the Beta-binomial prior), the Beta-binomial's 95 %
     credible interval and the data it came from (n decided, k overturned at each level: global,
     category, payer x category, payer x category x CARC), expected recovery, effort hours, deadline
     and days left, the deadline discount, the score and its position in the client's queue (or why the
     case is not in it). NOT_FOUND for a case outside the selected client."""
-    return WhyOut.model_validate(service.why_view(service.why(ctx.db, input.case_id)))
+    explained = service.why(ctx.db, input.case_id, ask=ctx.services.success_probability)
+    return WhyOut.model_validate(service.why_view(explained))
 
 
 @router.mutation("snooze")

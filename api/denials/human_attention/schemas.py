@@ -57,6 +57,12 @@ class QueueItem(Output):
     deadline_assumed: bool = Field(description="True: no appeal deadline on the case, a 180-day window assumed")
     days_left: int
     urgency: float = Field(description="exp(-daysLeft / 45)")
+    probability_source: Literal["model", "prior"] = Field(
+        description="Which estimate gave overturnProbability: 'model' (the client's outcome model, version"
+        " modelVersion, used only where its latest version beat the Beta-binomial prior on held-out outcomes)"
+        " or 'prior' (the payer x category x CARC Beta-binomial); stored with the rank"
+    )
+    model_version: int | None = Field(description="The outcome model's version when probabilitySource is 'model'")
 
 
 class QueueOut(Page[QueueItem]):
@@ -83,8 +89,10 @@ class LevelOut(Output):
 
 
 class ProbabilityOut(Output):
-    used: float = Field(description="The probability the rank used (stored when the case was last scored)")
-    mean: float = Field(description="The estimate from every decision recorded now")
+    used: float = Field(
+        description="The probability the rank used (stored when the case was last scored; see probabilitySource)"
+    )
+    mean: float = Field(description="The Beta-binomial estimate from every decision recorded now")
     low: float = Field(description="95 % credible interval, lower bound")
     high: float = Field(description="95 % credible interval, upper bound")
     basis_level: str = Field(description="The most specific level with data for this case's cell")
@@ -111,6 +119,12 @@ class WhyOut(Output):
     urgency: float
     score: float
     rank_key: float
+    probability_source: Literal["model", "prior"] = Field(
+        description="Which estimate gave probability.used: 'model' (the client's outcome model, version"
+        " modelVersion, used only where its latest version beat the Beta-binomial prior on held-out outcomes)"
+        " or 'prior' (the payer x category x CARC Beta-binomial); stored with the rank"
+    )
+    model_version: int | None = Field(description="The outcome model's version when probabilitySource is 'model'")
     explanation: list[str] = Field(description="The same numbers, in words")
 
 

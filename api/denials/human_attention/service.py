@@ -7,6 +7,15 @@ is recorded (`rescore_after_outcome`: every working case of the decided case's c
 probabilities the new outcome moves) and by `rescore` (a whole client, or chosen cases). A case not
 scored yet (opened since) is scored on the fly by the queue and `why`, which are reads and persist
 nothing, so a new case is ranked correctly from its first minute.
+
+Which estimate ranks a case: the client's outcome model (outcomeLearning, asked through the services'
+``success_probability`` port, so denials never imports intelligence) where the client's LATEST trained
+version beat the Beta-binomial prior on held-out data; the Beta-binomial (``estimate.py``) otherwise.
+The source is STORED with the score (``DenialCase.overturn_model_version``: the version, None for the
+Beta-binomial), not recomputed when read: the stored probability came from one of them, and a model
+trained since must not relabel a rank it did not give. Training a version queues a full rescore
+(outcomeLearning.train), so the stored ranks follow within a job run. The model's age feature runs to
+the UTC day of the scoring, the day ``outcomeLearning.predict`` counts to.
 """
 
 from __future__ import annotations
@@ -19,10 +28,24 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import BigInteger, ColumnElement, Table, and_, bindparam, column, func, or_, select, update, values
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Table,
+    and_,
+    bindparam,
+    cast,
+    column,
+    func,
+    or_,
+    select,
+    update,
+    values,
+)
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput, PreconditionFailed
+from api.core.services import OverturnFeatures, SuccessProbability
 from api.denials.cases import service as cases_service
 from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import DenialCase
@@ -31,6 +54,7 @@ from api.denials.human_attention import priority
 from api.denials.human_attention.estimate import Counts, Estimate, OverturnModel, fit
 from api.denials.human_attention.history import history_prior
 from api.denials.outcomes import service as outcomes
+from api.denials.outcomes.models import AppealOutcome
 from api.infra.db.base import utcnow
 from api.infra.db.tenant_filter import get_scope
 from api.infra.jobs.queue import enqueue_for_client
@@ -51,7 +75,12 @@ _SCORE_COLUMNS = (
     DenialCase.appeal_due_on,
     DenialCase.remittance_date,
     DenialCase.created_at,
+    DenialCase.payer_class,
+    DenialCase.service_date,
+    DenialCase.rarcs,
 )
+#: The highest appeal level the outcome model is asked about (``outcomeLearning.predict`` caps the same).
+MAX_APPEAL_LEVEL = 9
 
 
 # What the queue reads of a case: the page's columns, not the ORM entity (loading 50 full entities
@@ -64,6 +93,7 @@ _QUEUE_COLUMNS = (
     DenialCase.expected_recovery,
     DenialCase.priority_score,
     DenialCase.priority_due_on,
+    DenialCase.overturn_model_version,
 )
 
 
@@ -74,6 +104,7 @@ class Scored:
     key: float
     due: date
     due_assumed: bool
+    model_version: int | None = None  # the outcome model's version that gave `probability`; None: Beta-binomial
 
 
 @dataclass(frozen=True)
@@ -102,20 +133,69 @@ def at_stake(amount: Decimal, recovered: Decimal) -> Decimal:
     return max(amount - recovered, Decimal("0"))
 
 
-def score(model: OverturnModel, row: Any) -> Scored:
-    """Rank one case (an ORM case or a row of `_SCORE_COLUMNS`)."""
-    p = estimate_for(model, row.payer, row.denial_category, row.carc).mean
+def score(model: OverturnModel, row: Any, learned: float | None = None, version: int | None = None) -> Scored:
+    """Rank one case (an ORM case or a row of `_SCORE_COLUMNS`) by the outcome model's probability
+    `learned` (of model `version`) when given, else by the Beta-binomial estimate."""
+    p = learned if learned is not None else estimate_for(model, row.payer, row.denial_category, row.carc).mean
     due, assumed = priority.deadline(row.appeal_due_on, row.remittance_date, row.created_at.date())
     amount = at_stake(row.amount_at_stake, row.recovered_amount)
     key = priority.priority_key(amount, p, row.denial_category, due)
-    return Scored(p, quantize(amount * Decimal(repr(p))), key, due, assumed)
+    return Scored(p, quantize(amount * Decimal(repr(p))), key, due, assumed, version if learned is not None else None)
+
+
+def _last_levels(db: Session, case_ids: Sequence[int]) -> dict[int, int]:
+    """The highest appeal level decided on each case (withdrawn included, like ``outcomes.last_level``):
+    one grouped query over the client's outcomes for a big batch, by id chunks for a few cases."""
+    stmt = select(AppealOutcome.case_id, func.max(AppealOutcome.level)).group_by(AppealOutcome.case_id)
+    if len(case_ids) > _IDS_CHUNK:
+        return {int(c): int(lv) for c, lv in db.execute(stmt)}
+    return {int(c): int(lv) for c, lv in db.execute(stmt.where(AppealOutcome.case_id.in_(list(case_ids))))}
+
+
+def features_of(row: Any, last_level: int) -> OverturnFeatures:
+    """What the outcome model reads of a case (an ORM case or a row of `_SCORE_COLUMNS`) for its next
+    appeal: the level after the highest decided (capped at ``MAX_APPEAL_LEVEL``), the age from the
+    remittance (else service, else opening) date, as ``outcomeLearning.predict`` builds them."""
+    return OverturnFeatures(
+        payer=row.payer,
+        payer_class=row.payer_class,
+        category=row.denial_category,
+        carc=row.carc,
+        rarcs=tuple(row.rarcs or ()),
+        amount_at_stake=row.amount_at_stake,
+        start=row.remittance_date or row.service_date or row.created_at.date(),
+        appeal_level=min(last_level + 1, MAX_APPEAL_LEVEL),
+    )
+
+
+def score_all(db: Session, model: OverturnModel, rows: Sequence[Any], ask: SuccessProbability | None) -> list[Scored]:
+    """Rank many cases: by the outcome model where `ask` (the services' ``success_probability``) answers
+    for the client, by the Beta-binomial otherwise. An empty question first (one query: is there a
+    version that beat the prior?) spares reading the cases' appeal levels when there is none; then one
+    call for the whole batch."""
+    if not rows or ask is None:
+        return [score(model, r) for r in rows]
+    today = utcnow().date()
+    if ask(db, [], today) is None:
+        return [score(model, r) for r in rows]
+    levels = _last_levels(db, [r.id for r in rows])
+    answer = ask(db, [features_of(r, levels.get(r.id, 0)) for r in rows], today)
+    if answer is None or len(answer.probabilities) != len(rows):
+        return [score(model, r) for r in rows]
+    return [score(model, r, p, answer.version) for r, p in zip(rows, answer.probabilities, strict=True)]
 
 
 # Rows per UPDATE ... FROM (VALUES ...) on PostgreSQL: one round trip per chunk instead of one per row
 # (executemany there costs about a millisecond a row). SQLite has no column list on a VALUES alias, and
 # its executemany is in-process and fast, so it gets that.
 _UPDATE_CHUNK = 2000
-_SCORE_TARGETS = ("overturn_probability", "expected_recovery", "priority_score", "priority_due_on")
+_SCORE_TARGETS = (
+    "overturn_probability",
+    "expected_recovery",
+    "priority_score",
+    "priority_due_on",
+    "overturn_model_version",
+)
 
 
 def _write_scores(db: Session, client_id: int, params: list[dict[str, Any]]) -> None:
@@ -143,16 +223,23 @@ def _write_scores(db: Session, client_id: int, params: list[dict[str, Any]]) -> 
         stmt = (
             update(table)
             .where(table.c.id == scores.c.b_id, table.c.client_id == client_id)
-            .values({**{name: scores.c[name] for name in _SCORE_TARGETS}, "priority_scored_at": now})
+            # cast: a chunk whose versions are all NULL gives PostgreSQL a text column
+            .values(
+                {
+                    **{name: cast(scores.c[name], table.c[name].type) for name in _SCORE_TARGETS},
+                    "priority_scored_at": now,
+                }
+            )
         )
         db.execute(stmt.execution_options(**options))
 
 
-def rescore(db: Session, *conditions: ColumnElement[bool]) -> int:
+def rescore(db: Session, *conditions: ColumnElement[bool], ask: SuccessProbability | None = None) -> int:
     """Recompute and store the rank of the client's working cases that meet `conditions` (all of them
-    when none are given), and give one to any such case that never had one, whatever its state: the
-    queue looks for unscored cases through the (client_id, priority_score) index, so decided cases left
-    NULL there would be read on every call. Returns how many were written."""
+        when none are given), and give one to any such case that never had one, whatever its state: the
+        queue looks for unscored cases through the (client_id, priority_score) index, so decided cases left
+        NULL there would be read on every call. `ask`: the services' ``success_probability`` (None: rank by
+    the Beta-binomial only). Returns how many were written."""
     scope = get_scope(db)
     if scope is None or scope.client_id is None:
         raise RuntimeError("rescoring needs a client scope")
@@ -160,8 +247,7 @@ def rescore(db: Session, *conditions: ColumnElement[bool]) -> int:
     due = or_(DenialCase.state.in_(WORKING), DenialCase.priority_score.is_(None))
     rows = db.execute(select(*_SCORE_COLUMNS).where(due, *conditions)).all()
     params = []
-    for row in rows:
-        s = score(model, row)
+    for row, s in zip(rows, score_all(db, model, rows, ask), strict=True):
         params.append(
             {
                 "b_id": row.id,
@@ -169,6 +255,7 @@ def rescore(db: Session, *conditions: ColumnElement[bool]) -> int:
                 "expected_recovery": s.expected_recovery,
                 "priority_score": s.key,
                 "priority_due_on": s.due,
+                "overturn_model_version": s.model_version,
             }
         )
     if params:
@@ -176,13 +263,14 @@ def rescore(db: Session, *conditions: ColumnElement[bool]) -> int:
     return len(params)
 
 
-def score_opened(db: Session, case_ids: Sequence[int]) -> None:
-    """Rank newly opened cases (a ``Services.case_opened`` listener, after their deadlines are set)."""
+def score_opened(db: Session, case_ids: Sequence[int], *, ask: SuccessProbability | None = None) -> None:
+    """Rank newly opened cases (a ``Services.case_opened`` listener, after their deadlines are set;
+    api/app.py passes the services' ``success_probability`` as `ask`)."""
     if case_ids:
-        rescore(db, DenialCase.id.in_(list(case_ids)))
+        rescore(db, DenialCase.id.in_(list(case_ids)), ask=ask)
 
 
-def rescore_after_outcome(db: Session, case_id: int) -> None:
+def rescore_after_outcome(db: Session, case_id: int, *, ask: SuccessProbability | None = None) -> None:
     """A decision on `case_id` moved the rates of its category (and, slightly, the global one): rescore
     the category's working cases. Other categories move by one decision in the global rate only; a
     full `rescore` brings them along."""
@@ -190,9 +278,9 @@ def rescore_after_outcome(db: Session, case_id: int) -> None:
     if case is None:
         return
     if case.denial_category is None:
-        rescore(db, DenialCase.denial_category.is_(None))
+        rescore(db, DenialCase.denial_category.is_(None), ask=ask)
     else:
-        rescore(db, DenialCase.denial_category == case.denial_category)
+        rescore(db, DenialCase.denial_category == case.denial_category, ask=ask)
 
 
 RESCORE_JOB_KIND = "humanAttention.rescore"
@@ -220,11 +308,11 @@ def rescore_after_posting(db: Session, batch_id: int) -> None:
         enqueue_for_client(db, RESCORE_JOB_KIND, "payers", payers, max_listed=MAX_RESCORE_PAYERS)
 
 
-def rescore_payers(db: Session, payers: Sequence[str] | None) -> int:
+def rescore_payers(db: Session, payers: Sequence[str] | None, *, ask: SuccessProbability | None = None) -> int:
     """Rescore the working cases of ``payers`` (upper-cased names; None: every case of the client)."""
     if payers is None:
-        return rescore(db)
-    return rescore(db, func.upper(func.trim(DenialCase.payer)).in_(list(payers)))
+        return rescore(db, ask=ask)
+    return rescore(db, func.upper(func.trim(DenialCase.payer)).in_(list(payers)), ask=ask)
 
 
 # -- the queue ------------------------------------------------------------------------------------
@@ -272,6 +360,7 @@ class Ranked:
     expected_recovery: Decimal
     due: date
     due_assumed: bool
+    model_version: int | None = None  # None: the Beta-binomial gave `probability`
 
 
 def _after(cursor: tuple[float, int] | None, key: float, case_id: int) -> bool:
@@ -305,7 +394,9 @@ def _unscored_ids(db: Session) -> list[int]:
     return list(db.scalars(_UNSCORED_IDS, {"client_id": scope.client_id}))
 
 
-def _unscored(db: Session, conditions: Sequence[ColumnElement[bool]], today: date) -> list[Ranked]:
+def _unscored(
+    db: Session, conditions: Sequence[ColumnElement[bool]], today: date, ask: SuccessProbability | None
+) -> list[Ranked]:
     """Eligible cases without a stored rank (opened since the last scoring), ranked now."""
     ids = _unscored_ids(db)
     if not ids:
@@ -318,11 +409,14 @@ def _unscored(db: Session, conditions: Sequence[ColumnElement[bool]], today: dat
         return []
     model = fit_model(db)
     ranked = []
-    for case in cases:
-        s = score(model, case)
+    for case, s in zip(cases, score_all(db, model, cases, ask), strict=True):
         if s.due >= today:
-            ranked.append(Ranked(case, s.key, s.probability, s.expected_recovery, s.due, s.due_assumed))
+            ranked.append(_ranked(case, s))
     return ranked
+
+
+def _ranked(case: Any, s: Scored) -> Ranked:
+    return Ranked(case, s.key, s.probability, s.expected_recovery, s.due, s.due_assumed, s.model_version)
 
 
 def _stored(case: Any) -> Ranked:
@@ -335,6 +429,7 @@ def _stored(case: Any) -> Ranked:
         case.expected_recovery,
         case.priority_due_on,
         case.appeal_due_on is None,
+        case.overturn_model_version,
     )
 
 
@@ -345,7 +440,15 @@ class Page:
     today: date  # the client's day the page was ranked on (days left count from it)
 
 
-def queue(db: Session, filters: QueueFilters, *, limit: int, cursor: str | None, now: datetime | None = None) -> Page:
+def queue(
+    db: Session,
+    filters: QueueFilters,
+    *,
+    limit: int,
+    cursor: str | None,
+    now: datetime | None = None,
+    ask: SuccessProbability | None = None,
+) -> Page:
     """One page of the worklist, highest score first (ties: newest case first). "Today" is the client's
     day (its time zone, the same ``client_today`` as its deadlines): a deadline is a date where the
     hospital is, so a case due on the hospital's today still has 0 days left, not -1."""
@@ -363,7 +466,7 @@ def queue(db: Session, filters: QueueFilters, *, limit: int, cursor: str | None,
         )
     stmt = stmt.order_by(DenialCase.priority_score.desc(), DenialCase.id.desc()).limit(limit + 1)
     ranked = [_stored(c) for c in db.execute(stmt)]
-    fresh = [r for r in _unscored(db, conditions, today) if _after(after, r.key, r.case.id)]
+    fresh = [r for r in _unscored(db, conditions, today, ask) if _after(after, r.key, r.case.id)]
     page = sorted(ranked + fresh, key=lambda r: (r.key, r.case.id), reverse=True)[: limit + 1]
     more = len(page) > limit
     page = page[:limit]
@@ -397,7 +500,13 @@ def _why_not(case: DenialCase, due: date, now: datetime, today: date) -> list[st
     return reasons
 
 
-def _count_ahead(db: Session, conditions: Sequence[ColumnElement[bool]], ranked: Ranked, today: date) -> int:
+def _count_ahead(
+    db: Session,
+    conditions: Sequence[ColumnElement[bool]],
+    ranked: Ranked,
+    today: date,
+    ask: SuccessProbability | None,
+) -> int:
     ahead = or_(
         DenialCase.priority_score > ranked.key,
         and_(DenialCase.priority_score == ranked.key, DenialCase.id > ranked.case.id),
@@ -405,20 +514,22 @@ def _count_ahead(db: Session, conditions: Sequence[ColumnElement[bool]], ranked:
     stored = db.scalar(
         select(func.count()).select_from(DenialCase).where(DenialCase.priority_due_on >= today, ahead, *conditions)
     )
-    fresh = sum(1 for r in _unscored(db, conditions, today) if (r.key, r.case.id) > (ranked.key, ranked.case.id))
+    fresh = sum(1 for r in _unscored(db, conditions, today, ask) if (r.key, r.case.id) > (ranked.key, ranked.case.id))
     return int(stored or 0) + fresh
 
 
-def _queue_length(db: Session, conditions: Sequence[ColumnElement[bool]], today: date) -> int:
+def _queue_length(
+    db: Session, conditions: Sequence[ColumnElement[bool]], today: date, ask: SuccessProbability | None
+) -> int:
     stored = db.scalar(
         select(func.count())
         .select_from(DenialCase)
         .where(DenialCase.priority_score.is_not(None), DenialCase.priority_due_on >= today, *conditions)
     )
-    return int(stored or 0) + len(_unscored(db, conditions, today))
+    return int(stored or 0) + len(_unscored(db, conditions, today, ask))
 
 
-def why(db: Session, case_id: int, now: datetime | None = None) -> Explanation:
+def why(db: Session, case_id: int, now: datetime | None = None, ask: SuccessProbability | None = None) -> Explanation:
     """A case's rank explained: its numbers, where its probability came from, and its position in the
     client's whole queue (no filters), on the client's day like the queue."""
     case = cases_service.get_case(db, case_id)
@@ -429,12 +540,12 @@ def why(db: Session, case_id: int, now: datetime | None = None) -> Explanation:
     if case.priority_score is not None and case.state in WORKING_STATES:
         ranked = _stored(case)
     else:
-        s = score(model, case)
-        ranked = Ranked(case, s.key, s.probability, s.expected_recovery, s.due, s.due_assumed)
+        ranked = _ranked(case, score_all(db, model, [case], ask)[0])
     reasons = _why_not(case, ranked.due, now, today)
     conditions = _eligible(QueueFilters(), now)
-    position = None if reasons else 1 + _count_ahead(db, conditions, ranked, today)
-    return Explanation(ranked, est, today, not reasons, reasons, position, _queue_length(db, conditions, today))
+    position = None if reasons else 1 + _count_ahead(db, conditions, ranked, today, ask)
+    length = _queue_length(db, conditions, today, ask)
+    return Explanation(ranked, est, today, not reasons, reasons, position, length)
 
 
 # -- snooze ---------------------------------------------------------------------------------------
@@ -487,6 +598,8 @@ def _numbers(r: Ranked, today: date) -> dict[str, Any]:
         "deadline_assumed": r.due_assumed,
         "days_left": days_left,
         "urgency": priority.urgency(days_left),
+        "probability_source": "prior" if r.model_version is None else "model",
+        "model_version": r.model_version,
     }
 
 
@@ -534,8 +647,7 @@ def _words(e: Explanation, numbers: dict[str, Any], low: float, high: float) -> 
         f"{numbers['amount_at_stake']:.2f} is at stake"
         + (f" ({r.case.recovered_amount:.2f} already recovered)" if r.case.recovered_amount else "")
         + ".",
-        f"The payer overturns such denials with probability {r.probability:.3f} (95 % interval {low:.3f}-{high:.3f}),"
-        f" {evidence(e.estimate)}.",
+        _probability_words(e, low, high),
         f"Expected recovery {r.expected_recovery:.2f}; about {numbers['effort_hours']:g} hours of work for a"
         f" {r.case.denial_category or 'unclassified'} denial.",
         f"Due {r.due.isoformat()} ({deadline}): {numbers['days_left']} days left, deadline discount"
@@ -547,6 +659,19 @@ def _words(e: Explanation, numbers: dict[str, Any], low: float, high: float) -> 
     else:
         words.append("Not in the queue: " + "; ".join(e.not_in_queue_because) + ".")
     return words
+
+
+def _probability_words(e: Explanation, low: float, high: float) -> str:
+    r = e.ranked
+    beta_binomial = f"(95 % interval {low:.3f}-{high:.3f}), {evidence(e.estimate)}"
+    if r.model_version is None:
+        return f"The payer overturns such denials with probability {r.probability:.3f} {beta_binomial}."
+    return (
+        f"The client's outcome model version {r.model_version}, which beat the payer x category prior on"
+        f" held-out outcomes, gives the next appeal a probability of success of {r.probability:.3f}"
+        f" (outcomeLearning.predict explains it); the Beta-binomial estimate is {e.estimate.mean:.3f}"
+        f" {beta_binomial}."
+    )
 
 
 def why_view(e: Explanation) -> dict[str, Any]:

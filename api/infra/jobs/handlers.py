@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from api.core.services import AuditSink
+from api.core.services import AuditSink, SuccessProbability
 from api.core.settings import Settings
 from api.infra.db.session import Database
 from api.infra.db.tenant_filter import TenantScope
@@ -27,6 +27,9 @@ class JobContext:
     # (None under a worker built without them, e.g. in a test that runs one kind of job).
     audit: AuditSink | None = None
     settings: Settings | None = None
+    # The outcome model's P(success) port (``Services.success_probability``), for the worklist's rescoring
+    # (None under a worker built without it: the worklist then ranks by its Beta-binomial estimate).
+    success_probability: SuccessProbability | None = None
 
 
 Handler = Callable[[JobContext], "dict[str, Any] | None"]

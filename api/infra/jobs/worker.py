@@ -9,7 +9,7 @@ import threading
 import uuid
 from datetime import timedelta
 
-from api.core.services import AuditSink
+from api.core.services import AuditSink, SuccessProbability
 from api.core.settings import Settings
 from api.infra.db.session import Database
 from api.infra.jobs import queue
@@ -39,9 +39,11 @@ class Worker:
         retry_base_seconds: float = queue.DEFAULT_RETRY_BASE_SECONDS,
         audit: AuditSink | None = None,
         settings: Settings | None = None,
+        success_probability: SuccessProbability | None = None,
     ) -> None:
         self.database = database
         self.audit, self.settings = audit, settings
+        self.success_probability = success_probability
         self.registry = registry
         self.kinds = kinds
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -95,6 +97,7 @@ class Worker:
             database=self.database,
             audit=self.audit,
             settings=self.settings,
+            success_probability=self.success_probability,
         )
         try:
             result = handler(ctx)

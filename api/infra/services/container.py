@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -34,15 +35,18 @@ from api.core.services import (
     InterventionOf,
     MembershipDirectory,
     MembershipWriter,
+    ModelProbabilities,
     OpenCase,
     OpenCaseKeys,
     OpenCasesOfClaims,
     OutcomeRecordedListener,
+    OverturnFeatures,
     PauseGuard,
     PayloadChecker,
     PrincipalResolver,
     ResumeBlocker,
     RetentionSetter,
+    SuccessProbability,
     TenantResolver,
 )
 from api.core.settings import Settings
@@ -93,6 +97,10 @@ def _unconfigured_intervention(db: Session, intervention_id: int, /) -> Interven
     raise RuntimeError("no intervention reader configured")
 
 
+def _no_success_model(db: Session, cases: Sequence[OverturnFeatures], today: date, /) -> ModelProbabilities | None:
+    return None  # no outcome model wired: the worklist keeps its Beta-binomial estimate
+
+
 def _unconfigured_pause_guard(db: Session, task: str, /) -> None:
     raise RuntimeError("no pause guard configured")
 
@@ -132,6 +140,8 @@ class Services:
     case_category_of: CaseCategoryOf = field(default=_unconfigured_case_category)
     # An intervention's pattern, action, start date and scope, which evidence measures.
     intervention_of: InterventionOf = field(default=_unconfigured_intervention)
+    # P(success) by the client's outcome model where it beat the prior, which the worklist ranks by.
+    success_probability: SuccessProbability = field(default=_no_success_model)
     # The installation's secret for keyed digests (audit inputs, throttle keys); kept under
     # DATA_DIR/keys, never in the database.
     digest_key: bytes = b""

@@ -371,6 +371,17 @@ class TrainedModel:
             note,
         )
 
+    def probabilities(self, cases: Sequence[CaseLike]) -> list[float]:
+        """``predict(case).probability`` of each case, in one pass (one frame, one ``predict_proba``) for
+        a batch such as a whole worklist; no intervals, no contributions."""
+        for index, case in enumerate(cases):
+            _validate_case(case, where=f"case {index}: ")
+        if not cases:
+            return []
+        if not self.beats_prior:
+            return [float(p) for p in self.prior.means(cases)]
+        return [float(p) for p in self._classifier.predict_proba(_frame(cases))[:, 1]]
+
     def _contributions(self, frame: pd.DataFrame) -> tuple[Contribution, ...]:
         features = self._pipeline[:-1].transform(frame)
         row = np.asarray(features.toarray() if scipy.sparse.issparse(features) else features, dtype=np.float64)[0]

@@ -6,6 +6,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from api.core.errors import PreconditionFailed
+from api.denials.human_attention import service as attention
+from api.infra.jobs.queue import enqueue_for_client
 from api.infra.marts.serving import open_marts, snapshot_of
 from api.intelligence.outcome_learning import queries, service
 from api.intelligence.outcome_learning.models import OutcomeModel
@@ -65,10 +67,14 @@ def train(ctx: Context, input: TrainIn) -> ModelOut:
     """Train a new version on this client's decided appeals (won or partially won = success; withdrawn left
     out) whose cases the published snapshot's case-ledger guard checked; the latest quarter by decision
     date is held out and scores the model against the payer x category Beta-binomial prior (AUC, Brier,
-    log loss, calibration by decile, each with a bootstrap interval). PRECONDITION_FAILED without a
+    log loss, calibration by decile, each with a bootstrap interval); queues the rescoring of the client's
+    worklist, which ranks by the latest version only where it beat the prior. PRECONDITION_FAILED without a
     published snapshot or with fewer than 40 such appeals."""
     row = service.train(ctx.db, guard_check(ctx), user_id=ctx.user_id)
     ctx.note("outcome_model", row.id)
+    # The latest version decides what ranks the worklist (the model only where it beat the prior): queue
+    # the rescoring of every working case of the client (humanAttention.rescore, coalesced per client).
+    enqueue_for_client(ctx.db, attention.RESCORE_JOB_KIND, "payers", None, max_listed=attention.MAX_RESCORE_PAYERS)
     return model_out(row)
 
 

@@ -35,6 +35,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, NotFound, PreconditionFailed
+from api.core.services import ModelProbabilities, OverturnFeatures
 from api.denials.cases import service as cases
 from api.denials.outcomes import service as outcomes
 from api.infra.db.base import utcnow
@@ -271,3 +272,38 @@ def predict(db: Session, case_id: int, *, action: str | None, version: int | Non
     fitted = trained(db, row)
     prediction = fitted.predict(case_as_of(case, level, today))
     return Predicted(row, case.id, features.action_for(level), prediction)
+
+
+def success_probability(db: Session, cases_: Sequence[OverturnFeatures], today: date) -> ModelProbabilities | None:
+    """The services' ``success_probability`` port (the worklist ranks by it): P(success) of an appeal of
+    each case's next level taken ``today``, by the client's LATEST version, only when that version's
+    stored ``beats_prior`` is true; None otherwise (no version, or the latest did not beat the prior:
+    an older one that did is not used, the latest verdict is the client's current evidence).
+
+    Also None when the latest version can no longer be re-fitted from its outcomes (``trained`` is
+    PRECONDITION_FAILED "train again"): ``predict`` says so to whoever asks about the model, but the
+    worklist must keep working, and its own Beta-binomial estimate is what it used before any model.
+    The fitted model is cached per (client, version) in this process (``trained``), so a batch costs
+    one ``predict_proba`` over the batch after the first fit."""
+    latest = db.scalar(select(OutcomeModel).order_by(OutcomeModel.version.desc()).limit(1))
+    if latest is None or not latest.beats_prior:
+        return None
+    try:
+        fitted = trained(db, latest)
+    except PreconditionFailed:
+        return None
+    rows = [
+        features.case_features(
+            payer=c.payer,
+            payer_class=c.payer_class,
+            category=c.category,
+            carc=c.carc,
+            rarcs=c.rarcs,
+            amount_at_stake=c.amount_at_stake,
+            start=c.start,
+            at=today,
+            level=c.appeal_level,
+        )
+        for c in cases_
+    ]
+    return ModelProbabilities(latest.version, tuple(fitted.probabilities(rows)))
