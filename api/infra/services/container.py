@@ -97,8 +97,10 @@ def _unconfigured_intervention(db: Session, intervention_id: int, /) -> Interven
     raise RuntimeError("no intervention reader configured")
 
 
-def _no_success_model(db: Session, cases: Sequence[OverturnFeatures], today: date, /) -> ModelProbabilities | None:
-    return None  # no outcome model wired: the worklist keeps its Beta-binomial estimate
+def _unconfigured_success_model(
+    db: Session, cases: Sequence[OverturnFeatures], today: date, /
+) -> ModelProbabilities | None:
+    raise RuntimeError("no outcome model reader configured")
 
 
 def _unconfigured_pause_guard(db: Session, task: str, /) -> None:
@@ -141,7 +143,7 @@ class Services:
     # An intervention's pattern, action, start date and scope, which evidence measures.
     intervention_of: InterventionOf = field(default=_unconfigured_intervention)
     # P(success) by the client's outcome model where it beat the prior, which the worklist ranks by.
-    success_probability: SuccessProbability = field(default=_no_success_model)
+    success_probability: SuccessProbability = field(default=_unconfigured_success_model)
     # The installation's secret for keyed digests (audit inputs, throttle keys); kept under
     # DATA_DIR/keys, never in the database.
     digest_key: bytes = b""
