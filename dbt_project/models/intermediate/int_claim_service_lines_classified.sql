@@ -1,3 +1,6 @@
+-- In the build file, not the in-memory `scratch` of the other intermediate models: its tests' failing
+-- rows are read after the build to quarantine tenants (pipelines/warehouse/quarantine.py).
+{{ config(database=target.database) }}
 -- One row per submitted (837) claim and tenant (the latest version, int_submitted_claims_deduplicated):
 -- the facility and the service line the denial cells of fct_denial_cells_monthly are cut by.
 --
