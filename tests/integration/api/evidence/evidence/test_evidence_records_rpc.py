@@ -8,17 +8,13 @@ tests/integration/api/evidence/evidence/test_evidence_hand.py.
 from __future__ import annotations
 
 import math
-from datetime import UTC, date, datetime
 
 import pytest
 
-from api.evidence.evidence import service
-from api.evidence.evidence.design import CellRow
-from api.infra.db.tenant_filter import TenantScope, set_scope
-from api.intelligence.interventions.service import intervention_facts
+from tests.support import evidence_records
+from tests.support.evidence_records import cell
 
 PATTERN = "00000000000000aa"
-BUILT = datetime(2026, 6, 2, 3, 0, tzinfo=UTC)
 
 
 def plan(member, pattern=PATTERN) -> int:
@@ -36,33 +32,10 @@ def plan(member, pattern=PATTERN) -> int:
     return int(made.data["id"])
 
 
-def cell(payer, line, denied, claims, month, cls="commercial"):
-    cat, carc = ("eligibility", "27") if denied else ("none", "NONE")
-    return CellRow(date(2026, month, 1), payer, cls, line, "MAIN", cat, carc, claims)
-
-
 def record(services, member, intervention_id, treated, control) -> int:
-    """Store evidence for windows Jan-Feb (before) / Mar-Apr (after) from (denied, paid) pairs."""
-    (tb, tb_paid), (ta, ta_paid) = treated
-    (cb, cb_paid), (ca, ca_paid) = control
-    rows = [
-        cell("AETNA", "cardiology", True, tb, 1),
-        cell("AETNA", "cardiology", False, tb_paid, 2),
-        cell("AETNA", "cardiology", True, ta, 3),
-        cell("AETNA", "cardiology", False, ta_paid, 4),
-        cell("CIGNA", "oncology", True, cb, 2),
-        cell("CIGNA", "oncology", False, cb_paid, 1),
-        cell("CIGNA", "oncology", True, ca, 4),
-        cell("CIGNA", "oncology", False, ca_paid, 3),
-        cell("MEDICARE", "oncology", True, 50, 3, cls="medicare"),  # another payer class: not compared
-    ]
-    with services.database.transaction() as db:
-        set_scope(db, TenantScope(member.organization_id, member.client_id))
-        facts = intervention_facts(db, intervention_id)
-        assert facts is not None
-        w = service.windows_of(facts, 2, 2)
-        row = service.record(db, facts, w, rows, "commercial", snapshot_built_at=BUILT, user_id=member.user_id)
-        return row.id
+    """A record of the hand cells, with a row of another payer class beside them: never the comparison."""
+    other_class = cell("MEDICARE", "oncology", True, 50, 3, cls="medicare")
+    return evidence_records.record(services, member, intervention_id, treated, control, extra=[other_class])
 
 
 # Record 1: treated 4/10 -> 1/10, comparison 3/20 -> 5/20.

@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
 
 import pytest
 
-from api.evidence.evidence import service
-from api.evidence.evidence.design import CellRow
-from api.infra.db.tenant_filter import TenantScope, set_scope
-from api.intelligence.interventions.service import intervention_facts
+from tests.support.evidence_records import record
 from tests.support.tenancy import join
 
 PATTERN = "00000000000000aa"
 ACTION = "eligibility-recheck"
-BUILT = datetime(2026, 6, 2, 3, 0, tzinfo=UTC)
 Z = 1.959963984540054
 
 
@@ -55,33 +50,6 @@ def plan(where: Where, pattern=PATTERN, action=ACTION, line: str | None = "cardi
     )
     assert made.code is None, made
     return int(made.data["id"])
-
-
-def cell(payer, line, denied, claims, month):
-    cat, carc = ("eligibility", "27") if denied else ("none", "NONE")
-    return CellRow(date(2026, month, 1), payer, "commercial", line, "MAIN", cat, carc, claims)
-
-
-def record(services, where: Where, intervention_id: int, treated, control) -> int:
-    """Evidence for windows Jan-Feb (before) / Mar-Apr (after) from (denied, paid) pairs per cell."""
-    (tb, tb_paid), (ta, ta_paid) = treated
-    (cb, cb_paid), (ca, ca_paid) = control
-    rows = [
-        cell("AETNA", "cardiology", True, tb, 1),
-        cell("AETNA", "cardiology", False, tb_paid, 2),
-        cell("AETNA", "cardiology", True, ta, 3),
-        cell("AETNA", "cardiology", False, ta_paid, 4),
-        cell("CIGNA", "oncology", True, cb, 2),
-        cell("CIGNA", "oncology", False, cb_paid, 1),
-        cell("CIGNA", "oncology", True, ca, 4),
-        cell("CIGNA", "oncology", False, ca_paid, 3),
-    ]
-    with services.database.transaction() as db:
-        set_scope(db, TenantScope(where.organization_id, where.client_id))
-        facts = intervention_facts(db, intervention_id)
-        assert facts is not None
-        w = service.windows_of(facts, 2, 2)
-        return service.record(db, facts, w, rows, "commercial", snapshot_built_at=BUILT, user_id=where.user_id).id
 
 
 # Study A, 100 claims per cell: treated 60/100 -> 40/100, comparison 20/100 -> 20/100
