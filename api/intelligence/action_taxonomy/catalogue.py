@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Literal, get_args
 
 ASSUMPTION = "ASSUMPTION"
 KINDS: tuple[str, ...] = (
@@ -41,7 +42,7 @@ KINDS: tuple[str, ...] = (
 )
 #: The denial categories of the reference seed (``denial_categories.csv``): the thirteen denials, then
 #: the non-denial adjustments an action may still apply to.
-DENIAL_CATEGORIES: tuple[str, ...] = (
+DenialCategory = Literal[
     "eligibility",
     "registration",
     "authorization",
@@ -55,8 +56,11 @@ DENIAL_CATEGORIES: tuple[str, ...] = (
     "credentialing",
     "coordination_of_benefits",
     "other",
-)
-CATEGORIES: tuple[str, ...] = (*DENIAL_CATEGORIES, "patient_responsibility", "contractual", "unclassified")
+]
+#: The categories an action may apply to: the denials, then the non-denial adjustments (wire type and list).
+Category = Literal[DenialCategory, "patient_responsibility", "contractual", "unclassified"]
+DENIAL_CATEGORIES: tuple[str, ...] = get_args(DenialCategory)
+CATEGORIES: tuple[str, ...] = get_args(Category)
 KEY_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_KEY_LENGTH = 40
 

@@ -7,28 +7,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PlainSerializer
 
+from api.intelligence.action_taxonomy.catalogue import Category
 from api.rpc.schema import ActionKey, Output, PageInput, Schema
 from api.rpc.text import SINGLE_LINE
 
 Kind = Literal["appeal", "corrected_claim", "rebill_other_payer", "payer_call", "patient_billing", "write_off"]
-Category = Literal[
-    "eligibility",
-    "registration",
-    "authorization",
-    "coding",
-    "bundling",
-    "medical_necessity",
-    "non_covered",
-    "timely_filing",
-    "duplicate",
-    "missing_information",
-    "credentialing",
-    "coordination_of_benefits",
-    "other",
-    "patient_responsibility",
-    "contractual",
-    "unclassified",
-]
 Hours = Annotated[
     Decimal,
     Field(gt=0, le=200, max_digits=6, decimal_places=2, description='Hours of work, e.g. "1.5"'),

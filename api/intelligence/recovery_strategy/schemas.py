@@ -9,7 +9,7 @@ from pydantic import Field
 
 from api.infra.marts.inputs import PayerKey
 from api.infra.marts.serving import Money, SnapshotOut
-from api.intelligence.action_taxonomy.schemas import Category
+from api.intelligence.action_taxonomy.catalogue import Category
 from api.rpc.schema import ActionKey, Output, Schema
 from api.rpc.text import MULTI_LINE
 
