@@ -56,26 +56,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import scipy
 import scipy.sparse
-import sklearn
 import statsmodels
 from scipy.stats import beta as beta_distribution
 from scipy.stats import rankdata
-from sklearn.calibration import CalibratedClassifierCV
-from sklearn.compose import ColumnTransformer
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
-from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from statsmodels.stats.proportion import proportion_confint
 
 from api.denials.human_attention.history_prior import posterior
+
+if TYPE_CHECKING:  # pandas and scikit-learn are imported where a model is fitted or scored, not when the API starts
+    import pandas as pd
+    from sklearn.pipeline import Pipeline
 
 MIN_OUTCOMES = 40
 MAX_OUTCOMES = 500_000
@@ -440,6 +436,8 @@ def train(outcomes: Sequence[Outcome], *, holdout_fraction: float = 0.25, prior_
     minority = int(min(y_train.sum(), len(y_train) - y_train.sum()))
     calibrated = len(training) >= CALIBRATION_MIN_ROWS and minority >= CALIBRATION_MIN_PER_CLASS
     if calibrated:
+        from sklearn.calibration import CalibratedClassifierCV
+
         classifier = CalibratedClassifierCV(pipeline, method="sigmoid", cv=CALIBRATION_FOLDS, ensemble=False)
         classifier.fit(x_train, y_train)
         fitted_pipeline = classifier.calibrated_classifiers_[0].estimator
@@ -539,6 +537,8 @@ def _canonical_key(o: Outcome) -> tuple[Any, ...]:
 
 
 def _frame(rows: Sequence[CaseLike]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "payer_key": [r.payer_key for r in rows],
@@ -557,6 +557,11 @@ def _frame(rows: Sequence[CaseLike]) -> pd.DataFrame:
 
 
 def _pipeline() -> Pipeline:
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
     features = ColumnTransformer(
         [
             ("onehot", OneHotEncoder(handle_unknown="ignore"), list(CATEGORICAL_FEATURES)),
@@ -591,6 +596,8 @@ def _percentile_interval(values: Sequence[float] | FloatArray) -> tuple[float, f
 
 
 def _metrics(y: IntArray, p: FloatArray, resamples: list[IntArray]) -> tuple[HeldOutMetrics, tuple[float, ...]]:
+    from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
+
     n = len(y)
     # Per-row losses: a resample's Brier score / log loss is the mean of its rows' losses, so the
     # bootstrap indexes these instead of calling the scorer 500 times (same numbers, the point values
@@ -673,6 +680,8 @@ def _paired_brier_difference(
     y: IntArray, p_model: FloatArray, p_prior: FloatArray, resamples: list[IntArray]
 ) -> Estimate:
     """Brier(model) - Brier(prior) with the 95% percentile interval of the same resampled rows."""
+    from sklearn.metrics import brier_score_loss
+
     row_difference = (p_model - y) ** 2 - (p_prior - y) ** 2
     differences = [float(row_difference[index].mean()) for index in resamples]
     value = float(brier_score_loss(y, p_model) - brier_score_loss(y, p_prior))
@@ -711,6 +720,9 @@ def _verdict(model: HeldOutMetrics, prior: HeldOutMetrics, difference: Estimate)
 
 
 def _libraries() -> tuple[tuple[str, str], ...]:
+    import pandas as pd
+    import sklearn
+
     return (
         ("numpy", np.__version__),
         ("pandas", pd.__version__),
