@@ -31,8 +31,8 @@ import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter, Transformation
 from pypdf.errors import PyPdfError
 
@@ -40,6 +40,9 @@ from api.denials.appeal_assembly import limits as caps
 from api.denials.appeal_assembly.contents import EvidenceItem, sha256_hex
 from api.denials.appeal_assembly.limits import PacketLimits
 from api.evidence.evidence_control.detection import PageTreeTooLarge, page_tree_leaves
+
+if TYPE_CHECKING:  # fpdf2 (and fontTools, Pillow) is imported where a page is drawn: the API process never draws
+    from fpdf import FPDF
 
 PRODUCER = "denial-platform appealAssembly"
 PAGE_FORMAT = "Letter"
@@ -415,6 +418,8 @@ def _draw_generated(pdf: FPDF, sections: Sequence[_Section], total: int) -> None
 
 def _overlay(sizes: Sequence[tuple[float, float]], numbers: Sequence[int], total: int, created: datetime) -> PdfReader:
     """One page per appended page, at its size (points), holding only its footer."""
+    from fpdf import FPDF
+
     pdf = FPDF(unit="pt")
     pdf.set_creation_date(created)
     pdf.set_producer(PRODUCER)
@@ -465,6 +470,8 @@ def render(packet: PacketInput, limits: PacketLimits | None = None) -> RenderedP
 
     Raises RenderError when an evidence document cannot be read as its media type says, and
     InvalidInput (naming the cap) for a packet over `limits`, before drawing anything."""
+    from fpdf import FPDF  # see TYPE_CHECKING above
+
     limits = limits or PacketLimits()
     caps.check_text(limits, caps.text_chars(packet.letter_text, packet.evidence))
     created = packet.created_at if packet.created_at.tzinfo else packet.created_at.replace(tzinfo=UTC)

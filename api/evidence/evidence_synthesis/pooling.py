@@ -23,11 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import chi2, norm
-from statsmodels.stats.meta_analysis import combine_effects
 
-ALPHA = 0.05
-Z_CRIT = float(norm.isf(ALPHA / 2))
+from api.evidence.evidence.estimators import ALPHA, Z_CRIT
+
 MAX_STUDIES = 10_000
 
 
@@ -121,6 +119,10 @@ def pool(studies: Sequence[Study]) -> Pooled:
         low, high = est - Z_CRIT * se, est + Z_CRIT * se
         statement = f"One study ({s.label!r}): the pooled estimate is that study's; heterogeneity cannot be estimated."
         return Pooled(est, se, low, high, est, se, low, high, None, None, None, None, None, 1, n_total, statement)
+
+    # Imported when used, so that importing the API does not pay for scipy.stats and statsmodels.
+    from scipy.stats import chi2
+    from statsmodels.stats.meta_analysis import combine_effects
 
     # errstate: statsmodels divides by Q when it derives its own I², which warns when Q is 0 (identical effects).
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from api.core.errors import PreconditionFailed, not_found
 from api.evidence.evidence import service as evidence
+from api.evidence.evidence.estimators import Z_CRIT
 from api.evidence.evidence_synthesis import comparison, pooling
 from api.evidence.evidence_synthesis.models import EvidenceSynthesis, EvidenceSynthesisClient
 from api.infra.db.lookup import where_given
@@ -107,8 +108,8 @@ def calculate(
             "client_id": row.client_id,
             "effect": study.effect,
             "standard_error": study.standard_error,
-            "ci_low": study.effect - pooling.Z_CRIT * study.standard_error,
-            "ci_high": study.effect + pooling.Z_CRIT * study.standard_error,
+            "ci_low": study.effect - Z_CRIT * study.standard_error,
+            "ci_high": study.effect + Z_CRIT * study.standard_error,
             "n": study.n,
             "computed_at": row.computed_at.isoformat(),
         }

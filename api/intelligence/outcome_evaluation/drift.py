@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
 
 from api.intelligence.outcome_learning import model
 
@@ -53,6 +52,8 @@ def drift(rows: Sequence[Scored]) -> Drift:
     n = len(rows)
     if not enough(n):
         raise ValueError(f"not enough new outcomes ({n}; at least {MIN_NEW_OUTCOMES} needed)")
+    from statsmodels.stats.proportion import proportion_confint  # imported when used: 0.9 s at API start
+
     y = np.array([int(r.success) for r in rows], dtype=np.int64)
     p = np.array([r.probability for r in rows], dtype=np.float64)
     k = int(y.sum())

@@ -60,16 +60,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
-import scipy
-import scipy.sparse
-import statsmodels
-from scipy.stats import beta as beta_distribution
-from scipy.stats import rankdata
-from statsmodels.stats.proportion import proportion_confint
 
 from api.denials.human_attention.history_prior import posterior
 
-if TYPE_CHECKING:  # pandas and scikit-learn are imported where a model is fitted or scored, not when the API starts
+# pandas, scikit-learn, scipy and statsmodels are imported where a model is fitted or scored, not when the
+# API starts: together they cost about 1.5 s in every process that imports api.app.
+if TYPE_CHECKING:
     import pandas as pd
     from sklearn.pipeline import Pipeline
 
@@ -252,6 +248,8 @@ class BetaBinomialPrior:
     def cell(self, payer_key: str, category: str) -> CellEstimate:
         n, k = dict(self.cells).get((payer_key, category), (0, 0))
         alpha, beta = posterior(self.base_rate, self.strength, k, n)
+        from scipy.stats import beta as beta_distribution
+
         low, high = beta_distribution.ppf([(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2], alpha, beta)
         return CellEstimate(alpha / (alpha + beta), float(low), float(high), n, k, alpha, beta)
 
@@ -379,6 +377,8 @@ class TrainedModel:
         return [float(p) for p in self._classifier.predict_proba(_frame(cases))[:, 1]]
 
     def _contributions(self, frame: pd.DataFrame) -> tuple[Contribution, ...]:
+        import scipy.sparse
+
         features = self._pipeline[:-1].transform(frame)
         row = np.asarray(features.toarray() if scipy.sparse.issparse(features) else features, dtype=np.float64)[0]
         coefficients = np.asarray(self._pipeline[-1].coef_[0], dtype=np.float64)
@@ -625,6 +625,8 @@ def _bootstrap_aucs(y: IntArray, p: FloatArray, resamples: list[IntArray]) -> li
     """The AUC of each resample holding both classes, as the Mann-Whitney statistic
     U / (n1 n0) (Hanley & McNeil 1982) from scipy's mid-ranks: the number ``roc_auc_score`` gives, without
     its per-call validation (about 10 ms, which 1,000 calls would turn into seconds)."""
+    from scipy.stats import rankdata
+
     aucs: list[float] = []
     for index in resamples:
         y_resampled = y[index]
@@ -641,6 +643,8 @@ def _bootstrap_aucs(y: IntArray, p: FloatArray, resamples: list[IntArray]) -> li
 def _calibration(y: IntArray, p: FloatArray) -> tuple[tuple[CalibrationBin, ...], tuple[float, ...]]:
     """Bins at the deciles of the predictions (equal counts up to ties; tied predictions share a bin,
     so a bin may be empty and is then left out)."""
+    from statsmodels.stats.proportion import proportion_confint
+
     inner = np.quantile(p, np.linspace(0, 1, DECILES + 1)[1:-1])
     bins = np.searchsorted(inner, p, side="right")
     out: list[CalibrationBin] = []
@@ -721,7 +725,9 @@ def _verdict(model: HeldOutMetrics, prior: HeldOutMetrics, difference: Estimate)
 
 def _libraries() -> tuple[tuple[str, str], ...]:
     import pandas as pd
+    import scipy
     import sklearn
+    import statsmodels
 
     return (
         ("numpy", np.__version__),

@@ -44,9 +44,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportion_confint
 
 MAX_CELLS = 200_000
 #: A denial level: (category, CARC); (None, None) is any denial, (category, None) any CARC of the category.
@@ -128,6 +125,11 @@ def mine(
     tests_run = len(tested)
     if tests_run == 0:
         return []
+
+    # Imported when used: scipy.stats and statsmodels cost about 1.5 s in every process that imports the API.
+    from scipy.stats import binom
+    from statsmodels.stats.multitest import multipletests
+    from statsmodels.stats.proportion import proportion_confint
 
     n = np.array([cell.claims for cell in tested], dtype=np.int64)
     k = np.array([cell.denied for cell in tested], dtype=np.int64)

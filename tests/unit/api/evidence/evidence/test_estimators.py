@@ -196,3 +196,21 @@ def test_the_interval_contains_the_estimate(tb, ta, cb, ca):
 def test_before_after_interval_contains_the_difference(before, after):
     c = before_after(before, after)
     assert -1 <= c.ci_low <= c.difference <= c.ci_high <= 1
+
+
+def test_the_written_out_critical_value_is_scipys():
+    # Z_CRIT is a literal so that importing the API does not import scipy.stats; scipy is the outside judge.
+    from scipy.stats import norm
+
+    from api.evidence.evidence.estimators import ALPHA, Z_CRIT
+
+    assert float(norm.isf(ALPHA / 2)) == pytest.approx(Z_CRIT, abs=1e-15)
+
+
+@given(st.floats(min_value=-40, max_value=40, allow_nan=False))
+def test_the_two_sided_p_value_is_scipys(z):
+    from scipy.stats import norm
+
+    from api.evidence.evidence.estimators import two_sided_p
+
+    assert two_sided_p(z) == pytest.approx(float(2 * norm.sf(abs(z))), rel=1e-12, abs=1e-300)
