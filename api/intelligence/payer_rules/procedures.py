@@ -1,14 +1,20 @@
 """payerRules.*: appeal and timely-filing limits as data (platform defaults with their citations, a
 client's own rules per payer type or payer, effective-dated), which rule applies to a case and why, and
-payer aliases. Writes are for managers and admins and are audited."""
+payer aliases. A client's rule changes only through approval: one manager proposes (upsert), another
+decides (decide). Writes are for managers and admins and are audited."""
 
 from __future__ import annotations
 
-from api.denials.deadlines.service import as_limit, client_today
+from api.denials.deadlines.service import client_today
 from api.intelligence.payer_rules import service
+from api.intelligence.payer_rules.models import PayerRuleChange
 from api.intelligence.payer_rules.schemas import (
     AliasIn,
     AliasOut,
+    ChangeOut,
+    ChangesIn,
+    DecideIn,
+    DecideOut,
     EvaluateIn,
     EvaluateOut,
     ListIn,
@@ -16,10 +22,11 @@ from api.intelligence.payer_rules.schemas import (
     RuleOut,
     UpsertIn,
     UpsertOut,
+    WithdrawIn,
 )
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
-from api.rpc.schema import decode_cursor, encode_cursor
+from api.rpc.schema import Page, decode_cursor, encode_cursor, paginate
 
 router = rpc.namespace("payerRules")
 
@@ -41,16 +48,30 @@ def list_rules(ctx: Context, input: ListIn) -> ListOut:
     return ListOut.model_validate({"items": items, "next_cursor": cursor, "defaults": defaults})
 
 
+def _change_out(row: PayerRuleChange) -> ChangeOut:
+    return ChangeOut(
+        id=row.id,
+        kind=row.kind,
+        state=row.state,
+        payload=row.payload,
+        proposed_by=row.proposed_by,
+        proposed_at=row.created_at,
+        decided_by=row.decided_by,
+        decided_at=row.decided_at,
+        reason=row.reason,
+        applied_rule_id=row.applied_rule_id,
+    )
+
+
 @router.mutation("upsert", permission="approve")
 def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
-    """Set the client's own limit of one level (an appeal level of the payer type, or timely_filing) for
-    a payer type (payerId `*`) or one payer (a state's Medicaid program, a contracted plan: its payer id), from
-    `effectiveFrom`: it overrides the platform default for
-    deadlines whose basis date is on or after that date (a payer-specific rule over a type-wide one).
-    The same payer type, payer, level and date again updates the rule. A level the payer type does not
-    have is BAD_REQUEST. The working cases it may change are re-scheduled by a job queued with the rule
-    (it runs once the rule is committed; `rescheduled` says how many). Managers and admins; audited
-    (before and after)."""
+    """Propose the client's own limit of one level (an appeal level of the payer type, or timely_filing)
+    for a payer type (payerId `*`) or one payer (a state's Medicaid program, a contracted plan: its payer
+    id), from `effectiveFrom`. Nothing changes until another manager or admin approves it
+    (payerRules.decide: separation of duties); then it overrides the platform default for deadlines whose
+    basis date is on or after that date (a payer-specific rule over a type-wide one), the same payer type,
+    payer, level and date updating the rule. A level the payer type does not have is BAD_REQUEST. Managers
+    and admins; audited."""
     spec = service.RuleSpec(
         payer_type=input.payer_type,
         payer_id=input.payer_id,
@@ -62,13 +83,58 @@ def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
         effective_from=input.effective_from,
         source=input.source,
     )
-    result = service.upsert(ctx.db, spec, user_id=ctx.user_id)
-    ctx.note("payer_rule", result.row.id, before=result.before, after=service.stored(result.row))
+    proposed = service.propose_limit(ctx.db, spec, user_id=ctx.user_id)
+    ctx.note("payer_rule_change", proposed.change.id, after=service.change_state(proposed.change))
     return UpsertOut(
-        rule=RuleOut.model_validate(service.rule_out(as_limit(result.row))),
-        created=result.before is None,
-        rescheduled=result.rescheduled,
+        rule=RuleOut.model_validate(proposed.rule),
+        created=proposed.created,
+        rescheduled=0,
+        change=_change_out(proposed.change),
     )
+
+
+@router.mutation("decide", permission="approve")
+def decide(ctx: Context, input: DecideIn) -> DecideOut:
+    """Approve or reject a proposed rule change, with a reason. The proposer never decides their own change
+    (FORBIDDEN), nor does someone the proposer invited recently approve it; a change already decided or
+    withdrawn is PRECONDITION_FAILED. Approving applies the rule and queues the re-scheduling of the
+    working cases it may change (a job run once this call commits; `rescheduled` says how many). Managers
+    and admins; audited (before and after)."""
+    decided = service.decide(
+        ctx.db,
+        input.id,
+        approve=input.decision == "approve",
+        reason=input.reason,
+        user_id=ctx.user_id,
+        invited_window_days=ctx.services.settings.sod_invited_window_days,
+    )
+    applied = decided.applied
+    after = service.change_state(decided.change)
+    if applied is not None:
+        after = {**after, "rule_before": applied.before, "rule_after": applied.after}
+    ctx.note("payer_rule_change", decided.change.id, before=decided.before, after=after)
+    return DecideOut(
+        change=_change_out(decided.change),
+        rule=None if applied is None else RuleOut.model_validate(applied.rule),
+        created=applied is not None and applied.before is None,
+        rescheduled=0 if applied is None else applied.rescheduled,
+    )
+
+
+@router.mutation("withdraw", permission="approve")
+def withdraw(ctx: Context, input: WithdrawIn) -> ChangeOut:
+    """The proposer takes back a proposed rule change (anyone else: FORBIDDEN, reject it with
+    payerRules.decide); a decided change is PRECONDITION_FAILED. Audited."""
+    change, before = service.withdraw(ctx.db, input.id, user_id=ctx.user_id)
+    ctx.note("payer_rule_change", change.id, before=before, after=service.change_state(change))
+    return _change_out(change)
+
+
+@router.query("changes")
+def changes(ctx: Context, input: ChangesIn) -> Page[ChangeOut]:
+    """Proposed and decided rule changes, newest first; filters: state, kind; paginated."""
+    stmt = service.changes_statement(state=input.state, kind=input.kind)
+    return paginate(ctx.db, stmt, PayerRuleChange.id, input, _change_out)
 
 
 @router.query("evaluate")

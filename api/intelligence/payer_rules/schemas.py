@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import date
-from typing import Annotated, Literal
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
 from api.rpc.schema import Day, DbId, Output, Page, PageInput, Schema
+from api.rpc.text import MULTI_LINE
 
 PayerType = Literal["medicare", "medicare_advantage", "medicaid", "tricare", "commercial", "erisa"]
 PayerClass = Literal["medicare", "medicaid", "commercial", "other_government", "other", "self_pay"]
@@ -35,6 +36,11 @@ class RuleOut(Output):
     basis: str = Field(description="What the days count from, e.g. date_of_denial, date_of_service")
     receipt_days: int = Field(description="Days after the notice date it is presumed received (Medicare: 5)")
     effective_from: date
+    effective_to: date | None = Field(
+        default=None,
+        description="payerRules.list: the day before the next version of the same payer type, payer and level "
+        "starts (null: the latest version; always null elsewhere)",
+    )
     is_default: bool = Field(description="A default that a contract or state program may change")
     source: str = Field(description="The citation (CFR section) or the client's own source")
     reference: str
@@ -56,13 +62,54 @@ class UpsertIn(Schema):
     source: str = Field(min_length=1, max_length=500, description="Contract clause, state rule, payer manual")
 
 
+class ChangeOut(Output):
+    id: int
+    kind: str = Field(description="limit (an appeal or timely-filing limit); more kinds may follow")
+    state: str = Field(description="proposed | approved | rejected | withdrawn")
+    payload: dict[str, Any] = Field(description="The rule as proposed, checked by its kind's checker")
+    proposed_by: int | None
+    proposed_at: datetime
+    decided_by: int | None
+    decided_at: datetime | None
+    reason: str | None = Field(description="Why it was approved or rejected")
+    applied_rule_id: int | None = Field(description="The rule an approval wrote (payerRules.list's id)")
+
+
 class UpsertOut(Output):
-    rule: RuleOut
-    created: bool
-    rescheduled: int = Field(
-        description="Working cases whose deadlines the rule may change: the deadlines.reschedule job recomputes "
-        "them once this call commits"
+    rule: RuleOut = Field(
+        description="The rule as it will read once approved: its id is the rule it would update (null: a new one)"
     )
+    created: bool = Field(description="Approving it adds a rule (false: it updates the rule of the same key and date)")
+    rescheduled: int = Field(
+        description="Always 0: a proposed rule changes no deadline until another manager approves it "
+        "(payerRules.decide answers how many working cases it re-schedules)"
+    )
+    change: ChangeOut
+
+
+class DecideIn(Schema):
+    id: DbId = Field(description="The change's id (payerRules.changes)")
+    decision: Literal["approve", "reject"]
+    reason: Annotated[str, Field(min_length=1, max_length=1000), MULTI_LINE]
+
+
+class DecideOut(Output):
+    change: ChangeOut
+    rule: RuleOut | None = Field(description="The rule written (approved), else null")
+    created: bool = Field(description="The approval added a rule (false: updated one, or rejected)")
+    rescheduled: int = Field(
+        description="Working cases whose deadlines the approved rule may change: the deadlines.reschedule job "
+        "recomputes them once this call commits"
+    )
+
+
+class WithdrawIn(Schema):
+    id: DbId
+
+
+class ChangesIn(PageInput):
+    state: Literal["proposed", "approved", "rejected", "withdrawn"] | None = None
+    kind: Literal["limit"] | None = None
 
 
 class ClaimFacts(Schema):

@@ -1,26 +1,36 @@
-"""payerRules on the operational DB: the rules (platform defaults + the client's), their upsert, which
-rule applies to a case or a described claim, and payer aliases.
+"""payerRules on the operational DB: the rules (platform defaults + the client's), changes to them through
+approval, which rule applies to a case or a described claim, and payer aliases.
 
 The rule table and the choice of a rule live with the deadline scheduler that reads them
 (``api/denials/deadlines``: its table through ``service`` — ``list_payer_rules``, ``upsert_payer_rule``,
-``facts_of_case`` — and the published pure ``rules.case_deadlines``); this namespace writes and explains them. A write re-schedules the working cases it may change, in the same
-transaction, so the worklist follows at once.
+``facts_of_case`` — and the published pure ``rules.case_deadlines``); this namespace writes and explains
+them. A rule changes only through approval (separation of duties): ``propose`` stores a change checked by
+its kind's checker (``proposals.py``), ``decide`` by another person applies it through the deadlines and
+queues the re-scheduling of the working cases it may change (a job run after the commit).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from api.core.errors import InvalidInput
+from api.core.errors import Forbidden, InvalidInput
+from api.core.lifecycle import transition
 from api.denials.deadlines import rules
 from api.denials.deadlines import service as deadlines
 from api.denials.deadlines.service import request_reschedule
+from api.infra.db.base import utcnow
+from api.infra.db.lookup import get_by_id, where_given
+from api.intelligence.payer_rules import proposals, versions
+from api.intelligence.payer_rules.lifecycle import CHANGE
+from api.intelligence.payer_rules.models import PayerRuleChange
 from api.money.reconciliation import service as reconciliation
+from api.platform.organizations.service import require_independent
 
 
 def rule_out(rule: rules.LimitRule) -> dict[str, Any]:
@@ -58,29 +68,14 @@ def list_rules(
         db, payer_type=payer_type, payer_id=payer_id, level=level, before_id=before_id, limit=limit + 1
     )
     more, rows = len(rows) > limit, rows[:limit]
-    items = [rule_out(deadlines.as_limit(r)) for r in rows]
+    # a rule's versions are its effective dates: each says until when it is in force (the history)
+    ends = versions.version_ends(deadlines.client_rules(db)) if rows else {}
+    items = [{**rule_out(deadlines.as_limit(r)), "effective_to": ends.get(r.id)} for r in rows]
     return items, rows[-1].id if more and rows else None, [rule_out(r) for r in rules.RULES]
-
-
-def _platform_rule(payer_type: str, level: str) -> rules.LimitRule:
-    found = rules.rule_for(payer_type, level)
-    if found is None:
-        known = [*rules.appeal_levels(payer_type)]
-        if rules.rule_for(payer_type, rules.TIMELY_FILING) is not None:
-            known.append(rules.TIMELY_FILING)
-        raise InvalidInput(f"Invalid input: 'level' is not a level of {payer_type} (known: {', '.join(known)})")
-    return found
 
 
 # The audit state of a rule is the deadlines' (the table is theirs).
 stored = deadlines.payer_rule_state
-
-
-@dataclass(frozen=True, slots=True)
-class Upserted:
-    row: deadlines.Rule
-    before: dict[str, Any] | None
-    rescheduled: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,25 +92,185 @@ class RuleSpec:
     roll_forward: bool = False
     receipt_days: int = 0
 
+    def payload(self) -> dict[str, Any]:
+        return {
+            "payer_type": self.payer_type,
+            "payer_id": self.payer_id,
+            "level": self.level,
+            "days": self.days,
+            "day_count": self.day_count,
+            "roll_forward": self.roll_forward,
+            "receipt_days": self.receipt_days,
+            "effective_from": self.effective_from.isoformat(),
+            "source": self.source,
+        }
 
-def upsert(db: Session, spec: RuleSpec, *, user_id: int) -> Upserted:
-    """Insert or update the client's rule for (payer type, payer id, level, effective date); the basis
-    (what the days count from) is the platform rule's for that level, so later levels still follow."""
-    platform = _platform_rule(spec.payer_type, spec.level)
-    values = deadlines.PayerRuleValues(
-        payer_type=spec.payer_type,
-        payer_id=spec.payer_id,
-        level=spec.level,
-        effective_from=spec.effective_from,
-        days=spec.days,
-        day_count=spec.day_count,
-        roll_forward=spec.roll_forward,
-        receipt_days=spec.receipt_days,
+
+# --- changes go through approval: one person proposes, another decides ------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Proposed:
+    change: PayerRuleChange
+    rule: dict[str, Any]  # the rule as it would read once approved (`rule_out`'s keys)
+    created: bool  # approving it adds a rule (False: it updates the rule of the same key and date)
+
+
+def change_state(row: PayerRuleChange) -> dict[str, Any]:
+    """The change as the audit records it."""
+    return {
+        "kind": row.kind,
+        "payload": row.payload,
+        "state": row.state,
+        "proposed_by": row.proposed_by,
+        "decided_by": row.decided_by,
+        "reason": row.reason,
+        "applied_rule_id": row.applied_rule_id,
+    }
+
+
+def _existing_limit(db: Session, payload: dict[str, Any]) -> rules.LimitRule | None:
+    """The client's rule a limit payload would update (same payer type, payer, level and date), if any."""
+    key = (payload["payer_type"], payload["payer_id"], payload["level"], date.fromisoformat(payload["effective_from"]))
+    for rule in deadlines.client_rules(db):
+        if rule.rule_id is not None and (rule.payer_type, rule.plan, rule.level, rule.effective_from) == key:
+            return rule
+    return None
+
+
+def _limit_values(payload: dict[str, Any]) -> deadlines.PayerRuleValues:
+    # the basis (what the days count from) is the platform rule's for that level, so later levels follow
+    platform = proposals.level_of(payload["payer_type"], payload["level"])
+    return deadlines.PayerRuleValues(
+        payer_type=payload["payer_type"],
+        payer_id=payload["payer_id"],
+        level=payload["level"],
+        effective_from=date.fromisoformat(payload["effective_from"]),
+        days=payload["days"],
+        day_count=payload["day_count"],
+        roll_forward=payload["roll_forward"],
+        receipt_days=payload["receipt_days"],
         basis=platform.basis,
-        source=spec.source,
+        source=payload["source"],
     )
-    row, before = deadlines.upsert_payer_rule(db, values, user_id=user_id)
-    return Upserted(row, before, request_reschedule(db, None if spec.payer_id == "*" else spec.payer_id))
+
+
+def proposed_rule(change: PayerRuleChange, existing: rules.LimitRule | None) -> dict[str, Any]:
+    """A proposed limit as `rule_out` shows a rule: the id of the rule it would update (None: a new one),
+    its reference the change's."""
+    values = _limit_values(change.payload)
+    as_rule = rules.LimitRule(
+        payer_type=values.payer_type,
+        plan=values.payer_id,
+        level=values.level,
+        days=values.days,
+        day_count="business" if values.day_count == "business" else "calendar",
+        roll_forward=values.roll_forward,
+        basis=values.basis,
+        receipt_days=values.receipt_days,
+        is_default=False,
+        order=0,
+        source=values.source,
+        effective_from=values.effective_from,
+        rule_id=None if existing is None else existing.rule_id,
+    )
+    return {**rule_out(as_rule), "origin": "client", "reference": f"payer_rule_changes/{change.id}"}
+
+
+def propose(db: Session, kind: str, payload: dict[str, Any], *, user_id: int) -> Proposed:
+    """A proposed change of a rule of `kind`, checked by the kind's checker (`proposals.check`); nothing
+    changes until another manager or admin approves it (`decide`)."""
+    checked = proposals.check(kind, payload)
+    change = PayerRuleChange(kind=kind, payload=checked, state="proposed", proposed_by=user_id)
+    db.add(change)
+    db.flush()
+    existing = _existing_limit(db, checked)
+    return Proposed(change, proposed_rule(change, existing), existing is None)
+
+
+def propose_limit(db: Session, spec: RuleSpec, *, user_id: int) -> Proposed:
+    """Propose the client's limit of one level for (payer type, payer id) from a date."""
+    return propose(db, "limit", spec.payload(), user_id=user_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    rule_id: int
+    rule: dict[str, Any]  # `rule_out` of the rule written
+    before: dict[str, Any] | None  # its audit state before (None: inserted)
+    after: dict[str, Any]
+    rescheduled: int
+
+
+def _apply_limit(db: Session, payload: dict[str, Any], *, user_id: int) -> Applied:
+    """Write the limit through the deadlines (`upsert_payer_rule`) and queue the recomputation of the
+    working cases it may change (the payer's, or every one for a type-wide rule), as a rule write always did."""
+    row, before = deadlines.upsert_payer_rule(db, _limit_values(payload), user_id=user_id)
+    payer_id = payload["payer_id"]
+    rescheduled = request_reschedule(db, None if payer_id == "*" else payer_id)
+    return Applied(row.id, rule_out(deadlines.as_limit(row)), before, stored(row), rescheduled)
+
+
+#: how an approved change of each kind is applied (keyed like `proposals.CHECKERS`)
+APPLIERS: dict[str, Callable[..., Applied]] = {"limit": _apply_limit}
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    change: PayerRuleChange
+    before: dict[str, Any]
+    applied: Applied | None
+
+
+def get_change(db: Session, change_id: int, *, for_update: bool = False) -> PayerRuleChange:
+    return get_by_id(db, PayerRuleChange, change_id, "Payer rule change", for_update=for_update)
+
+
+def decide(
+    db: Session, change_id: int, *, approve: bool, reason: str, user_id: int, invited_window_days: int
+) -> Decided:
+    """Approve (apply) or reject a proposed change, with a reason. Separation of duties: the proposer
+    never decides their own change (FORBIDDEN; they may withdraw it), nor approves someone they invited
+    within the window; a decided change is PRECONDITION_FAILED naming its state."""
+    if not reason.strip():
+        raise InvalidInput("Invalid input: 'reason' is required to decide a payer rule change")
+    change = get_change(db, change_id, for_update=True)
+    before = change_state(change)
+    target = transition(CHANGE, change.state, "approved" if approve else "rejected")
+    if change.proposed_by == user_id:
+        raise Forbidden(
+            "Separation of duties: you proposed this payer rule change, so another manager or admin must "
+            "decide it (withdraw it with payerRules.withdraw if it is no longer wanted)"
+        )
+    applied = None
+    if approve:
+        require_independent(
+            db, user_id, [change.proposed_by], window_days=invited_window_days, requester="this change's proposer"
+        )
+        # checked again: the platform's levels may have changed since it was proposed
+        payload = proposals.check(change.kind, change.payload)
+        applied = APPLIERS[change.kind](db, payload, user_id=user_id)
+        change.applied_rule_id = applied.rule_id
+    change.state, change.decided_by, change.decided_at, change.reason = target, user_id, utcnow(), reason
+    db.flush()
+    return Decided(change, before, applied)
+
+
+def withdraw(db: Session, change_id: int, *, user_id: int) -> tuple[PayerRuleChange, dict[str, Any]]:
+    """The proposer takes a proposed change back (anyone else: FORBIDDEN, reject it instead)."""
+    change = get_change(db, change_id, for_update=True)
+    before = change_state(change)
+    target = transition(CHANGE, change.state, "withdrawn")
+    if change.proposed_by != user_id:
+        raise Forbidden("Only the proposer withdraws a payer rule change; decide it with payerRules.decide instead")
+    change.state, change.decided_by, change.decided_at = target, user_id, utcnow()
+    db.flush()
+    return change, before
+
+
+def changes_statement(*, state: str | None, kind: str | None) -> Select[Any]:
+    """The client's rule changes, filtered by the values given (paged newest first by the caller)."""
+    return where_given(select(PayerRuleChange), (PayerRuleChange.state, state), (PayerRuleChange.kind, kind))
 
 
 # --- evaluate --------------------------------------------------------------------------------------
@@ -160,6 +315,12 @@ def evaluate(db: Session, case_id: int | None, claim: DescribedClaim | None) -> 
         facts = _claim_facts(claim)
     else:  # the schema refuses this; kept for a direct caller
         raise InvalidInput("Invalid input: give exactly one of caseId or claim")
+    return evaluation_of(db, case_id, facts)
+
+
+def evaluation_of(db: Session, case_id: int | None, facts: rules.CaseFacts) -> Evaluation:
+    """The rules the deadline engine applies to these facts (the platform defaults and the client's
+    rules, ``rules.case_deadlines``): what evaluate answers, and payerApplicability for a claim."""
     kind, found = rules.case_deadlines(facts, deadlines.client_rules(db))
     return Evaluation(case_id, facts, kind, found)
 

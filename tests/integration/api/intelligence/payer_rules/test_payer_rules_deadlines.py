@@ -20,6 +20,7 @@ from api.platform.organizations.models import Client
 from tests.integration.api.denials.conftest import HAND, by_claim, confirm, post
 from tests.integration.api.money.ingestion.conftest import upload_json
 from tests.support.jobs import queued, run_queued
+from tests.support.tenancy import join
 
 AS_OF = "2026-03-10"
 
@@ -27,6 +28,24 @@ AS_OF = "2026-03-10"
 @pytest.fixture
 def member(make_member):
     return make_member(role="admin")
+
+
+def _approver(member, services):
+    """A second manager of `member`'s organization (invited by the platform: independent of `member`)."""
+    _user_id, _email, _password, token = join(services, member.rpc, member.organization_id, "manager")
+    return member.rpc.as_(token, member.client_id)
+
+
+def _set_rule(member, services, body: dict, approver=None) -> dict:
+    """A rule changes only through approval: `member` proposes it (payerRules.upsert), a second manager
+    approves it (payerRules.decide); the decision's answer."""
+    proposed = member.rpc.mutation("payerRules.upsert", body)
+    assert proposed.status == 200, proposed.error
+    approver = approver or _approver(member, services)
+    decision = {"id": proposed.data["change"]["id"], "decision": "approve", "reason": "checked against the contract"}
+    decided = approver.mutation("payerRules.decide", decision)
+    assert decided.status == 200, decided.error
+    return decided.data
 
 
 def _open(member, fixture: str, claim: str) -> dict:
@@ -114,7 +133,8 @@ def test_a_clients_rule_overrides_the_default_from_its_effective_date(member, se
         "effectiveFrom": "2026-01-01",
         "source": "Provider agreement section 4.2",
     }
-    out = member.rpc.mutation("payerRules.upsert", body).data
+    approver = _approver(member, services)
+    out = _set_rule(member, services, body, approver)
     assert out["created"] is True and out["rescheduled"] == 1
     # committed with a job, not recomputed in the rule's transaction: the deadline moves once it ran
     assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-05-06"
@@ -136,19 +156,25 @@ def test_a_clients_rule_overrides_the_default_from_its_effective_date(member, se
     )
     # a rule effective after the notice date does not apply to this denial
     later = {**body, "days": 30, "effectiveFrom": "2026-04-01", "source": "Amendment 2"}
-    assert member.rpc.mutation("payerRules.upsert", later).data["created"] is True
+    assert _set_rule(member, services, later, approver)["created"] is True
     assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
     assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-05-01"
     # the same key again updates the rule (audited twice more: three upserts in all)
-    again = member.rpc.mutation("payerRules.upsert", {**body, "days": 45}).data
+    again = _set_rule(member, services, {**body, "days": 45}, approver)
     assert again["created"] is False and again["rule"]["days"] == 45
     assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
     # 2026-03-02 + 45 = Mar 29, +16 = 2026-04-16
     assert _deadlines(member, case["id"])["items"][0]["dueOn"] == "2026-04-16"
     events = member.rpc.query("audit.list", {"procedure": "payerRules.upsert"}).data["items"]
-    assert len(events) == 3 and {e["targetType"] for e in events} == {"payer_rule"}
+    assert len(events) == 3 and {e["targetType"] for e in events} == {"payer_rule_change"}
+    decisions = member.rpc.query("audit.list", {"procedure": "payerRules.decide"}).data["items"]
+    assert len(decisions) == 3 and {e["targetType"] for e in decisions} == {"payer_rule_change"}
     listed = member.rpc.query("payerRules.list", {"payerType": "medicare_advantage"}).data
-    assert [i["days"] for i in listed["items"]] == [30, 45]
+    # the history: the version from 2026-01-01 is in force until the day before 2026-04-01's
+    assert [(i["days"], i["effectiveFrom"], i["effectiveTo"]) for i in listed["items"]] == [
+        (30, "2026-04-01", None),
+        (45, "2026-01-01", "2026-03-31"),
+    ]
     assert any(d["payerType"] == "tricare" and "32 CFR 199.10" in d["source"] for d in listed["defaults"])
 
 
@@ -205,7 +231,8 @@ def test_writes_need_a_manager_and_bad_input_is_refused(make_member):
         assert other.rpc.mutation("payerRules.upsertAlias", alias).code == "FORBIDDEN"
         assert other.rpc.query("payerRules.list", {}).data["defaults"]
     manager = make_member(role="manager")
-    assert manager.rpc.mutation("payerRules.upsert", rule).data["created"] is True
+    proposed = manager.rpc.mutation("payerRules.upsert", rule).data
+    assert (proposed["created"], proposed["rescheduled"], proposed["change"]["state"]) == (True, 0, "proposed")
     r = admin.rpc.mutation("payerRules.upsert", {**rule, "level": "redetermination"})
     assert r.code == "BAD_REQUEST" and "level" in r.error["message"] and "reconsideration" in r.error["message"]
     assert admin.rpc.mutation("payerRules.upsert", {**rule, "days": 0}).code == "BAD_REQUEST"
@@ -284,12 +311,13 @@ def test_rule_edits_queue_one_reschedule_per_client_and_a_type_wide_rule_covers_
     ma = _open(member, "deadlines_medicare_advantage.835", "MA-1")
     tricare = _open(member, "deadlines_tricare.835", "TRC-1")
     base = {"effectiveFrom": "2026-01-01", "source": "Provider agreement"}
+    approver = _approver(member, services)
     for body in (
         {"payerType": "medicare_advantage", "payerId": "MAP01", "level": "reconsideration", "days": 40},
         {"payerType": "tricare", "level": "reconsideration", "days": 60},
         {"payerType": "medicare_advantage", "level": "reconsideration", "days": 50},
     ):
-        assert member.rpc.mutation("payerRules.upsert", {**base, **body}).status == 200
+        _set_rule(member, services, {**base, **body}, approver)
     assert queued(services, RESCHEDULE_JOB_KIND, member.client_id) == [{"clientId": member.client_id, "payerIds": None}]
     assert _deadlines(member, tricare["id"])["items"][0]["dueOn"] == "2026-05-31"  # not yet recomputed
     assert run_queued(services, RESCHEDULE_JOB_KIND, member.client_id) == 1
@@ -339,7 +367,7 @@ def test_later_levels_use_the_cases_facts_and_the_clients_rules(make_member, ser
         "effectiveFrom": "2026-01-01",
         "source": "Client policy 3",
     }
-    assert member.rpc.mutation("payerRules.upsert", rule).status == 200
+    _set_rule(member, services, rule)
     own = _later(services, member, inst["id"], "redetermination", date(2026, 4, 1))
     assert own is not None and (own.deadline.due_on, own.source) == (date(2026, 8, 29), "Client policy 3")
     assert _later(services, member, inst["id"], "judicial_review", date(2026, 4, 1)) is None
@@ -360,7 +388,7 @@ def test_a_rebills_timely_filing_uses_the_cases_facts_and_the_clients_rules(make
         "payer_appeal_limits/tricare/*/timely_filing",
     )
     rule = {"payerType": "tricare", "level": "timely_filing", "days": 180, "effectiveFrom": "2026-01-01"}
-    made = member.rpc.mutation("payerRules.upsert", {**rule, "source": "TRICARE contract"}).data
+    made = _set_rule(member, services, {**rule, "source": "TRICARE contract"})
     again = member.rpc.mutation("rebilling.createRebill", body).data
     assert (again["timelyFilingDueOn"], again["timelyFilingDays"], again["timelyFilingRule"]) == (
         "2026-08-09",

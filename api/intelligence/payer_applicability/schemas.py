@@ -1,0 +1,83 @@
+"""Inputs and outputs of payerApplicability.*."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import Field
+
+from api.rpc.schema import Day, DbId, Output, Schema
+
+
+class ForClaimIn(Schema):
+    claim_id: DbId = Field(description="The claim's id (claims.get)")
+    as_of: Day | None = Field(default=None, description="Default: today in the client's time zone")
+
+
+class ClaimFactsOut(Output):
+    """The claim facts the rules were chosen by (codes and dates, no patient data)."""
+
+    case_id: int | None = Field(description="The working denial case whose facts were used; null: the claim's own")
+    payer_id: str | None = Field(description="The payer id the rules and facts are keyed by (after the tenant's alias)")
+    payer_type: str | None = Field(description="Whose limits apply; null: self-pay, none")
+    payer_class: str | None
+    filing_indicator: str | None = Field(description="CLP06 of the case's 835, else the 837's SBR09")
+    assumed: bool = Field(description="The payer is unknown: the shortest common window is assumed")
+    why: str = Field(description="Which evidence chose the payer type")
+    notice_date: date | None = Field(description="The denial's remittance date (null: no denial, no appeal limit)")
+    service_date: date | None = Field(description="The date of service (an institutional claim's through date)")
+    soft_denial: bool
+
+
+class SelectorOut(Output):
+    fact: str = Field(description="filing_indicator, payer_class, payer_type, payer_id, notice_date, service_date, ...")
+    value: str
+
+
+class ScopeOut(Output):
+    origin: str = Field(description="client (the client's own, approved rule) | platform (the reference seed)")
+    breadth: str = Field(description="payer_specific (one payer id) | type_wide (every payer of the type)")
+    payer_type: str
+    payer_id: str = Field(description="* for every payer of the type")
+
+
+class LimitOut(Output):
+    level: str
+    due_on: date
+    basis_date: date
+    days_left: int = Field(description="Days from asOf to dueOn (negative: passed)")
+    days: int
+    day_count: str
+    roll_forward: bool
+    receipt_days: int
+
+
+class AppliedRuleOut(Output):
+    kind: str = Field(
+        description="appeal_limit | timely_filing_limit (authorization and frequency rules are to be added as kinds)"
+    )
+    scope: ScopeOut
+    effective_from: date | None = Field(description="Null: a platform default, in force for every date")
+    source: str = Field(description="The citation (CFR section) or the client's own source")
+    reference: str
+    selected_by: list[SelectorOut] = Field(description="The claim facts that selected this rule")
+    why: str
+    limit: LimitOut | None = Field(description="The limit's terms and due date (the limit kinds)")
+
+
+class PayerFactOut(Output):
+    id: int
+    kind: str
+    label: str
+    value: str
+    source: str
+    effective_from: date
+    effective_to: date | None
+
+
+class ForClaimOut(Output):
+    claim_id: int
+    as_of: date
+    facts: ClaimFactsOut
+    rules: list[AppliedRuleOut]
+    payer_facts: list[PayerFactOut] = Field(description="The payer's facts in force on asOf (payerKnowledge)")
