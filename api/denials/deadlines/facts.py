@@ -90,6 +90,36 @@ def as_limit(row: PayerRule) -> rules.LimitRule:
 
 
 @dataclass(frozen=True, slots=True)
+class Subject:
+    """What the facts of a case's deadlines are read from: the case's own columns (``subject_of``), or a
+    claim's for a claim without a case (no remittance, no denial)."""
+
+    id: int
+    claim_key: str
+    payer_id: str | None
+    payer_class: str | None = None
+    source_batch_id: int | None = None
+    remittance_date: date | None = None
+    service_date: date | None = None
+    hard_or_soft: str | None = None
+    stated_appeal_deadline: date | None = None
+
+
+def subject_of(case: DenialCase) -> Subject:
+    return Subject(
+        id=case.id,
+        claim_key=case.claim_key,
+        payer_id=case.payer_id,
+        payer_class=case.payer_class,
+        source_batch_id=case.source_batch_id,
+        remittance_date=case.remittance_date,
+        service_date=case.service_date,
+        hard_or_soft=case.hard_or_soft,
+        stated_appeal_deadline=case.stated_appeal_deadline,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class _Remitted:
     filing_indicator: str | None
     through: date | None
@@ -114,7 +144,7 @@ def _chunks(values: Sequence[str]) -> Iterable[Sequence[str]]:
         yield values[start : start + CHUNK]
 
 
-def _remitted(db: Session, cases: Sequence[DenialCase]) -> dict[tuple[int, str], _Remitted]:
+def _remitted(db: Session, cases: Sequence[Subject]) -> dict[tuple[int, str], _Remitted]:
     """(batch, CLP01) -> CLP06 and DTM*233 of the 835 claims the cases came from."""
     batches = sorted({c.source_batch_id for c in cases if c.source_batch_id is not None})
     keys = sorted({c.claim_key for c in cases if c.source_batch_id is not None})
@@ -129,7 +159,7 @@ def _remitted(db: Session, cases: Sequence[DenialCase]) -> dict[tuple[int, str],
     return out
 
 
-def _filed(db: Session, cases: Sequence[DenialCase]) -> dict[str, _Filed]:
+def _filed(db: Session, cases: Sequence[Subject]) -> dict[str, _Filed]:
     """CLM01 -> the claims table's filing indicator, statement-to date and 837 batch."""
     out: dict[str, _Filed] = {}
     for chunk in _chunks(sorted({c.claim_key for c in cases})):
@@ -152,7 +182,7 @@ def _institutional(db: Session, filed: dict[str, _Filed]) -> set[str]:
     return ingestion.claim_keys_of_type(db, batches, INSTITUTIONAL, keys) & set(filed)
 
 
-def _aliases(db: Session, cases: Sequence[DenialCase]) -> dict[str, tuple[str | None, str | None]]:
+def _aliases(db: Session, cases: Sequence[Subject]) -> dict[str, tuple[str | None, str | None]]:
     """Upper-cased payer id -> (canonical payer id, payer class) of the tenant's payer-id aliases."""
     ids = sorted({c.payer_id.strip().upper() for c in cases if c.payer_id})
     if not ids:
@@ -168,7 +198,7 @@ class _Lookups:
     aliases: dict[str, tuple[str | None, str | None]]
 
 
-def _class_and_indicator(case: DenialCase, found: _Lookups) -> tuple[str | None, str | None, str | None]:
+def _class_and_indicator(case: Subject, found: _Lookups) -> tuple[str | None, str | None, str | None]:
     """(payer class, filing indicator, payer id for per-payer rules) of a case."""
     remitted = found.remitted.get((case.source_batch_id or 0, case.claim_key))
     filed = found.filed.get(case.claim_key)
@@ -182,7 +212,7 @@ def _class_and_indicator(case: DenialCase, found: _Lookups) -> tuple[str | None,
     return payer_class, indicator, canonical or case.payer_id
 
 
-def _service_date(case: DenialCase, found: _Lookups) -> date | None:
+def _service_date(case: Subject, found: _Lookups) -> date | None:
     if case.claim_key not in found.institutional:
         return case.service_date
     remitted = found.remitted.get((case.source_batch_id or 0, case.claim_key))
@@ -193,6 +223,11 @@ def _service_date(case: DenialCase, found: _Lookups) -> date | None:
 
 def case_facts(db: Session, cases: Sequence[DenialCase]) -> dict[int, rules.CaseFacts]:
     """The facts of each case's deadlines (see the module docstring), by case id."""
+    return subjects_facts(db, [subject_of(c) for c in cases])
+
+
+def subjects_facts(db: Session, cases: Sequence[Subject]) -> dict[int, rules.CaseFacts]:
+    """``case_facts`` of what a case holds, given as plain values (a claim without a case, too)."""
     if not cases:
         return {}
     filed = _filed(db, cases)

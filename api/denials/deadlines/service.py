@@ -329,20 +329,10 @@ def case_with_facts(db: Session, case_id: int) -> tuple[DenialCase, rules.CaseFa
 def claim_facts(db: Session, *, claim_key: str, payer_id: str | None, service_date: date | None) -> rules.CaseFacts:
     """The facts the deadlines would use for a claim of the client that has no denial case
     (payerApplicability): read exactly as a case's (``facts.case_facts``: the claims table's filing
-    indicator, an 837I's through date, the tenant's payer-id alias) from a case that is never stored;
-    no notice date (no denial: no appeal deadline), not soft, no stated deadline."""
-    unsaved = DenialCase(
-        id=0,
-        claim_key=claim_key,
-        payer_id=payer_id,
-        payer_class=None,
-        source_batch_id=None,
-        remittance_date=None,
-        service_date=service_date,
-        hard_or_soft=None,
-        stated_appeal_deadline=None,
-    )
-    return case_facts_module.case_facts(db, [unsaved])[0]
+    indicator, an 837I's through date, the tenant's payer-id alias) from the claim's values; no notice
+    date (no denial: no appeal deadline), not soft, no stated deadline."""
+    subject = case_facts_module.Subject(id=0, claim_key=claim_key, payer_id=payer_id, service_date=service_date)
+    return case_facts_module.subjects_facts(db, [subject])[0]
 
 
 def facts_of_case(db: Session, case_id: int) -> rules.CaseFacts:

@@ -57,25 +57,34 @@ def place(existing: Sequence[Span], effective_from: date, effective_to: date | N
             f"A version of this fact already starts on {effective_from.isoformat()}: record the change from "
             "another day (the day it took effect)"
         )
-    earlier = [s for s in existing if s.effective_from < effective_from]
     later = [s for s in existing if s.effective_from > effective_from]
-    end = effective_to
-    if later:
-        following = min(later, key=lambda s: s.effective_from)
-        bound = following.effective_from - timedelta(days=1)
-        if end is not None and end > bound:
-            raise InvalidInput(
-                f"Invalid input: 'effectiveTo' overlaps the version from {following.effective_from.isoformat()}; "
-                f"end it on {bound.isoformat()} at the latest"
-            )
-        end = bound if end is None else end
-    closes: tuple[tuple[int, date], ...] = ()
-    if earlier:
-        previous = max(earlier, key=lambda s: s.effective_from)
-        last_day = effective_from - timedelta(days=1)
-        if previous.effective_to is None or previous.effective_to > last_day:
-            closes = ((previous.id, last_day),)
-    return Placement(end, closes)
+    earlier = [s for s in existing if s.effective_from < effective_from]
+    return Placement(_end(later, effective_to), _closes(earlier, effective_from))
+
+
+def _end(later: Sequence[Span], effective_to: date | None) -> date | None:
+    """The new version's last day: as given, bounded by the next version's start."""
+    if not later:
+        return effective_to
+    following = min(later, key=lambda s: s.effective_from)
+    bound = following.effective_from - timedelta(days=1)
+    if effective_to is not None and effective_to > bound:
+        raise InvalidInput(
+            f"Invalid input: 'effectiveTo' overlaps the version from {following.effective_from.isoformat()}; "
+            f"end it on {bound.isoformat()} at the latest"
+        )
+    return bound if effective_to is None else effective_to
+
+
+def _closes(earlier: Sequence[Span], effective_from: date) -> tuple[tuple[int, date], ...]:
+    """The version before the new one, closed the day before it starts when it ran past that day."""
+    if not earlier:
+        return ()
+    previous = max(earlier, key=lambda s: s.effective_from)
+    last_day = effective_from - timedelta(days=1)
+    if previous.effective_to is None or previous.effective_to > last_day:
+        return ((previous.id, last_day),)
+    return ()
 
 
 def current(existing: Sequence[Span], on: date) -> Span | None:

@@ -1,1 +1,1 @@
-"""payer_rules.*: appeal and timely-filing limits per payer type and payer (platform defaults and a client's own), which one applies to a case and why, and payer aliases."""
+"""payer_rules.*: appeal and timely-filing limits per payer type and payer (platform defaults and a client's own, changed only through approval by a second person), which one applies to a case and why, and payer aliases."""

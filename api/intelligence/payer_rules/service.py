@@ -177,20 +177,22 @@ def proposed_rule(change: PayerRuleChange, existing: rules.LimitRule | None) -> 
     return {**rule_out(as_rule), "origin": "client", "reference": f"payer_rule_changes/{change.id}"}
 
 
-def propose(db: Session, kind: str, payload: dict[str, Any], *, user_id: int) -> Proposed:
+def propose(db: Session, kind: str, payload: dict[str, Any], *, user_id: int) -> PayerRuleChange:
     """A proposed change of a rule of `kind`, checked by the kind's checker (`proposals.check`); nothing
     changes until another manager or admin approves it (`decide`)."""
     checked = proposals.check(kind, payload)
     change = PayerRuleChange(kind=kind, payload=checked, state="proposed", proposed_by=user_id)
     db.add(change)
     db.flush()
-    existing = _existing_limit(db, checked)
-    return Proposed(change, proposed_rule(change, existing), existing is None)
+    return change
 
 
 def propose_limit(db: Session, spec: RuleSpec, *, user_id: int) -> Proposed:
-    """Propose the client's limit of one level for (payer type, payer id) from a date."""
-    return propose(db, "limit", spec.payload(), user_id=user_id)
+    """Propose the client's limit of one level for (payer type, payer id) from a date, with the rule as
+    it will read once approved."""
+    change = propose(db, "limit", spec.payload(), user_id=user_id)
+    existing = _existing_limit(db, change.payload)
+    return Proposed(change, proposed_rule(change, existing), existing is None)
 
 
 @dataclass(frozen=True, slots=True)
