@@ -19,7 +19,7 @@ depends_on = None
 ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
-def _tenant_columns(table: str) -> list[sa.SchemaItem]:
+def _tenant_columns(table: str) -> list[sa.Column | sa.Constraint]:  # type: ignore[type-arg]
     return [
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("id", ID, autoincrement=True, nullable=False),

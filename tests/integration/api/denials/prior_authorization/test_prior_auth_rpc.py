@@ -104,7 +104,9 @@ def test_a_line_needing_authorization_is_flagged_refused_then_cleared(member):
     pending = member.rpc.mutation("priorAuthorization.record", {"id": requested["id"], "outcome": "pending"}).data
     assert pending["state"] == "pending" and pending["allowedMoves"] == ["approved", "denied", "withdrawn"]
     approved = _approve(member, requested["id"]).data
-    assert (approved["state"], approved["authorizationNumber"]) == ("approved", "PA-778899")
+    assert (approved["storedState"], approved["authorizationNumber"]) == ("approved", "PA-778899")
+    # valid through 2025-05-31, so shown expired today, yet it still covers the service of 2025-03-10
+    assert approved["state"] == "expired"
     assert Decimal(approved["approvedUnits"]) == 2
     status = _status(member, claim_id)
     assert status["clear"] is True and status["lines"][0]["coveredBy"] == requested["id"] and status["missing"] == []

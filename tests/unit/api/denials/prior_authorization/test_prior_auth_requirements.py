@@ -297,7 +297,7 @@ def test_the_chosen_requirement_fits_and_none_fitting_is_more_specific(reqs, f):
     assert all(rules.specificity(r) <= rules.specificity(found.requirement) for r in fitting)
 
 
-def _key(found: rules.Decision | None) -> tuple | None:
+def _key(found: rules.Decision | None) -> tuple[object, ...] | None:
     return None if found is None else rules.specificity(found.requirement)
 
 
