@@ -28,16 +28,9 @@ def member(make_member):
 
 
 def _claim(member, **overrides) -> int:
-    body = claim_body(
-        f"PA-{uuid.uuid4().hex[:8]}",
-        filingIndicator="MB",
-        payer="MEDICARE PART B",
-        payerId="MCR01",
-        statementFrom="2025-03-10",
-        statementTo="2025-03-10",
-        lines=LINES,
-        **overrides,
-    )
+    medicare = {"filingIndicator": "MB", "payer": "MEDICARE PART B", "payerId": "MCR01"}
+    dated = {"statementFrom": "2025-03-10", "statementTo": "2025-03-10", "lines": LINES}
+    body = claim_body(f"PA-{uuid.uuid4().hex[:8]}", **{**medicare, **dated, **overrides})
     claim_id = member.rpc.mutation("claims.create", body).data["id"]
     assert member.rpc.mutation("claims.review", {"id": claim_id}).data["state"] == "in_review"
     return claim_id
@@ -229,3 +222,20 @@ def test_bad_input_is_refused_naming_the_field(member):
     _bad(rpc.mutation(upsert, {k: v for k, v in body.items() if k != "source"}), "source")
     _bad(rpc.query("priorAuthorization.requirements", {"procedureCode": "7055"}), "procedureCode")
     assert rpc.query("priorAuthorization.status", {"claimId": 10**12}).code == "NOT_FOUND"
+
+
+def test_an_unknown_payer_is_flagged_as_assumed_and_a_withdrawn_request_counts_for_nothing(member):
+    # no filing indicator and a payer id no alias classifies: every common payer type is tried, and
+    # Medicare's OPD list requires 64612, so the line is flagged, marked assumed
+    claim_id = _claim(member, filingIndicator=None, payerId="UNKNOWN9", payer="SOME PLAN")
+    status = _status(member, claim_id)
+    assert (status["payerType"], status["payerTypeAssumed"]) == ("unknown", True)
+    assert status["lines"][0]["assumed"] is True and status["missing"][0]["assumed"] is True
+    auth = _request(member, claim_id)
+    withdrawn = member.rpc.mutation(
+        "priorAuthorization.record", {"id": auth["id"], "outcome": "withdrawn", "reason": "procedure cancelled"}
+    ).data
+    assert (withdrawn["state"], withdrawn["allowedMoves"]) == ("withdrawn", [])
+    assert _status(member, claim_id)["missing"][0]["reason"] == "none_requested"
+    page = member.rpc.query("priorAuthorization.list", {"claimId": claim_id, "state": "withdrawn", "limit": 1}).data
+    assert [a["id"] for a in page["items"]] == [auth["id"]] and page["nextCursor"] is None
