@@ -25,6 +25,7 @@ from api.denials.deadlines.service import schedule_cases
 from api.denials.drafts.service import payload_checker as draft_payload_checker
 from api.denials.human_attention import service as human_attention
 from api.denials.notifications.service import notify_assigned
+from api.denials.prior_authorization.service import submission_blockers as missing_prior_authorizations
 from api.evidence.evidence_control import service as evidence_control
 from api.infra.access_log import AccessLogMiddleware
 from api.infra.db.session import Database
@@ -131,6 +132,8 @@ def build_services(settings: Settings | None = None) -> Services:
     # Automation switches on (operationalControl.resume, an auto-applying autonomy policy) only once every
     # activation gate of the client has passed.
     services.resume_blockers.subscribe(_gates_not_passed)
+    # A claim goes to submission preparation only with the prior authorizations its lines need.
+    services.submission_blockers.subscribe(missing_prior_authorizations)
     return services
 
 

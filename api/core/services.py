@@ -279,6 +279,15 @@ class ResumeBlocker(Protocol):
     def __call__(self, db: Session, /) -> list[str]: ...
 
 
+class SubmissionBlocker(Protocol):
+    """Why the client's claim `claim_id` may not go to submission preparation (empty: no objection), one
+    sentence per reason naming the line and code, never PHI. Asked by claims.requestSubmissionPreparation;
+    subscribed in the composition root (priorAuthorization's missing authorizations), so claims imports
+    none of the namespaces that check a claim before it leaves."""
+
+    def __call__(self, db: Session, claim_id: int, /) -> list[str]: ...
+
+
 class AuditSink(Protocol):
     """Appends an audit record inside the caller's transaction."""
 

@@ -146,8 +146,11 @@ def approve_correction(ctx: Context, input: CorrectionIn) -> ClaimOut:
 @router.mutation("requestSubmissionPreparation")
 def request_submission_preparation(ctx: Context, input: MoveIn) -> ClaimOut:
     """Ask for a reviewed claim to be prepared for submission: in_review -> ready_for_submission_preparation.
-    The requester is recorded: someone else must approve."""
-    claim, before = service.request_submission_preparation(ctx.db, input.id, ctx.user_id, input.reason)
+    The requester is recorded: someone else must approve. PRECONDITION_FAILED, naming each line and code,
+    when a line needs a prior authorization the claim does not have (priorAuthorization.status says why)."""
+    claim, before = service.request_submission_preparation(
+        ctx.db, ctx.services.submission_blockers, input.id, ctx.user_id, input.reason
+    )
     return _moved(ctx, claim, before)
 
 

@@ -16,6 +16,8 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, Forbidden, InvalidInput, PreconditionFailed
+from api.core.hooks import Hook
+from api.core.services import SubmissionBlocker
 from api.denials.claims.lifecycle import ADJUDICATED_STATES, CLAIM, FINAL_STATES
 from api.denials.claims.models import (
     Claim,
@@ -326,9 +328,19 @@ def _apply_changes(claim: Claim, changes: Mapping[str, Any] | None) -> list[str]
     return sorted(given)
 
 
-def request_submission_preparation(db: Session, claim_id: int, user_id: int, reason: str | None) -> tuple[Claim, str]:
-    """in_review -> ready_for_submission_preparation; the requester is recorded (they may not approve it)."""
-    claim, before = move_claim(db, claim_id, "ready_for_submission_preparation", user_id, reason)
+def request_submission_preparation(
+    db: Session, blockers: Hook[SubmissionBlocker], claim_id: int, user_id: int, reason: str | None
+) -> tuple[Claim, str]:
+    """in_review -> ready_for_submission_preparation; the requester is recorded (they may not approve it).
+    PRECONDITION_FAILED listing every subscribed blocker's reasons (a line's missing prior authorization),
+    asked once the claim is known to be the client's and in a state that may move."""
+    claim = get_claim(db, claim_id, for_update=True)
+    if CLAIM.can(claim.state, "ready_for_submission_preparation"):
+        reasons = [reason for found in blockers.collect(db, claim.id) for reason in found]
+        if reasons:
+            raise PreconditionFailed("Cannot request submission preparation: " + "; ".join(reasons))
+    before = claim.state
+    move(db, claim, "ready_for_submission_preparation", user_id, reason)  # raises, naming the state, otherwise
     claim.submission_requested_by = user_id
     db.flush()
     return claim, before

@@ -46,6 +46,7 @@ from api.core.services import (
     PrincipalResolver,
     ResumeBlocker,
     RetentionSetter,
+    SubmissionBlocker,
     SuccessProbability,
     TenantResolver,
 )
@@ -158,6 +159,9 @@ class Services:
     action_executed: Hook[ActionExecutedListener] = field(default_factory=Hook)
     # Why automation may not resume or switch to automatic mode (operationalControl asks each in order).
     resume_blockers: Hook[ResumeBlocker] = field(default_factory=Hook)
+    # Why a claim may not go to submission preparation (claims asks each in order; e.g. a missing prior
+    # authorization).
+    submission_blockers: Hook[SubmissionBlocker] = field(default_factory=Hook)
     # Who can tell an approved action's payload now, one per action kind (approvedActions asks).
     payload_checkers: Keyed[PayloadChecker] = field(default_factory=Keyed)
 
