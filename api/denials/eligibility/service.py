@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import secrets
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -44,8 +44,8 @@ class CheckRequest:
     patient_ref: str
     payer_id: str
     payer_name: str | None
-    member_id: str
-    birth_date: date | None
+    member_id: str = field(repr=False)
+    birth_date: date | None = field(repr=False)
     service_date: date
     service_types: tuple[str, ...]
     provider_npi: str

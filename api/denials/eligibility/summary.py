@@ -8,8 +8,8 @@ Rules (HIPAA 005010X279A1):
   date does not match, 76 duplicate member id, 78 not in the group/plan) are `not_found`; any other
   (42 unable to respond now, 15 required data missing, 43 provider identification, ...) is `rejected`;
 - else an EB01 of active coverage (1-5) is `active`, unless the plan dates (2100C DTP*346 plan begin /
-  347 plan end, else the same on the active EB's 2110C DTP, else an RD8 DTP*291 plan or 307
-  eligibility range) leave the service date out: then `inactive` (the plan ended before, or begins after);
+  347 plan end, else 356/357 eligibility begin/end, else the same on the active EB's 2110C DTP, else an
+  RD8 DTP*291 plan or 307 eligibility range) leave the service date out: then `inactive` (the plan ended before, or begins after);
 - else an EB01 of inactive coverage (6-8) is `inactive`;
 - a 271 that states neither is `error` (TR3 1.4.7: a generic inquiry is answered with EB01 1-8).
 The patient is the first member without dependents (the subscriber we ask about, or a dependent).
@@ -103,8 +103,8 @@ def _range(member: Member, active: Benefit | None) -> tuple[date | None, date | 
     def pick(qualifier: str) -> Period | None:
         return member.period(qualifier) or (active.period(qualifier) if active else None)
 
-    begin, end = pick("346"), pick("347")
-    ranged = next((p for q in ("291", "307") if (p := pick(q)) is not None and p.start != p.end), None)
+    begin, end = pick("346") or pick("356"), pick("347") or pick("357")
+    ranged = next((p for p in (pick("291"), pick("307")) if p is not None and p.start != p.end), None)
     return (
         begin.start if begin else (ranged.start if ranged else None),
         end.start if end else (ranged.end if ranged else None),
