@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import secrets
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
@@ -119,47 +119,38 @@ def exchange(
         sent = write_270(inquiry, envelope)
     except ValueError as exc:
         raise InvalidInput(f"Invalid input: {exc}") from None
-    common: dict[str, Any] = {
-        "request": request,
-        "member_key": member_key(key, request.payer_id, request.member_id),
-        "member_last4": request.member_id[-4:],
-        "transport": transport.name,
-        "interchange_control": f"{control:09d}",
-        "trace_number": trace,
-        "request_digest": _sha256(sent),
-        "request_bytes": len(sent),
-        "at": now,
-    }
+    base = Exchanged(
+        request=request,
+        member_key=member_key(key, request.payer_id, request.member_id),
+        member_last4=request.member_id[-4:],
+        transport=transport.name,
+        summary=_error("no answer yet"),
+        interchange_control=f"{control:09d}",
+        trace_number=trace,
+        request_digest=_sha256(sent),
+        request_bytes=len(sent),
+        response_digest=None,
+        response_bytes=None,
+        response_interchange_control=None,
+        response_transaction_control=None,
+        at=now,
+    )
     try:
         answer = transport.exchange(sent, now=now)
     except TransportFailed as exc:
-        return Exchanged(
-            **common,
-            summary=_error(str(exc)),
-            response_digest=None,
-            response_bytes=None,
-            response_interchange_control=None,
-            response_transaction_control=None,
-        )
-    received = {"response_digest": _sha256(answer), "response_bytes": len(answer)}
+        return replace(base, summary=_error(str(exc)))
+    received = replace(base, response_digest=_sha256(answer), response_bytes=len(answer))
     try:
         response = parse_271(answer, source="the payer's 271")
     except X12ParseError as exc:  # its message names segments and elements, never a value
-        return Exchanged(
-            **common,
-            **received,
-            summary=_error(str(exc)),
-            response_interchange_control=None,
-            response_transaction_control=None,
-        )
+        return replace(received, summary=_error(str(exc)))
     patient = patient_of(response)
     if patient is not None and patient.trace_numbers and trace not in patient.trace_numbers:
         summary = _error("the 271 does not echo this inquiry's trace number (2000C TRN02): not our answer")
     else:
         summary = summarise(response, request.service_date)
-    return Exchanged(
-        **common,
-        **received,
+    return replace(
+        received,
         summary=summary,
         response_interchange_control=response.interchange_control_number[:9],
         response_transaction_control=response.transaction_control_number[:9],
