@@ -177,6 +177,15 @@ class Settings(BaseSettings):
     # no network) exists; any other name is refused as not configured.
     ai_provider: str = "offline"
 
+    # Eligibility checks (eligibility.check): the transport that carries a 270 to the payer and brings the
+    # 271 back. Only "sandbox" (the sandbox payer inside the platform) exists; any other name is refused
+    # as not configured. The provider named in the 270 (2100B NM1*1P, NPI) unless the call names its own
+    # NPI, and the interchange sender id (ISA06).
+    eligibility_transport: str = "sandbox"
+    eligibility_provider_npi: str = Field(default="1234567893", pattern=r"^\d{10}$")
+    eligibility_provider_name: str = Field(default="DENIAL PLATFORM PROVIDER", min_length=1, max_length=60)
+    eligibility_sender_id: str = Field(default="DENIALPLATFORM", pattern=r"^[A-Z0-9]{1,15}$")
+
     job_worker_enabled: bool = True
     job_poll_seconds: float = 1.0
 

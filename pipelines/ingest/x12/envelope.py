@@ -49,6 +49,8 @@ class EnvelopeValidator:
 
     source: str
     strict: bool = True
+    # The transaction sets this reader accepts (ST01); the eligibility reader passes ("271",).
+    sets: tuple[str, ...] = SUPPORTED_SETS
     transactions: list[TransactionEnvelope] = field(default_factory=list)
     interchanges: int = 0
     kind: str | None = None
@@ -102,8 +104,10 @@ class EnvelopeValidator:
                 f"SE closing transaction {_get(self._st, 2)}",
             )
         code = _get(el, 1)
-        if code not in SUPPORTED_SETS:
-            raise self._fail(seg_no, "ST", f"unsupported transaction set {code[:3]!r}", "ST01 of 835 or 837")
+        if code not in self.sets:
+            raise self._fail(
+                seg_no, "ST", f"unsupported transaction set {code[:3]!r}", f"ST01 of {' or '.join(self.sets)}"
+            )
         if self.kind is None:
             self.kind = code
         elif code != self.kind:
