@@ -383,7 +383,7 @@ def _diagnosis_edits(diagnoses: Iterable[str], reference: CodingReference) -> tu
 def _ncd_edits(lines: Sequence[Line], diagnoses: set[str], reference: CodingReference) -> list[Edit]:
     by_code: dict[str, list[int]] = defaultdict(list)
     for line in lines:
-        if line.procedure_code in reference.ncd:
+        if line.procedure_code is not None and line.procedure_code in reference.ncd:
             by_code[line.procedure_code].append(line.number)
     found: list[Edit] = []
     for code, numbers in by_code.items():

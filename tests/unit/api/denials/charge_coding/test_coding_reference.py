@@ -101,7 +101,7 @@ def test_a_bad_row_is_refused_naming_the_file(name, bad, expected):
 def test_an_ncd_row_must_name_a_billable_code_of_the_extract(tmp_path: Path):
     texts = {n: _text(n) for n in FILES}
     texts["ncd_lab_diagnoses.csv"] += "190.22,Thyroid Testing,84443,E11.6,written_from_manual\n"
-    with pytest.raises(CodingDataError, match=re.escape("ncd_lab_diagnoses.csv line 14")):
+    with pytest.raises(CodingDataError, match=re.escape("ncd_lab_diagnoses.csv line 13")):
         reference.build(*(texts[n] for n in FILES))
     for name in FILES:
         (tmp_path / name).write_text(_text(name), encoding="utf-8")
