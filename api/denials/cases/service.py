@@ -125,6 +125,21 @@ def cases_with_denial_keys(db: Session, denial_keys: Sequence[str]) -> list[Deni
     return list(db.scalars(select(DenialCase).where(DenialCase.denial_key.in_(denial_keys))))
 
 
+def denial_cases_classified(
+    db: Session, *, categories: Sequence[str], carcs: Sequence[str], limit: int
+) -> list[DenialCase]:
+    """The client's denial cases (event kind `denial`) whose category is one of `categories` or whose CARC
+    is one of `carcs`, the newest first, at most `limit` (chargeCoding.codingDenials)."""
+    stmt = (
+        select(DenialCase)
+        .where(DenialCase.event_kind == "denial")
+        .where(DenialCase.denial_category.in_(categories) | DenialCase.carc.in_(carcs))
+        .order_by(DenialCase.id.desc())
+        .limit(limit)
+    )
+    return list(db.scalars(stmt))
+
+
 def add_event(
     db: Session,
     case: DenialCase,

@@ -460,6 +460,23 @@ def claim_record(db: Session, claim_id: int) -> ClaimRecord | None:
 ClaimRow: TypeAlias = Claim
 
 
+#: A claim line row, named here for other namespaces.
+ClaimLineRow: TypeAlias = ClaimLine
+
+
+def lines_of_claims(db: Session, claim_ids: Sequence[int]) -> dict[int, list[ClaimLine]]:
+    """The lines of the client's claims `claim_ids`, per claim in line order (one query)."""
+    found: dict[int, list[ClaimLine]] = {claim_id: [] for claim_id in claim_ids}
+    if not found:
+        return found
+    stmt = (
+        select(ClaimLine).where(ClaimLine.claim_id.in_(list(found))).order_by(ClaimLine.claim_id, ClaimLine.line_number)
+    )
+    for line in db.scalars(stmt):
+        found[line.claim_id].append(line)
+    return found
+
+
 def find_claim(db: Session, claim_id: int) -> Claim | None:
     """The client's claim `claim_id`, or None (no error: for a caller that treats a gone claim as none)."""
     return db.scalar(select(Claim).where(Claim.id == claim_id))
