@@ -1,0 +1,1 @@
+"""revenuePayerIntelligence: revenue at risk per payer, its expected recovery with an interval, and its trend."""
