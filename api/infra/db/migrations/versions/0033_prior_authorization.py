@@ -4,7 +4,7 @@ dates, source, version; the platform's reference list is a file, not rows) and `
 (a claim's requests and the payer's answers: number, approved units, valid dates).
 
 Revision ID: 0033
-Revises: 0031
+Revises: 0032
 Create Date: 2026-11-28 23:30:00.000000
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0033"
-down_revision = "0031"
+down_revision = "0032"
 branch_labels = None
 depends_on = None
 

@@ -3,7 +3,7 @@
 keyed digest and its last four characters; the birth date and the raw 270/271 are not stored.
 
 Revision ID: 0034
-Revises: 0031
+Revises: 0033
 Create Date: 2026-11-28 23:30:00.000000
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0034"
-down_revision = "0031"
+down_revision = "0033"
 branch_labels = None
 depends_on = None
 

@@ -2,7 +2,7 @@
 (the edits found, the diagnoses the reference extract could not judge, the reference tables' versions).
 
 Revision ID: 0035
-Revises: 0031
+Revises: 0034
 Create Date: 2026-11-28 23:30:00.000000
 """
 
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0035"
-down_revision = "0031"
+down_revision = "0034"
 branch_labels = None
 depends_on = None
 
