@@ -4,11 +4,11 @@ block sizes, not with the square of the records.
 
 Patients share a block when they have the same birth-date digest, the same member-id digest, or a
 name band: `NAME_YEAR_BANDS` bands of `NAME_YEAR_ROWS` sampled bits of the name filter (first and last
-ORed, so a swapped order lands in the same bands) keyed with the birth year, and for identities seen
-without a birth date (an 835 has no DMG) `NAME_BANDS` stricter bands of `NAME_ROWS` bits without it.
-With a typo changing ~60 of 1,000 bits (P(bit agrees) ~ 0.94): P(some year band agrees) =
-1 - (1 - 0.94^24)^8 ~ 0.87; two unrelated names (~270 bits apart, 0.73 per bit) collide in a band with
-P ~ 8 x 0.73^24 ~ 0.004 before the birth year divides it again.
+ORed, so a swapped order lands in the same bands) keyed with the birth year, and `NAME_BANDS` stricter
+bands of `NAME_ROWS` bits without it, so an identity seen without a birth date (an 835 has no DMG)
+still meets its 837. A typo changes ~60 of the ~190 bits a name sets (P(a sampled bit agrees) ~ 0.94):
+P(some year band agrees) = 1 - (1 - 0.94^24)^8 ~ 0.87; two unrelated names (~300 bits apart, 0.7 per
+bit) share a year band with P ~ 8 x 0.7^24 ~ 0.0015, before the birth year divides that again.
 
 A block holding more than `MAX_BLOCK` members says little (a common name, a default birth date
 such as 1900-01-01) and would be quadratic: it is not expanded into pairs.

@@ -59,8 +59,10 @@ def _names(d: dict[str, Any]) -> tuple[str, str]:
 def patient_code(d: dict[str, Any], key: LinkageKey) -> PatientCode | None:
     """The patient identity of a row's data, reduced to digests and filters; None if it names nobody."""
     first, last = _names(d)
+    # The subscriber's id where the file has it (837 NM1*IL NM109; 835 NM1*IL, sent when the insured is not
+    # the patient, else the patient's NM1*QC NM109 is that id: X12 835 TR3 loop 2100), then an export's.
     member = normalize.member_id(
-        d.get("subscriber_member_id") or d.get("patient_member_id") or d.get("insured_member_id") or d.get("member_id")
+        d.get("subscriber_member_id") or d.get("insured_member_id") or d.get("patient_member_id") or d.get("member_id")
     )
     dob, dob_digits, year = date_digests(key, normalize.birth_date(d.get("patient_birth_date")))
     sex = normalize.sex(d.get("patient_gender"))

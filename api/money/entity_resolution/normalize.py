@@ -73,9 +73,11 @@ def split_full_name(full: str | None) -> tuple[str, str]:
         return "", ""
     if "," in full:
         last, _, rest = full.partition(",")
-        first = rest.strip().split(" ")[0] if rest.strip() else ""
-        return person_name(first), person_name(last)
-    parts = [p for p in full.strip().split(" ") if p]
+        words = rest.split()
+        return person_name(words[0] if words else ""), person_name(last)
+    parts = full.split()
+    if not parts:
+        return "", ""
     if len(parts) == 1:
         return "", person_name(parts[0])
     return person_name(parts[0]), person_name(parts[-1])

@@ -13,10 +13,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import insert, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from api.core.services import BatchPostedListener
-from api.infra.db.base import table_of
+from api.infra.db.base import table_of, utcnow
+from api.money.entity_resolution import normalize
 from api.money.entity_resolution.blocking import Bands, claim_block_keys, pairs_from_blocks, patient_block_keys
 from api.money.entity_resolution.encoding import LinkageKey, from_hex, to_hex
 from api.money.entity_resolution.extract import Extracted, extract, raw_claim_key
@@ -77,7 +79,7 @@ def claim_code_of(row: ClaimRecord) -> ClaimCode:
         service_from=row.service_from_hash,
         service_to=row.service_to_hash,
         total_charge=row.total_charge,
-        payer=row.payer_name or "",
+        payer=normalize.payer_name(row.payer_name or ""),
     )
 
 
@@ -136,25 +138,37 @@ def _identities(
             select(PatientIdentity.fingerprint, PatientIdentity.id).where(PatientIdentity.fingerprint.in_(chunk))
         )
         known.update({str(p): int(i) for p, i in found.tuples()})
-    fresh = [
-        PatientIdentity(
+    values = [
+        {
             **tenant,
-            fingerprint=p,
-            dob_hash=c.dob,
-            dob_digits_hash=c.dob_digits,
-            birth_year_hash=c.birth_year,
-            member_hash=c.member,
-            sex_hash=c.sex,
-            first_name_bloom=to_hex(c.first),
-            last_name_bloom=to_hex(c.last),
-        )
+            "fingerprint": p,
+            "dob_hash": c.dob,
+            "dob_digits_hash": c.dob_digits,
+            "birth_year_hash": c.birth_year,
+            "member_hash": c.member,
+            "sex_hash": c.sex,
+            "first_name_bloom": to_hex(c.first),
+            "last_name_bloom": to_hex(c.last),
+            "created_at": utcnow(),
+        }
         for p, c in by_print.items()
         if p not in known
     ]
-    db.add_all(fresh)
-    db.flush()
-    known.update({row.fingerprint: row.id for row in fresh})
-    new_keys = {row.id: patient_block_keys(by_print[row.fingerprint], bands) for row in fresh}
+    # A concurrent confirm of the same client may register the same identity: it is inserted once
+    # (the unique fingerprint), and each side keeps the one that exists.
+    table = table_of(PatientIdentity)
+    insert_into = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
+    new_ids: dict[str, int] = {}
+    for chunk in _chunks(values):
+        stmt = insert_into(table).on_conflict_do_nothing(index_elements=["client_id", "fingerprint"])
+        found = db.execute(stmt.returning(table.c.fingerprint, table.c.id), list(chunk))
+        new_ids.update({str(p): int(i) for p, i in found.tuples()})
+    missing = [v["fingerprint"] for v in values if v["fingerprint"] not in new_ids]
+    for chunk in _chunks(missing):
+        found = db.execute(select(PatientIdentity.fingerprint, PatientIdentity.id).where(PatientIdentity.fingerprint.in_(chunk)))
+        known.update({str(p): int(i) for p, i in found.tuples()})
+    known.update(new_ids)
+    new_keys = {i: patient_block_keys(by_print[p], bands) for p, i in new_ids.items()}
     _store_keys(db, "patient", new_keys, tenant)
     return known, new_keys
 

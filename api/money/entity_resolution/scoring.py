@@ -29,22 +29,25 @@ def _w(m: float, u: float) -> float:
     return round(math.log2(m / u), 2)
 
 
+_NAME = {"agree": _w(0.85, 0.005), "partial": _w(0.10, 0.02), "disagree": _w(0.05, 0.975)}
 # field -> level -> weight (bits). Levels: agree, partial, disagree.
 WEIGHTS: dict[str, dict[str, float]] = {
     # exact; partial = the same eight digits in another order (two digits transposed)
     "dob": {"agree": _w(0.95, 1 / 29_200), "partial": _w(0.03, 0.001), "disagree": _w(0.02, 0.999)},
     "member_id": {"agree": _w(0.90, 0.00001), "disagree": _w(0.10, 0.99999)},
     "sex": {"agree": _w(0.98, 0.5), "disagree": _w(0.02, 0.5)},
-    # Dice >= NAME_AGREE agree, >= NAME_PARTIAL partial (a typo, a nickname sharing letters)
-    "first_name": {"agree": _w(0.85, 0.005), "partial": _w(0.10, 0.02), "disagree": _w(0.05, 0.975)},
-    "last_name": {"agree": _w(0.88, 0.005), "partial": _w(0.08, 0.02), "disagree": _w(0.04, 0.975)},
+    # Dice >= NAME_AGREE agree, >= NAME_PARTIAL partial (a typo, a nickname sharing letters). First and
+    # last name weigh the same: names are compared in both orders, and one table for both keeps the
+    # score symmetric whichever order wins.
+    "first_name": _NAME,
+    "last_name": _NAME,
 }
 NAME_AGREE = 0.85
 NAME_PARTIAL = 0.6
 #: A pair scoring at least this many bits is put before a person. Same birth date and names agreeing
-#: (14.76 + 7.41 + 7.46 = 29.63 bits) or the same names with two birth-date digits transposed
-#: (4.91 + 14.87 = 19.78) are above it; the same names with another birth date (14.87 - 5.64 = 9.23) or
-#: the same birth date with other names (14.76 - 4.29 - 4.61 = 5.86) are not.
+#: (14.76 + 7.41 + 7.41 = 29.58 bits) or the same names with two birth-date digits transposed
+#: (4.91 + 14.82 = 19.73) are above it; the same names with another birth date (14.82 - 5.64 = 9.18) or
+#: the same birth date with other names (14.76 - 4.29 - 4.29 = 6.18) are not.
 PATIENT_REVIEW = 12.0
 
 

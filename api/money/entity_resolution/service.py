@@ -112,10 +112,12 @@ def merge_records(db: Session, *, kind: str, left_id: int, right_id: int, user_i
     candidate, if any, leaves the open list. Another client's ids are NOT_FOUND."""
     if left_id == right_id:
         raise InvalidInput("leftId and rightId name the same record; a merge needs two")
-    model: type[PatientIdentity] | type[ClaimRecord] = PatientIdentity if kind == "patient" else ClaimRecord
     what = "Patient identity" if kind == "patient" else "Claim record"
-    get_by_id(db, model, left_id, what)
-    get_by_id(db, model, right_id, what)
+    for ident in (left_id, right_id):
+        if kind == "patient":
+            get_by_id(db, PatientIdentity, ident, what)
+        else:
+            get_by_id(db, ClaimRecord, ident, what)
     low, high = sorted((left_id, right_id))
     if _active_link(db, kind, str(low), str(high)) is not None:
         raise Conflict(f"{what} {low} and {high} are merged already")
