@@ -280,8 +280,8 @@ def bench_patients(n: int, rng: random.Random) -> None:
     print(f"patients: {n} people, {len(records)} records, {len(truth)} true pairs")
     print(f"  pairs scored {len(pairs)} of {all_pairs} ({len(pairs) / max(all_pairs, 1):.4%}), {elapsed:.2f} s")
     for label, found in (("matcher (review threshold)", predicted), ("exact first+last+DOB", baseline)):
-        p, r, f = prf(len(found & truth), len(found), len(truth))
-        print(f"  {label:28s} precision {p:.3f}  recall {r:.3f}  F1 {f:.3f}")
+        precision, recall, f1 = prf(len(found & truth), len(found), len(truth))
+        print(f"  {label:28s} precision {precision:.3f}  recall {recall:.3f}  F1 {f1:.3f}")
 
 
 def _truth_by_person(records: list[tuple[int, dict[str, str]]]) -> set[tuple[int, int]]:
@@ -305,8 +305,8 @@ def bench_payers(n: int, rng: random.Random) -> None:
     print(f"payers: {len(distinct)} distinct spellings of {len(PAYERS)} known payers and {len(ABSENT)} absent ones")
     for label, guess in (("matcher (review threshold)", found), ("exact upper-cased spelling", exact)):
         tp = sum(1 for s, p in guess.items() if truth[s] == p)
-        p, r, f = prf(tp, len(guess), positives)
-        print(f"  {label:28s} precision {p:.3f}  recall {r:.3f}  F1 {f:.3f}")
+        precision, recall, f1 = prf(tp, len(guess), positives)
+        print(f"  {label:28s} precision {precision:.3f}  recall {recall:.3f}  F1 {f1:.3f}")
 
 
 def main() -> None:

@@ -6,9 +6,9 @@ A patient's identity is reduced, at the moment a confirmed file is registered, t
   can be learned without the key (a dictionary attack on birth dates needs it);
 - Bloom filters of each name's bigrams (privacy-preserving record linkage: Schnell, Bachteler & Reiher
   2009, "Privacy-preserving record linkage using Bloom filters", BMC Med Inform Decis Mak 9:41): each
-  bigram of the padded name sets `HASHES` bits of an `BITS`-bit filter chosen by double hashing with two
-  keyed functions, g_i(x) = (h1(x) + i * h2(x)) mod BITS (the paper's construction; HMAC-SHA256 stands
-  in for its HMAC-SHA1/MD5). Two filters are compared by their Dice coefficient, which tracks the
+  bigram of the padded name sets `HASHES` bits of a `BITS`-bit filter chosen by double hashing,
+  g_i(x) = (h1(x) + i * h2(x)) mod BITS (the paper's construction; h1 and h2 are the two halves of one
+  HMAC-SHA256 where the paper keys HMAC-SHA1 and HMAC-MD5). Two filters are compared by their Dice coefficient, which tracks the
   Dice coefficient of the names' bigram sets, so a typo costs a little and a different name a lot.
 BITS = 1000 is the paper's filter length; HASHES = 15 keeps a typical name (5-8 bigrams) below about
 a tenth of the bits set, far from saturation, where Dice loses its meaning.
@@ -21,6 +21,7 @@ import hmac
 import random
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 BITS = 1000
 HASHES = 15
@@ -33,8 +34,7 @@ class LinkageKey:
     linkage digests never equal the audit digests made with the same secret."""
 
     exact: bytes
-    bloom_1: bytes
-    bloom_2: bytes
+    bloom: bytes
     bands: bytes
 
     @classmethod
@@ -42,7 +42,7 @@ class LinkageKey:
         def sub(label: str) -> bytes:
             return hmac.new(secret, f"entity-resolution/v1/{label}".encode(), hashlib.sha256).digest()
 
-        return cls(sub("exact"), sub("bloom-1"), sub("bloom-2"), sub("bands"))
+        return cls(sub("exact"), sub("bloom"), sub("bands"))
 
 
 def keyed(key: LinkageKey, field: str, value: str) -> str | None:
@@ -50,7 +50,7 @@ def keyed(key: LinkageKey, field: str, value: str) -> str | None:
     member id never collides with a birth date); None for an empty value."""
     if not value:
         return None
-    return hmac.new(key.exact, f"{field}\x1f{value}".encode(), hashlib.sha256).hexdigest()
+    return hmac.digest(key.exact, f"{field}\x1f{value}".encode(), "sha256").hex()
 
 
 def date_digests(key: LinkageKey, born: date | None) -> tuple[str | None, str | None, str | None]:
@@ -73,17 +73,22 @@ def bigrams(name: str) -> set[str]:
     return {padded[i : i + 2] for i in range(len(padded) - 1)} if name else set()
 
 
-def _h(key: bytes, gram: str) -> int:
-    return int.from_bytes(hmac.new(key, gram.encode(), hashlib.sha256).digest()[:8], "big")
+@lru_cache(maxsize=8192)
+def _gram_bits(key: bytes, gram: str) -> int:
+    """The `HASHES` bits one bigram sets (cached: a deployment's names share a few hundred bigrams)."""
+    digest = hmac.digest(key, gram.encode(), "sha256")
+    h1, h2 = int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:16], "big")
+    bits = 0
+    for i in range(HASHES):
+        bits |= 1 << ((h1 + i * h2) % BITS)
+    return bits
 
 
 def bloom(key: LinkageKey, name: str) -> int:
     """The Bloom filter of a normalized name as an integer of `BITS` bits (0 for no name)."""
     bits = 0
     for gram in bigrams(name):
-        h1, h2 = _h(key.bloom_1, gram), _h(key.bloom_2, gram)
-        for i in range(HASHES):
-            bits |= 1 << ((h1 + i * h2) % BITS)
+        bits |= _gram_bits(key.bloom, gram)
     return bits
 
 
@@ -114,4 +119,5 @@ def band_positions(key: LinkageKey, bands: int, rows: int) -> list[list[int]]:
 
 def band_values(bits: int, positions: list[list[int]]) -> list[str]:
     """Each band's sampled bits of a filter, as a string of 0/1 (hashed with the key before it is stored)."""
-    return ["".join("1" if bits >> p & 1 else "0" for p in band) for band in positions]
+    text = format(bits, f"0{BITS}b")[::-1]  # text[p] is bit p
+    return ["".join([text[p] for p in band]) for band in positions]

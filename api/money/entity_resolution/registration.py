@@ -165,7 +165,9 @@ def _identities(
         new_ids.update({str(p): int(i) for p, i in found.tuples()})
     missing = [v["fingerprint"] for v in values if v["fingerprint"] not in new_ids]
     for chunk in _chunks(missing):
-        found = db.execute(select(PatientIdentity.fingerprint, PatientIdentity.id).where(PatientIdentity.fingerprint.in_(chunk)))
+        found = db.execute(
+            select(PatientIdentity.fingerprint, PatientIdentity.id).where(PatientIdentity.fingerprint.in_(chunk))
+        )
         known.update({str(p): int(i) for p, i in found.tuples()})
     known.update(new_ids)
     new_keys = {i: patient_block_keys(by_print[p], bands) for p, i in new_ids.items()}

@@ -229,7 +229,8 @@ def payer_spellings(db: Session, limit: int) -> list[str]:
     """The payer names (upper-cased, trimmed) the client's posted entries carry, at most `limit`, sorted."""
     spelled = func.upper(func.trim(FinancialEntry.payer))
     stmt = select(spelled).where(FinancialEntry.payer.is_not(None)).distinct().order_by(spelled).limit(limit)
-    return [str(name) for name in db.scalars(stmt).all() if name]
+    found: Sequence[Any] = db.scalars(stmt).all()
+    return [str(name) for name in found if name]
 
 
 def paid_total(db: Session, claim_key: str, payer: str) -> Any:
