@@ -11,6 +11,7 @@ from sqlalchemy import select, text
 
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.money.entity_resolution.models import Link
+from tests.support.paths import X12_FIXTURES
 
 # Distinctive identity fields (made up): none may appear anywhere but in the uploaded files.
 PHI = ["ZEBEDIAH", "QUIXLEY", "QUIXLY", "1931-07-19", "19310719", "QX99887766", "OKONKWO"]
@@ -206,3 +207,32 @@ def test_no_patient_field_reaches_a_table_an_answer_or_the_audit(make_member, se
     blob = "\n".join(seen).upper()
     for value in PHI:
         assert value not in blob, value
+
+
+def _confirm_x12(member, name: str, data: bytes) -> None:
+    payload = {"filename": name, "contentBase64": base64.b64encode(data).decode()}
+    batch = member.rpc.mutation("ingestion.uploadUniversal", payload).data["batch"]
+    confirmed = member.rpc.mutation("ingestion.confirmImportBatch", {"batchId": batch["id"]}).data["batch"]
+    assert confirmed["status"] == "confirmed"
+
+
+def _era_with_padded_key() -> bytes:
+    """kpi_era_feb.835 as a payer that zero-pads CLP01 would send it: CLP*00KPI-001, with the patient's
+    NM1*QC (the hand 837's subscriber, DOE JANE, MI M0001) after it; SE01 counts the added segment."""
+    text = (X12_FIXTURES / "hand" / "kpi_era_feb.835").read_text()
+    text = text.replace("CLP*KPI-001*", "CLP*00KPI-001*", 1)
+    clp_end = text.index("~", text.index("CLP*00KPI-001*")) + 1
+    text = text[:clp_end] + "\nNM1*QC*1*DOE*JANE****MI*M0001~" + text[clp_end:]
+    return text.replace("SE*16*0001", "SE*17*0001").encode()
+
+
+def test_an_837_claim_and_its_835_under_a_padded_key_are_candidates(make_member):
+    member = make_member()
+    _confirm_x12(member, "kpi_claims_jan.837", (X12_FIXTURES / "hand" / "kpi_claims_jan.837").read_bytes())
+    _confirm_x12(member, "era_padded.835", _era_with_padded_key())
+    # the 837 names no birth date either: both files give the same digests, so one identity, no pair
+    assert member.rpc.query("entityResolution.candidates", {"kind": "patient"}).data["items"] == []
+    [claim] = member.rpc.query("entityResolution.candidates", {"kind": "claim"}).data["items"]
+    assert {claim["leftRefs"][0], claim["rightRefs"][0]} == {"837:KPI-001", "835:00KPI-001"}
+    levels = {f["field"]: f["level"] for f in claim["fields"]}
+    assert (levels["patient"], levels["claim_key"], levels["total_charge"], levels["payer"]) == ("agree",) * 4
