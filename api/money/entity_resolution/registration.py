@@ -107,13 +107,14 @@ def register_batch(db: Session, batch_id: int, key: LinkageKey, bands: Bands) ->
                 row_number=row_number,
                 source=x.source,
                 claim_key=raw_key,
-                claim_key_normalized=x.claim.claim_key,
-                payer_claim_number=x.claim.payer_claim_number,
+                # normalizing may lengthen a spelling (NFKD of a ligature): kept within the columns
+                claim_key_normalized=x.claim.claim_key[:80],
+                payer_claim_number=x.claim.payer_claim_number[:80],
                 identity_id=identity,
                 service_from_hash=x.claim.service_from,
                 service_to_hash=x.claim.service_to,
                 total_charge=x.claim.total_charge,
-                payer_name=x.payer_name.upper() if x.payer_name else None,
+                payer_name=x.payer_name.upper()[:200] if x.payer_name else None,
                 payer_id=x.payer_id,
             )
         )
