@@ -42,6 +42,7 @@ from api.integrations.connector_profiles import service as connector_profiles
 from api.integrations.operational_control import service as operational_control
 from api.intelligence.interventions import service as interventions
 from api.intelligence.outcome_learning import service as outcome_learning
+from api.money.entity_resolution import registration as entity_registration
 from api.platform.activation_governance.service import activation_blockers
 from api.platform.audit.anchor import AuditAnchor
 from api.platform.auth.oidc import OidcVerifier
@@ -118,6 +119,8 @@ def build_services(settings: Settings | None = None) -> Services:
     # Bound after construction: resolving OIDC identities needs the services themselves.
     services.resolve_principal = principal_resolver(services)
     services.batch_posted.subscribe(claims_intake.listener(digest_key))  # 837 -> claims, 835 -> adjudications
+    # ... and each claim's patient (keyed digests and name filters only) and payer, scored for entityResolution
+    services.batch_posted.subscribe(entity_registration.listener(digest_key))
     services.batch_posted.subscribe(_case_intake(services))  # a confirmed denial or recoupment opens a case
     # ... and its payers' remittance history moved: their cases' P(overturn) priors (humanAttention)
     services.batch_posted.subscribe(human_attention.rescore_after_posting)

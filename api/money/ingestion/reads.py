@@ -225,6 +225,14 @@ def batch_payers(db: Session, batch_id: int) -> list[str]:
     return sorted(str(name) for name in found)
 
 
+def payer_spellings(db: Session, limit: int) -> list[str]:
+    """The payer names (upper-cased, trimmed) the client's posted entries carry, at most `limit`, sorted."""
+    spelled = func.upper(func.trim(FinancialEntry.payer))
+    stmt = select(spelled).where(FinancialEntry.payer.is_not(None)).distinct().order_by(spelled).limit(limit)
+    found: Sequence[Any] = db.scalars(stmt).all()
+    return [str(name) for name in found if name]
+
+
 def paid_total(db: Session, claim_key: str, payer: str) -> Any:
     """The sum of the claim's `paid` component entries from `payer` (matched case-insensitively), as
     the database answers it (0 when none)."""

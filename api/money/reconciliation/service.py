@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from api.money.reconciliation.models import PayerAlias
@@ -76,3 +76,31 @@ def upsert_alias(
     row.payer_class = payer_class
     db.flush()
     return row, before
+
+
+def find_alias(db: Session, *, alias_kind: str, alias: str) -> PayerAlias | None:
+    """The alias of this kind and spelling (`alias` upper-cased and trimmed by the caller), None if none."""
+    return db.scalar(
+        select(PayerAlias).where(PayerAlias.alias_kind == alias_kind, func.upper(func.trim(PayerAlias.alias)) == alias)
+    )
+
+
+def remove_alias(db: Session, row: PayerAlias) -> None:
+    """Remove one alias: the undo of an alias a person confirmed and now splits (entityResolution.split
+    keeps the history of it in its own links)."""
+    db.delete(row)
+    db.flush()
+
+
+def alias_statement(*, alias_kind: str | None = None, canonical_payer_key: str | None = None) -> Select[Any]:
+    """The client's aliases, filtered by kind and canonical payer when given; unordered, for paging."""
+    stmt = select(PayerAlias)
+    if alias_kind is not None:
+        stmt = stmt.where(PayerAlias.alias_kind == alias_kind)
+    if canonical_payer_key is not None:
+        stmt = stmt.where(func.upper(func.trim(PayerAlias.canonical_payer_key)) == canonical_payer_key)
+    return stmt
+
+
+#: The id column the alias listing is paged by.
+ALIAS_ID = PayerAlias.id
