@@ -4,7 +4,7 @@ name Bloom filters, never values), `er_claim_records` (each claim as one confirm
 (merges a person confirmed; a split keeps the row).
 
 Revision ID: 0036
-Revises: 0031
+Revises: 0035
 Create Date: 2026-11-28 23:37:24.993163
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0036"
-down_revision = "0031"
+down_revision = "0035"
 branch_labels = None
 depends_on = None
 
