@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import Select, and_, select
 from sqlalchemy.orm import Session
@@ -225,6 +225,18 @@ def audit_view(row: EligibilityCheck) -> dict[str, Any]:
 
 def get(db: Session, check_id: int) -> EligibilityCheck:
     return get_by_id(db, EligibilityCheck, check_id, "Eligibility check")
+
+
+#: A check row, named here for other namespaces (financialClearance reads a claim's checks).
+CheckRow: TypeAlias = EligibilityCheck
+
+MAX_CHECKS_READ = 500  # a patient's checks with one payer read at once (newest first)
+
+
+def checks_of(db: Session, patient_ref: str, payer_id: str) -> list[EligibilityCheck]:
+    """The checks of one patient reference with one payer, newest first (at most MAX_CHECKS_READ)."""
+    stmt = history_statement(patient_ref, payer_id).order_by(EligibilityCheck.id.desc()).limit(MAX_CHECKS_READ)
+    return list(db.scalars(stmt))
 
 
 def history_statement(patient_ref: str, payer_id: str | None = None) -> Select[Any]:

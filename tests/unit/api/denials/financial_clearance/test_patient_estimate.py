@@ -79,4 +79,3 @@ def test_the_shares_add_up_and_stay_within_the_allowed_amount(allowed, deductibl
         assert found.patient <= oop
     if not found.capped_by_out_of_pocket:
         assert found.patient == found.deductible + found.coinsurance + found.copay
-
