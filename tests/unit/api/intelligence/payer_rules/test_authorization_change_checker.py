@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from api.core.errors import InvalidInput
 from api.intelligence.payer_rules import proposals
@@ -93,3 +95,20 @@ def test_a_missing_code_or_source_is_refused():
 def test_an_unknown_kind_names_the_kinds():
     with pytest.raises(InvalidInput, match="limit, authorization"):
         proposals.check("frequency", MRI)
+
+
+@given(
+    codes=st.text(alphabet="0123456789AJTFUZ- ", max_size=14),
+    pos=st.text(alphabet="0123456789* ", max_size=3),
+    revenue=st.text(alphabet="0123456789* ", max_size=5),
+)
+def test_any_payload_is_refused_or_normalised_to_a_fixed_point(codes, pos, revenue):
+    payload = {**MRI, "procedure_codes": codes, "place_of_service": pos, "revenue_code": revenue}
+    try:
+        checked = proposals.check("authorization", payload)
+    except InvalidInput as refused:
+        assert str(refused).startswith("Invalid input:")
+        return
+    assert proposals.check("authorization", checked) == checked
+    low, _dash, high = checked["procedure_codes"].partition("-")
+    assert len(low) == 5 and (not high or (len(high) == 5 and low < high))
