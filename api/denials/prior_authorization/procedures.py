@@ -1,6 +1,8 @@
 """priorAuthorization.*: which services need a payer's prior authorization (the platform's reference list
 with its citations, a client's own requirements over it), the requests and the payer's answers, and the
-status of a claim's lines — the flag claims.requestSubmissionPreparation refuses on.
+status of a claim's lines — the flag claims.requestSubmissionPreparation refuses on. A client's
+requirements are read here and changed only through payer rules' approval (payerRules.proposeAuthorization,
+then payerRules.decide by another manager).
 
 Audit notes carry ids, states, codes and line numbers only: never the claim key, the patient or dates
 of service.
@@ -30,8 +32,6 @@ from api.denials.prior_authorization.schemas import (
     RequirementsIn,
     RequirementsOut,
     StatusOut,
-    UpsertRequirementIn,
-    UpsertRequirementOut,
 )
 from api.rpc.context import Context
 from api.rpc.procedure import rpc
@@ -166,8 +166,9 @@ def status(ctx: Context, input: ClaimRef) -> StatusOut:
 
 @router.query("requirements")
 def requirements(ctx: Context, input: RequirementsIn) -> RequirementsOut:
-    """Prior-authorization requirements by payer x CPT/HCPCS: the client's own (newest first, paginated;
-    filters: payer type, payer id, a code they include) and the platform's reference requirements matching
+    """Prior-authorization requirements by payer x CPT/HCPCS: the client's own, each with its version
+    (newest first, paginated; filters: payer type, payer id, a code they include; written only by an
+    approved payerRules.proposeAuthorization) and the platform's reference requirements matching
     the filters (Medicare's hospital outpatient department list, 42 CFR 419.83, each row with its source)."""
     code = None if input.procedure_code is None else service.parse_code(input.procedure_code)
     stmt = service.requirement_list_statement(payer_type=input.payer_type, payer_id=input.payer_id, procedure_code=code)
@@ -176,30 +177,6 @@ def requirements(ctx: Context, input: RequirementsIn) -> RequirementsOut:
     if input.payer_id not in (None, "*"):
         defaults = []  # the platform's requirements are type-wide; a payer filter asks for the client's
     return RequirementsOut(items=page.items, next_cursor=page.next_cursor, defaults=[_requirement(r) for r in defaults])
-
-
-@router.mutation("upsertRequirement", permission="approve")
-def upsert_requirement(ctx: Context, input: UpsertRequirementIn) -> UpsertRequirementOut:
-    """Set the client's own requirement (or, with `requiresAuthorization` false, exemption) for a code or
-    code range, per payer type (payerId `*`) or payer, optionally per plan, place of service and revenue
-    code, from `effectiveFrom` (to `effectiveTo`), with its source: it overrides a less specific one and
-    the platform's at the same specificity. The same scope and date again updates it (version + 1). A
-    malformed code or range is BAD_REQUEST. Managers and admins; audited (before and after)."""
-    values = service.RequirementValues(
-        payer_type=input.payer_type,
-        payer_id=input.payer_id,
-        plan=input.plan,
-        procedure_code=input.procedure_codes,
-        place_of_service=input.place_of_service,
-        revenue_code=input.revenue_code,
-        requires_authorization=input.requires_authorization,
-        effective_from=input.effective_from,
-        effective_to=input.effective_to,
-        source=input.source,
-    )
-    row, before = service.upsert_requirement(ctx.db, values, user_id=ctx.user_id)
-    ctx.note("prior_auth_requirement", row.id, before=before, after=service.requirement_state(row))
-    return UpsertRequirementOut(requirement=_requirement(service.as_requirement(row)), created=before is None)
 
 
 @router.query("check")

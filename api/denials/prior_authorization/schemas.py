@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, model_validator
 
 from api.rpc.schema import Day, DbId, Output, Page, PageInput, Schema
-from api.rpc.text import MULTI_LINE, SINGLE_LINE
+from api.rpc.text import MULTI_LINE
 
 PayerType = Literal["medicare", "medicare_advantage", "medicaid", "tricare", "commercial", "erisa"]
 StoredState = Literal["requested", "pending", "approved", "denied", "withdrawn"]
@@ -21,25 +21,15 @@ Missing = Literal["pending", "units_exceeded", "expired", "dates_not_covered", "
 Code = Annotated[
     str, StringConstraints(min_length=1, max_length=11, pattern=r"^[A-Za-z0-9-]+$"), Field(description="CPT/HCPCS")
 ]
-CodeOrRange = Annotated[
-    str,
-    StringConstraints(min_length=1, max_length=11, pattern=r"^[A-Za-z0-9-]+$"),
-    Field(description="A CPT/HCPCS code or a range of one kind, e.g. 70551-70553"),
-]
 PayerId = Annotated[
     str, StringConstraints(min_length=1, max_length=80, pattern=r"^(\*|[A-Za-z0-9._:-]+)$"), Field(description="or *")
 ]
 Plan = Annotated[
     str, StringConstraints(min_length=1, max_length=80, pattern=r"^(\*|[A-Za-z0-9._: -]+)$"), Field(description="or *")
 ]
-PlaceOfService = Annotated[
-    str, StringConstraints(pattern=r"^(\*|[0-9]{2})$"), Field(description="2-digit CMS place-of-service code, or *")
-]
-RevenueCode = Annotated[str, StringConstraints(pattern=r"^(\*|[0-9]{3,4})$"), Field(description="e.g. 0450, or *")]
 Reference = Annotated[str, Field(min_length=1, max_length=50, pattern=r"^[A-Za-z0-9._/-]+$")]
 Reason = Annotated[str, Field(min_length=3, max_length=1000), MULTI_LINE]
 Units = Annotated[Decimal, Field(gt=0, le=Decimal("99999"), max_digits=8, decimal_places=3)]
-Source = Annotated[str, Field(min_length=3, max_length=500), SINGLE_LINE]
 
 
 class AuthorizationRef(Schema):
@@ -143,30 +133,6 @@ class RequirementsIn(PageInput):
 
 class RequirementsOut(Page[RequirementOut]):
     defaults: list[RequirementOut] = Field(description="The platform's reference requirements matching the filters")
-
-
-class UpsertRequirementIn(Schema):
-    payer_type: PayerType
-    payer_id: PayerId = "*"
-    plan: Plan = "*"
-    procedure_codes: CodeOrRange
-    place_of_service: PlaceOfService = "*"
-    revenue_code: RevenueCode = "*"
-    requires_authorization: bool = True
-    effective_from: Day
-    effective_to: Day | None = None
-    source: Source = Field(description="The payer's list, contract clause or regulation it comes from")
-
-    @model_validator(mode="after")
-    def _dates(self) -> UpsertRequirementIn:
-        if self.effective_to is not None and self.effective_to < self.effective_from:
-            raise ValueError("'effectiveTo' is before 'effectiveFrom'")
-        return self
-
-
-class UpsertRequirementOut(Output):
-    requirement: RequirementOut
-    created: bool
 
 
 class CheckIn(Schema):

@@ -36,6 +36,9 @@ from api.money.reconciliation import service as reconciliation
 #: units are stored with three places (Numeric(12, 3)); answered the same before and after a reload
 THOUSANDTHS = Decimal("0.001")
 
+# The requirement type the functions below answer, named here for other contexts (payer rules).
+Requirement = rules.Requirement
+
 # --- requirements ------------------------------------------------------------------------------------
 
 
@@ -112,8 +115,8 @@ def upsert_requirement(
 ) -> tuple[PriorAuthRequirement, dict[str, Any] | None]:
     """Insert the client's requirement for its scope (payer type, payer id, plan, codes, place of service,
     revenue code) from `effective_from`, or update the one with that scope and date (its version goes up
-    by one); answers the row and its audit state before (None: inserted). Payer rules call this after
-    their approval."""
+    by one); answers the row and its audit state before (None: inserted). Its one caller is payer rules'
+    approval (payerRules.decide of an `authorization` change): a client's requirement changes only there."""
     req = checked_requirement(values)
     scope = {
         "payer_type": req.payer_type,

@@ -2,9 +2,10 @@
 facts that selected it.
 
 An applied rule is kind-neutral (kind, scope, source, selectors, why) with the kind's own detail beside
-it: today the appeal and timely-filing limits of the deadline engine (``api.denials.deadlines.rules``);
-authorization requirements and frequency limits are meant to be further kinds with their own detail,
-found by their own finder (the service's ``FINDERS``).
+it: the appeal and timely-filing limits of the deadline engine (``api.denials.deadlines.rules``) and the
+prior-authorization requirement of each claim line (priorAuthorization's choice, with whether the claim's
+authorizations cover it); frequency limits are meant to be a further kind with its own detail, found by
+its own finder (the service's ``FINDERS``).
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from dataclasses import dataclass
 from datetime import date
 
 from api.denials.deadlines import rules
+from api.denials.prior_authorization.service import Requirement
 
 #: the kinds this module builds (the limits); others join through the service's finders
 APPEAL_LIMIT, TIMELY_FILING_LIMIT = "appeal_limit", "timely_filing_limit"
+AUTHORIZATION_REQUIREMENT = "authorization_requirement"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,26 @@ class LimitDetail:
 
 
 @dataclass(frozen=True, slots=True)
+class AuthorizationDetail:
+    """The requirement a claim line met and whether the claim's authorizations cover it."""
+
+    line_number: int
+    procedure_code: str
+    procedure_codes: str  # the requirement's code or range
+    plan: str
+    place_of_service: str
+    revenue_code: str
+    requires_authorization: bool  # False: an exemption (nothing to cover)
+    effective_to: date | None
+    version: int
+    assumed: bool  # the payer type was unknown: a common payer type's requirement is assumed
+    covered: bool | None  # None: nothing to cover (an exemption)
+    covered_by: int | None  # the approved request covering the line
+    missing: str | None  # why none covers it (none_requested, pending, denied, expired, ...)
+    explanation: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Applied:
     kind: str
     scope: Scope
@@ -55,6 +78,7 @@ class Applied:
     selected_by: tuple[Selector, ...]
     why: str
     limit: LimitDetail | None = None
+    authorization: AuthorizationDetail | None = None
 
 
 def _payer_selectors(kind: rules.PayerType, facts: rules.CaseFacts) -> list[Selector]:
@@ -116,3 +140,107 @@ def from_scheduled(s: rules.Scheduled, kind: rules.PayerType, facts: rules.CaseF
             receipt_days=rule.receipt_days,
         ),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class LineRequirement:
+    """What priorAuthorization decided for one claim line, as plain values (its ``claim_status`` and
+    ``missing_of``): the requirement that applies (None: none) and the verdict on the claim's requests."""
+
+    line_number: int
+    procedure_code: str | None
+    payer_type: str | None  # the claim's payer type as priorAuthorization found it
+    payer_type_basis: str
+    requirement: Requirement | None
+    assumed: bool
+    covered_by: int | None
+    missing: str | None
+    explanation: str | None
+
+
+def from_line(line: LineRequirement) -> Applied | None:
+    """An applied authorization requirement for a claim line (None: no requirement applies to it)."""
+    req = line.requirement
+    if req is None:
+        return None
+    code = line.procedure_code or ""
+    selectors = [Selector("line_number", str(line.line_number)), Selector("procedure_code", code)]
+    if line.assumed:
+        selectors.append(Selector("payer_type", "unknown: a common payer type's requirement is assumed"))
+    elif line.payer_type:
+        selectors.append(Selector("payer_type", line.payer_type))
+    if req.payer_id != "*":
+        selectors.append(Selector("payer_id", req.payer_id))
+    if req.revenue_code != "*":
+        selectors.append(Selector("revenue_code", req.revenue_code))
+    whose = "The client's requirement" if req.requirement_id is not None else "The platform's requirement"
+    scope = f"{req.payer_type} payer {req.payer_id}" if req.payer_id != "*" else f"every {req.payer_type} payer"
+    what = "needs a prior authorization" if req.requires_authorization else "is exempt from prior authorization"
+    if not req.requires_authorization:
+        state = "nothing to cover"
+    elif line.covered_by is not None:
+        state = f"covered by authorization {line.covered_by}"
+    else:
+        state = f"not covered: {line.explanation or line.missing}"
+    return Applied(
+        kind=AUTHORIZATION_REQUIREMENT,
+        scope=Scope(
+            origin=req.origin,
+            breadth="type_wide" if req.payer_id == "*" else "payer_specific",
+            payer_type=req.payer_type,
+            payer_id=req.payer_id,
+        ),
+        effective_from=req.effective_from,
+        source=req.source,
+        reference=req.reference,
+        selected_by=tuple(selectors),
+        why=f"{whose} for {scope}: line {line.line_number} ({code}, in {req.codes}) {what} "
+        f"({line.payer_type_basis}); {state}",
+        authorization=AuthorizationDetail(
+            line_number=line.line_number,
+            procedure_code=code,
+            procedure_codes=str(req.codes),
+            plan=req.plan,
+            place_of_service=req.place_of_service,
+            revenue_code=req.revenue_code,
+            requires_authorization=req.requires_authorization,
+            effective_to=req.effective_to,
+            version=req.version,
+            assumed=line.assumed,
+            covered=None if not req.requires_authorization else line.covered_by is not None,
+            covered_by=line.covered_by,
+            missing=line.missing,
+            explanation=line.explanation,
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LineSummary:
+    """One claim line and the authorization requirement that applies to it (None: none)."""
+
+    line_number: int
+    procedure_code: str | None
+    authorization_reference: str | None
+    needs_authorization: bool
+    covered: bool | None
+
+
+def line_summaries(lines: list[tuple[int, str | None]], applied: list[Applied]) -> list[LineSummary]:
+    """Every claim line (number, code), with the authorization requirement applied to it or none (so
+    "none applies" is said, not implied)."""
+    by_line = {a.authorization.line_number: a for a in applied if a.authorization is not None}
+    out = []
+    for number, code in lines:
+        found = by_line.get(number)
+        detail = None if found is None else found.authorization
+        out.append(
+            LineSummary(
+                line_number=number,
+                procedure_code=code,
+                authorization_reference=None if found is None else found.reference,
+                needs_authorization=detail is not None and detail.requires_authorization,
+                covered=None if detail is None else detail.covered,
+            )
+        )
+    return out

@@ -13,6 +13,7 @@ from api.intelligence.payer_applicability.schemas import (
     ForClaimIn,
     ForClaimOut,
     LimitOut,
+    LineOut,
     PayerFactOut,
 )
 from api.rpc.context import Context
@@ -40,7 +41,9 @@ def for_claim(ctx: Context, input: ForClaimIn) -> ForClaimOut:
     filing indicator, payer class, the tenant's payer alias, dates), each with its scope (client or
     platform, payer-specific or type-wide), the date it is in force from, its source and the claim facts
     that selected it; and the payer's facts in force on `asOf` (payerKnowledge: appeal address,
-    portal, ...). Another client's or an unknown claim: NOT_FOUND."""
+    portal, ...); and each line's prior-authorization requirement (priorAuthorization's choice: scope,
+    dates, source, version) with whether the claim's authorizations cover it (`lines` says, for every line,
+    which requirement applies or that none does). Another client's or an unknown claim: NOT_FOUND."""
     as_of = input.as_of or client_today(ctx.db)
     found = service.for_claim(ctx.db, input.claim_id, as_of)
     subject, facts = found.subject, found.subject.facts
@@ -61,4 +64,5 @@ def for_claim(ctx: Context, input: ForClaimIn) -> ForClaimOut:
         ),
         rules=[_rule_out(rule, as_of.toordinal()) for rule in found.applied],
         payer_facts=[PayerFactOut.model_validate(f) for f in found.payer_facts],
+        lines=[LineOut.model_validate(asdict(line)) for line in found.lines],
     )

@@ -52,9 +52,36 @@ class LimitOut(Output):
     receipt_days: int
 
 
+class AuthorizationOut(Output):
+    line_number: int
+    procedure_code: str = Field(description="The line's CPT/HCPCS code")
+    procedure_codes: str = Field(description="The requirement's code or range, e.g. 70551-70553")
+    plan: str
+    place_of_service: str
+    revenue_code: str
+    requires_authorization: bool = Field(description="false: an exemption (nothing to cover)")
+    effective_to: date | None
+    version: int
+    assumed: bool = Field(description="The payer type is unknown: a common payer type's requirement is assumed")
+    covered: bool | None = Field(description="The claim's approved authorizations cover the line; null: an exemption")
+    covered_by: int | None = Field(description="The approved request covering it (priorAuthorization.get)")
+    missing: str | None = Field(description="Why none covers it: none_requested, pending, denied, expired, ...")
+    explanation: str | None
+
+
+class LineOut(Output):
+    line_number: int
+    procedure_code: str | None
+    authorization_reference: str | None = Field(
+        description="The reference of the authorization requirement in `rules` that applies; null: none applies"
+    )
+    needs_authorization: bool
+    covered: bool | None = Field(description="null: nothing to cover")
+
+
 class AppliedRuleOut(Output):
     kind: str = Field(
-        description="appeal_limit | timely_filing_limit (authorization and frequency rules are to be added as kinds)"
+        description="appeal_limit | timely_filing_limit | authorization_requirement (frequency rules are to be added)"
     )
     scope: ScopeOut
     effective_from: date | None = Field(description="Null: a platform default, in force for every date")
@@ -63,6 +90,9 @@ class AppliedRuleOut(Output):
     selected_by: list[SelectorOut] = Field(description="The claim facts that selected this rule")
     why: str
     limit: LimitOut | None = Field(description="The limit's terms and due date (the limit kinds)")
+    authorization: AuthorizationOut | None = Field(
+        default=None, description="The line, the requirement's terms and whether the claim's authorizations cover it"
+    )
 
 
 class PayerFactOut(Output):
@@ -81,3 +111,4 @@ class ForClaimOut(Output):
     facts: ClaimFactsOut
     rules: list[AppliedRuleOut]
     payer_facts: list[PayerFactOut] = Field(description="The payer's facts in force on asOf (payerKnowledge)")
+    lines: list[LineOut] = Field(description="Each claim line and the authorization requirement that applies, or none")

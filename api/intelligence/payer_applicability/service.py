@@ -4,8 +4,10 @@ and its payer's facts in force.
 The claim is read through claims' published service, its facts as the deadline scheduler reads them
 (a working denial case's, else the claim's own: ``deadlines.service``), the limits by the very engine
 the deadlines use, asked as payerRules.evaluate asks it (``payer_rules.service.evaluation_of``), the
-payer's facts from payerKnowledge. Each kind of rule has one finder in ``FINDERS``; authorization
-requirements and frequency limits are meant to join there.
+payer's facts from payerKnowledge, each line's prior-authorization requirement and whether the claim's
+authorizations cover it from priorAuthorization (``claim_status`` and ``missing_of``: what
+``missing_authorizations`` answers, the flag submission preparation refuses on). Each kind of rule has one
+finder in ``FINDERS``; frequency limits are meant to join there.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from api.denials.cases import service as cases
 from api.denials.claims import service as claims
 from api.denials.deadlines import rules
 from api.denials.deadlines import service as deadlines
+from api.denials.prior_authorization import service as prior_authorization
 from api.intelligence.payer_applicability import applicability
 from api.intelligence.payer_knowledge import service as payer_knowledge
 from api.intelligence.payer_rules import service as payer_rules
@@ -41,8 +44,40 @@ def _limits(db: Session, subject: Subject) -> list[applicability.Applied]:
     return [applicability.from_scheduled(s, found.kind, subject.facts) for s in found.found]
 
 
-#: one finder per family of rules (the limits today; authorization and frequency to come)
-FINDERS: dict[str, Callable[[Session, Subject], list[applicability.Applied]]] = {"limits": _limits}
+def line_requirements(db: Session, claim_id: int) -> list[applicability.LineRequirement]:
+    """Each line of the claim with the prior-authorization requirement priorAuthorization applies to it
+    (its payer type from the claim, as the submission check finds it) and the verdict on its requests."""
+    status = prior_authorization.claim_status(db, claim_id)
+    missing = {m.line_number: m for m in prior_authorization.missing_of(status)}
+    out = []
+    for line in status.lines:
+        gap = missing.get(line.line_number)
+        out.append(
+            applicability.LineRequirement(
+                line_number=line.line_number,
+                procedure_code=line.procedure_code,
+                payer_type=status.payer_type,
+                payer_type_basis=status.payer_type_basis,
+                requirement=None if line.decision is None else line.decision.requirement,
+                assumed=line.decision is not None and line.decision.assumed,
+                covered_by=None if line.verdict is None else line.verdict.covered_by,
+                missing=None if gap is None else gap.reason,
+                explanation=None if gap is None else gap.explanation,
+            )
+        )
+    return out
+
+
+def _authorizations(db: Session, subject: Subject) -> list[applicability.Applied]:
+    found = (applicability.from_line(line) for line in line_requirements(db, subject.claim_id))
+    return [rule for rule in found if rule is not None]
+
+
+#: one finder per family of rules (frequency limits to come)
+FINDERS: dict[str, Callable[[Session, Subject], list[applicability.Applied]]] = {
+    "limits": _limits,
+    "authorizations": _authorizations,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +86,7 @@ class Answer:
     payer_key: str | None
     applied: list[applicability.Applied]
     payer_facts: list[payer_knowledge.Fact]
+    lines: list[applicability.LineSummary]
 
 
 def subject_of(db: Session, claim_id: int, as_of: date) -> Subject:
@@ -76,4 +112,6 @@ def for_claim(db: Session, claim_id: int, as_of: date) -> Answer:
     applied = [rule for finder in FINDERS.values() for rule in finder(db, subject)]
     payer_key = payer_knowledge.payer_key_of(subject.facts.payer_id) if subject.facts.payer_id else None
     facts = payer_knowledge.in_force(db, [payer_key], as_of) if payer_key else []
-    return Answer(subject, payer_key, applied, facts)
+    record = claims.claim_record(db, subject.claim_id)
+    numbered = [] if record is None else [(line.line_number, line.procedure_code) for line in record.lines]
+    return Answer(subject, payer_key, applied, facts, applicability.line_summaries(numbered, applied))

@@ -18,7 +18,7 @@ USER_FK = "users.id"
 
 
 class PayerRuleChange(IdMixin, CreatedAtMixin, TenantScoped, Base):
-    """One proposed change of one rule: its kind (``limit`` today), the payload its kind's checker
+    """One proposed change of one rule: its kind (``limit``, ``authorization``), the payload its kind's checker
     accepted (``proposals.py``), its state (proposed -> approved | rejected | withdrawn), who proposed it
     (``created_at`` is when), who decided, when and why, and the rule an approval wrote."""
 
@@ -32,5 +32,6 @@ class PayerRuleChange(IdMixin, CreatedAtMixin, TenantScoped, Base):
     decided_by: Mapped[int | None] = mapped_column(BigId, ForeignKey(USER_FK, ondelete="SET NULL"), default=None)
     decided_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), default=None)
     reason: Mapped[str | None] = mapped_column(String(1000), default=None)
-    # the payer_rules row an approved limit wrote (no foreign key: the rules are the deadlines' table)
+    # the row an approval wrote: payer_rules (limit) or prior_auth_requirements (authorization); no foreign
+    # key, as the tables are the deadlines' and priorAuthorization's
     applied_rule_id: Mapped[int | None] = mapped_column(BigId, default=None)

@@ -1,16 +1,20 @@
 """payerRules.*: appeal and timely-filing limits as data (platform defaults with their citations, a
 client's own rules per payer type or payer, effective-dated), which rule applies to a case and why, and
 payer aliases. A client's rule changes only through approval: one manager proposes (upsert), another
-decides (decide). Writes are for managers and admins and are audited."""
+decides (decide). The same holds for a client's prior-authorization requirements (proposeAuthorization):
+approved, they are written to priorAuthorization's requirements (listed, with their versions, by
+priorAuthorization.requirements). Writes are for managers and admins and are audited."""
 
 from __future__ import annotations
 
 from api.denials.deadlines.service import client_today
+from api.denials.prior_authorization.service import RequirementValues
 from api.intelligence.payer_rules import service
 from api.intelligence.payer_rules.models import PayerRuleChange
 from api.intelligence.payer_rules.schemas import (
     AliasIn,
     AliasOut,
+    AuthorizationIn,
     ChangeOut,
     ChangesIn,
     DecideIn,
@@ -19,6 +23,8 @@ from api.intelligence.payer_rules.schemas import (
     EvaluateOut,
     ListIn,
     ListOut,
+    ProposeAuthorizationOut,
+    RequirementOut,
     RuleOut,
     UpsertIn,
     UpsertOut,
@@ -93,13 +99,44 @@ def upsert(ctx: Context, input: UpsertIn) -> UpsertOut:
     )
 
 
+@router.mutation("proposeAuthorization", permission="approve")
+def propose_authorization(ctx: Context, input: AuthorizationIn) -> ProposeAuthorizationOut:
+    """Propose the client's own prior-authorization requirement (or, with `requiresAuthorization` false, an
+    exemption) for a CPT/HCPCS code or code range, per payer type (payerId `*`) or payer, optionally per
+    plan, place of service and revenue code, from `effectiveFrom` (to `effectiveTo`), with its source.
+    Nothing changes until another manager or admin approves it (payerRules.decide: separation of duties);
+    then it overrides a less specific requirement and the platform's at the same specificity, and the same
+    scope and date again updates it (version + 1). A malformed code or range is BAD_REQUEST. Managers and
+    admins; audited."""
+    values = RequirementValues(
+        payer_type=input.payer_type,
+        payer_id=input.payer_id,
+        plan=input.plan,
+        procedure_code=input.procedure_codes,
+        place_of_service=input.place_of_service,
+        revenue_code=input.revenue_code,
+        requires_authorization=input.requires_authorization,
+        effective_from=input.effective_from,
+        effective_to=input.effective_to,
+        source=input.source,
+    )
+    proposed = service.propose_authorization(ctx.db, values, user_id=ctx.user_id)
+    ctx.note("payer_rule_change", proposed.change.id, after=service.change_state(proposed.change))
+    return ProposeAuthorizationOut(
+        requirement=RequirementOut.model_validate(proposed.requirement),
+        created=proposed.created,
+        change=_change_out(proposed.change),
+    )
+
+
 @router.mutation("decide", permission="approve")
 def decide(ctx: Context, input: DecideIn) -> DecideOut:
     """Approve or reject a proposed rule change, with a reason. The proposer never decides their own change
     (FORBIDDEN), nor does someone the proposer invited recently approve it; a change already decided or
-    withdrawn is PRECONDITION_FAILED. Approving applies the rule and queues the re-scheduling of the
-    working cases it may change (a job run once this call commits; `rescheduled` says how many). Managers
-    and admins; audited (before and after)."""
+    withdrawn is PRECONDITION_FAILED. Approving applies the rule: a limit (`rule`) queues the re-scheduling
+    of the working cases it may change (a job run once this call commits; `rescheduled` says how many); an
+    authorization requirement (`requirement`) is written to priorAuthorization's requirements and flags the
+    claims' lines it matches from then on. Managers and admins; audited (before and after)."""
     decided = service.decide(
         ctx.db,
         input.id,
@@ -113,9 +150,11 @@ def decide(ctx: Context, input: DecideIn) -> DecideOut:
     if applied is not None:
         after = {**after, "rule_before": applied.before, "rule_after": applied.after}
     ctx.note("payer_rule_change", decided.change.id, before=decided.before, after=after)
+    limit = applied is not None and decided.change.kind == "limit"
     return DecideOut(
         change=_change_out(decided.change),
-        rule=None if applied is None else RuleOut.model_validate(applied.rule),
+        rule=RuleOut.model_validate(applied.rule) if applied is not None and limit else None,
+        requirement=RequirementOut.model_validate(applied.rule) if applied is not None and not limit else None,
         created=applied is not None and applied.before is None,
         rescheduled=0 if applied is None else applied.rescheduled,
     )

@@ -2,10 +2,11 @@
 
 A change is stored as its kind and a JSON payload; the kind's checker says whether the payload is a
 rule of that kind and answers it normalised (defaults filled in, dates as ISO text), both when it is
-proposed and again when it is approved (the platform's rules may have changed meanwhile). Today the one
-kind is ``limit`` (an appeal or timely-filing limit, applied to ``payer_rules`` by the deadlines);
-``authorization`` and ``frequency`` are meant to join as further entries of ``CHECKERS`` (and of the
-service's appliers), nothing else changing.
+proposed and again when it is approved (the platform's rules may have changed meanwhile). The kinds:
+``limit`` (an appeal or timely-filing limit, applied to ``payer_rules`` by the deadlines) and
+``authorization`` (a prior-authorization requirement or exemption, applied to ``prior_auth_requirements``
+by priorAuthorization, whose own check of a requirement is the one used here: one owner of the rule);
+``frequency`` is meant to join as a further entry of ``CHECKERS`` (and of the service's appliers).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from api.core.errors import InvalidInput
 from api.denials.deadlines import rules
+from api.denials.prior_authorization import service as prior_authorization
 
 Payload = dict[str, Any]
 Checker = Callable[[Mapping[str, Any]], Payload]
@@ -103,8 +105,82 @@ def check_limit(payload: Mapping[str, Any]) -> Payload:
     }
 
 
+AUTHORIZATION_FIELDS = frozenset(
+    {
+        "payer_type",
+        "payer_id",
+        "plan",
+        "procedure_codes",
+        "place_of_service",
+        "revenue_code",
+        "requires_authorization",
+        "effective_from",
+        "effective_to",
+        "source",
+    }
+)
+
+
+def authorization_values(payload: Mapping[str, Any]) -> prior_authorization.RequirementValues:
+    """The payload (already checked) as priorAuthorization's requirement values."""
+    until = payload.get("effective_to")
+    return prior_authorization.RequirementValues(
+        payer_type=payload["payer_type"],
+        payer_id=payload["payer_id"],
+        plan=payload["plan"],
+        procedure_code=payload["procedure_codes"],
+        place_of_service=payload["place_of_service"],
+        revenue_code=payload["revenue_code"],
+        requires_authorization=payload["requires_authorization"],
+        effective_from=date.fromisoformat(payload["effective_from"]),
+        effective_to=date.fromisoformat(until) if until is not None else None,
+        source=payload["source"],
+    )
+
+
+def check_authorization(payload: Mapping[str, Any]) -> Payload:
+    """A client's prior-authorization requirement (``requires_authorization`` false: an exemption): payer
+    type, payer id and plan (``*``: any), a CPT/HCPCS code or a range of one kind, place of service and
+    revenue code (``*``: any), the dates it is in force, its source. The JSON's shape is checked here; what
+    a requirement is (codes, ranges, POS, revenue codes, dates in order) is priorAuthorization's own check
+    (``checked_requirement``), so a change approved here is one that priorAuthorization would store."""
+    unknown = sorted(set(payload) - AUTHORIZATION_FIELDS)
+    if unknown:
+        raise _bad(unknown[0], "is not a field of an authorization requirement")
+    payer_type = _text(payload, "payer_type", 30)
+    if payer_type not in rules.PAYER_TYPES:
+        raise _bad("payer_type", f"must be one of {', '.join(rules.PAYER_TYPES)}")
+    flag = payload.get("requires_authorization", True)
+    if not isinstance(flag, bool):
+        raise _bad("requires_authorization", "must be true or false")
+    until = _day(payload, "effective_to").isoformat() if payload.get("effective_to") is not None else None
+    given = {
+        "payer_type": payer_type,
+        "payer_id": _text(payload, "payer_id", 80, "*"),
+        "plan": _text(payload, "plan", 80, "*"),
+        # the longest code text priorAuthorization parses is a range of two 5-character codes
+        "procedure_codes": _text(payload, "procedure_codes", 11),
+        "place_of_service": _text(payload, "place_of_service", 2, "*"),
+        "revenue_code": _text(payload, "revenue_code", 4, "*"),
+        "requires_authorization": flag,
+        "effective_from": _day(payload, "effective_from").isoformat(),
+        "effective_to": until,
+        "source": _text(payload, "source", 500),
+    }
+    req = prior_authorization.checked_requirement(authorization_values(given))
+    return {
+        **given,
+        "payer_id": req.payer_id,
+        "plan": req.plan,
+        "procedure_codes": str(req.codes),
+        "place_of_service": req.place_of_service,
+        "revenue_code": req.revenue_code,
+        "source": req.source,
+    }
+
+
 #: one checker per kind of rule change (the dispatch: a new kind is a new entry)
-CHECKERS: Mapping[str, Checker] = {"limit": check_limit}
+CHECKERS: Mapping[str, Checker] = {"limit": check_limit, "authorization": check_authorization}
 KINDS: tuple[str, ...] = tuple(CHECKERS)
 
 

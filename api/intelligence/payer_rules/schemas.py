@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
 from api.rpc.schema import Day, DbId, Output, Page, PageInput, Schema
-from api.rpc.text import MULTI_LINE
+from api.rpc.text import MULTI_LINE, SINGLE_LINE
 
 PayerType = Literal["medicare", "medicare_advantage", "medicaid", "tricare", "commercial", "erisa"]
 PayerClass = Literal["medicare", "medicaid", "commercial", "other_government", "other", "self_pay"]
@@ -62,9 +62,70 @@ class UpsertIn(Schema):
     source: str = Field(min_length=1, max_length=500, description="Contract clause, state rule, payer manual")
 
 
+AuthPayerId = Annotated[
+    str, StringConstraints(min_length=1, max_length=80, pattern=r"^(\*|[A-Za-z0-9._:-]+)$"), Field(description="or *")
+]
+Plan = Annotated[
+    str, StringConstraints(min_length=1, max_length=80, pattern=r"^(\*|[A-Za-z0-9._: -]+)$"), Field(description="or *")
+]
+CodeOrRange = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=11, pattern=r"^[A-Za-z0-9-]+$"),
+    Field(description="A CPT/HCPCS code or a range of one kind, e.g. 70551-70553"),
+]
+PlaceOfService = Annotated[
+    str, StringConstraints(pattern=r"^(\*|[0-9]{2})$"), Field(description="2-digit CMS place-of-service code, or *")
+]
+RevenueCode = Annotated[str, StringConstraints(pattern=r"^(\*|[0-9]{3,4})$"), Field(description="e.g. 0450, or *")]
+
+
+class AuthorizationIn(Schema):
+    """A prior-authorization requirement (or, `requiresAuthorization` false, an exemption) for a scope."""
+
+    payer_type: PayerType
+    payer_id: AuthPayerId = "*"
+    plan: Plan = "*"
+    procedure_codes: CodeOrRange
+    place_of_service: PlaceOfService = "*"
+    revenue_code: RevenueCode = "*"
+    requires_authorization: bool = True
+    effective_from: Day
+    effective_to: Day | None = None
+    source: Annotated[str, Field(min_length=3, max_length=500), SINGLE_LINE] = Field(
+        description="The payer's list, contract clause or regulation it comes from"
+    )
+
+    @model_validator(mode="after")
+    def _dates(self) -> AuthorizationIn:
+        if self.effective_to is not None and self.effective_to < self.effective_from:
+            raise ValueError("'effectiveTo' is before 'effectiveFrom'")
+        return self
+
+
+class RequirementOut(Output):
+    """A prior-authorization requirement as priorAuthorization.requirements shows it."""
+
+    id: int | None = Field(description="The client's requirement id (priorAuthorization.requirements); null: new")
+    origin: str = Field(description="platform (reference list) | client")
+    reference: str
+    payer_type: str
+    payer_id: str
+    plan: str
+    procedure_codes: str = Field(description="A code or a range, e.g. 70551-70553")
+    place_of_service: str
+    revenue_code: str
+    requires_authorization: bool = Field(description="false: an exemption overriding a broader requirement")
+    effective_from: date
+    effective_to: date | None
+    source: str
+    version: int = Field(description="1 for a new requirement; each approved update of its scope and date adds one")
+
+
 class ChangeOut(Output):
     id: int
-    kind: str = Field(description="limit (an appeal or timely-filing limit); more kinds may follow")
+    kind: str = Field(
+        description="limit (an appeal or timely-filing limit) | authorization (a prior-authorization requirement)"
+    )
     state: str = Field(description="proposed | approved | rejected | withdrawn")
     payload: dict[str, Any] = Field(description="The rule as proposed, checked by its kind's checker")
     proposed_by: int | None
@@ -72,7 +133,10 @@ class ChangeOut(Output):
     decided_by: int | None
     decided_at: datetime | None
     reason: str | None = Field(description="Why it was approved or rejected")
-    applied_rule_id: int | None = Field(description="The rule an approval wrote (payerRules.list's id)")
+    applied_rule_id: int | None = Field(
+        description="The row an approval wrote: payerRules.list's id (limit), priorAuthorization.requirements' "
+        "id (authorization)"
+    )
 
 
 class UpsertOut(Output):
@@ -93,9 +157,20 @@ class DecideIn(Schema):
     reason: Annotated[str, Field(min_length=1, max_length=1000), MULTI_LINE]
 
 
+class ProposeAuthorizationOut(Output):
+    requirement: RequirementOut = Field(
+        description="The requirement as it will read once approved: its id is the one it would update (null: new)"
+    )
+    created: bool = Field(description="Approving it adds a requirement (false: updates the one of its scope and date)")
+    change: ChangeOut
+
+
 class DecideOut(Output):
     change: ChangeOut
-    rule: RuleOut | None = Field(description="The rule written (approved), else null")
+    rule: RuleOut | None = Field(description="The limit written (an approved limit change), else null")
+    requirement: RequirementOut | None = Field(
+        default=None, description="The requirement written (an approved authorization change), else null"
+    )
     created: bool = Field(description="The approval added a rule (false: updated one, or rejected)")
     rescheduled: int = Field(
         description="Working cases whose deadlines the approved rule may change: the deadlines.reschedule job "
@@ -109,7 +184,7 @@ class WithdrawIn(Schema):
 
 class ChangesIn(PageInput):
     state: Literal["proposed", "approved", "rejected", "withdrawn"] | None = None
-    kind: Literal["limit"] | None = None
+    kind: Literal["limit", "authorization"] | None = None
 
 
 class ClaimFacts(Schema):

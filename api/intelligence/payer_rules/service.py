@@ -24,6 +24,7 @@ from api.core.lifecycle import transition
 from api.denials.deadlines import rules
 from api.denials.deadlines import service as deadlines
 from api.denials.deadlines.service import request_reschedule
+from api.denials.prior_authorization import service as prior_authorization
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
 from api.intelligence.payer_rules import proposals, versions
@@ -197,8 +198,8 @@ def propose_limit(db: Session, spec: RuleSpec, *, user_id: int) -> Proposed:
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    rule_id: int
-    rule: dict[str, Any]  # `rule_out` of the rule written
+    rule_id: int  # the row written: a payer_rules id (limit), a prior_auth_requirements id (authorization)
+    rule: dict[str, Any]  # the row as shown: `rule_out` (limit), `requirement_out` (authorization)
     before: dict[str, Any] | None  # its audit state before (None: inserted)
     after: dict[str, Any]
     rescheduled: int
@@ -213,8 +214,98 @@ def _apply_limit(db: Session, payload: dict[str, Any], *, user_id: int) -> Appli
     return Applied(row.id, rule_out(deadlines.as_limit(row)), before, stored(row), rescheduled)
 
 
+# --- authorization requirements: priorAuthorization's table, written only here, after approval ----------
+
+
+def requirement_out(req: prior_authorization.Requirement) -> dict[str, Any]:
+    """A requirement as priorAuthorization.requirements shows one (its `RequirementOut`'s keys)."""
+    return {
+        "id": req.requirement_id,
+        "origin": req.origin,
+        "reference": req.reference,
+        "payer_type": req.payer_type,
+        "payer_id": req.payer_id,
+        "plan": req.plan,
+        "procedure_codes": str(req.codes),
+        "place_of_service": req.place_of_service,
+        "revenue_code": req.revenue_code,
+        "requires_authorization": req.requires_authorization,
+        "effective_from": req.effective_from,
+        "effective_to": req.effective_to,
+        "source": req.source,
+        "version": req.version,
+    }
+
+
+def _scope(req: prior_authorization.Requirement) -> tuple[Any, ...]:
+    # the key priorAuthorization updates a requirement by (`upsert_requirement`)
+    return (
+        req.payer_type,
+        req.payer_id,
+        req.plan,
+        req.codes,
+        req.place_of_service,
+        req.revenue_code,
+        req.effective_from,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedRequirement:
+    change: PayerRuleChange
+    requirement: dict[str, Any]  # as it would read once approved (`requirement_out`'s keys)
+    created: bool  # approving it adds a requirement (False: it updates the one of the same scope and date)
+
+
+def propose_authorization(
+    db: Session, values: prior_authorization.RequirementValues, *, user_id: int
+) -> ProposedRequirement:
+    """Propose the client's prior-authorization requirement (or exemption) for a scope from a date; nothing
+    changes until another manager or admin approves it. Answers it as it will read: the id and next
+    version of the requirement of the same scope and date it would update (None and 1: a new one)."""
+    payload = {
+        "payer_type": values.payer_type,
+        "payer_id": values.payer_id,
+        "plan": values.plan,
+        "procedure_codes": values.procedure_code,
+        "place_of_service": values.place_of_service,
+        "revenue_code": values.revenue_code,
+        "requires_authorization": values.requires_authorization,
+        "effective_from": values.effective_from.isoformat(),
+        "effective_to": None if values.effective_to is None else values.effective_to.isoformat(),
+        "source": values.source,
+    }
+    change = propose(db, "authorization", payload, user_id=user_id)
+    wanted = prior_authorization.checked_requirement(proposals.authorization_values(change.payload))
+    existing = next(
+        (
+            r
+            for r in prior_authorization.all_requirements(db)
+            if r.requirement_id is not None and _scope(r) == _scope(wanted)
+        ),
+        None,
+    )
+    shown = requirement_out(wanted)
+    shown.update(
+        id=None if existing is None else existing.requirement_id,
+        origin="client",
+        reference=f"payer_rule_changes/{change.id}",
+        version=1 if existing is None else existing.version + 1,
+    )
+    return ProposedRequirement(change, shown, existing is None)
+
+
+def _apply_authorization(db: Session, payload: dict[str, Any], *, user_id: int) -> Applied:
+    """Write the requirement through priorAuthorization (`upsert_requirement`, version + 1 on the same scope
+    and date). A claim's lines are matched at read, so nothing is rescheduled: the next status, submission
+    preparation or payerApplicability answer uses it."""
+    row, before = prior_authorization.upsert_requirement(db, proposals.authorization_values(payload), user_id=user_id)
+    shown = requirement_out(prior_authorization.as_requirement(row))
+    return Applied(row.id, shown, before, prior_authorization.requirement_state(row), 0)
+
+
 #: how an approved change of each kind is applied (keyed like `proposals.CHECKERS`)
-APPLIERS: dict[str, Callable[..., Applied]] = {"limit": _apply_limit}
+APPLIERS: dict[str, Callable[..., Applied]] = {"limit": _apply_limit, "authorization": _apply_authorization}
 
 
 @dataclass(frozen=True, slots=True)

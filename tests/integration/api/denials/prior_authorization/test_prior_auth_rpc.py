@@ -1,8 +1,9 @@
 """priorAuthorization.* over the real RPC wire, on SQLite and PostgreSQL: a Medicare claim whose line
 needs a prior authorization (64612, Medicare's hospital OPD list, 42 CFR 419.83) is flagged and refused
 submission preparation until an approval covering its code, dates and units is recorded; expired,
-wrong dates and too few units stay flagged; a client's own requirement overrides the platform's; other
-clients' ids are NOT_FOUND; bad input is BAD_REQUEST naming the field."""
+wrong dates and too few units stay flagged; a client's own requirement (proposed by one manager through
+payerRules, approved by another) overrides the platform's; other clients' ids are NOT_FOUND; bad input
+is BAD_REQUEST naming the field."""
 
 from __future__ import annotations
 
@@ -59,6 +60,16 @@ def _approve(member, auth_id: int, **extra):
         **extra,
     }
     return member.rpc.mutation("priorAuthorization.record", body)
+
+
+def _approved_requirement(proposer, approver, body: dict) -> dict:
+    """A requirement as a client's are written: one manager proposes, another approves (payerRules)."""
+    change = proposer.rpc.mutation("payerRules.proposeAuthorization", body).data["change"]
+    decided = approver.mutation(
+        "payerRules.decide", {"id": change["id"], "decision": "approve", "reason": "matches the payer's letter"}
+    ).data
+    assert decided["change"]["state"] == "approved" and decided["rule"] is None
+    return decided
 
 
 def _bad(result, field: str) -> None:
@@ -140,8 +151,9 @@ def test_an_expired_approval_is_shown_expired_and_denials_need_a_reason(member):
     assert again.code == "PRECONDITION_FAILED" and "'denied'" in again.error["message"]
 
 
-def test_a_clients_own_exemption_overrides_the_platform(make_member):
+def test_a_clients_own_exemption_overrides_the_platform(make_member, services):
     manager = make_member(role="admin")
+    _uid, approver = join_as(manager, services, "manager")
     claim_id = _claim(manager)
     exempt = {
         "payerType": "medicare",
@@ -151,12 +163,14 @@ def test_a_clients_own_exemption_overrides_the_platform(make_member):
         "effectiveFrom": "2025-01-01",
         "source": "MAC demonstration exemption letter 2025-01",
     }
-    made = manager.rpc.mutation("priorAuthorization.upsertRequirement", exempt).data
+    assert manager.rpc.mutation("priorAuthorization.upsertRequirement", exempt).code == "NOT_FOUND"  # removed
+    made = _approved_requirement(manager, approver, exempt)
     assert made["created"] is True and made["requirement"]["version"] == 1
     assert _status(manager, claim_id)["clear"] is True
     assert _prepare(manager, claim_id).data["state"] == "ready_for_submission_preparation"
-    again = manager.rpc.mutation("priorAuthorization.upsertRequirement", {**exempt, "source": "renewed letter"}).data
+    again = _approved_requirement(manager, approver, {**exempt, "source": "renewed letter"})
     assert (again["created"], again["requirement"]["version"]) == (False, 2)
+    assert again["requirement"]["id"] == made["requirement"]["id"]
     listed = manager.rpc.query("priorAuthorization.requirements", {"procedureCode": "64612"}).data
     assert [r["procedureCodes"] for r in listed["items"]] == ["64610-64615"]
     assert [r["procedureCodes"] for r in listed["defaults"]] == ["64612"]
@@ -171,7 +185,7 @@ def test_a_specialist_cannot_write_requirements(make_member, services):
     owner = make_member(role="admin")
     _user, specialist = join_as(owner, services, "specialist")
     body = {"payerType": "medicare", "procedureCodes": "64612", "effectiveFrom": "2025-01-01", "source": "x y z"}
-    assert specialist.mutation("priorAuthorization.upsertRequirement", body).code == "FORBIDDEN"
+    assert specialist.mutation("payerRules.proposeAuthorization", body).code == "FORBIDDEN"
 
 
 def test_other_clients_ids_are_not_found(make_member):
@@ -213,7 +227,7 @@ def test_bad_input_is_refused_naming_the_field(member):
         member.rpc.mutation("priorAuthorization.record", {"id": auth["id"], "outcome": "approved"}),
         "authorizationNumber",
     )
-    upsert = "priorAuthorization.upsertRequirement"
+    upsert = "payerRules.proposeAuthorization"
     body = {"payerType": "medicare", "procedureCodes": "70553-70551", "effectiveFrom": "2025-01-01", "source": "list"}
     _bad(rpc.mutation(upsert, body), "procedureCodes")
     _bad(rpc.mutation(upsert, {**body, "procedureCodes": "70551-J0585"}), "procedureCodes")
