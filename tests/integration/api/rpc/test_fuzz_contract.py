@@ -9,6 +9,12 @@ refuse before doing anything, so the fuzz never changes the shared database.
 
 Every answer must be below 500 and, when it is an error, a tRPC envelope: `error.message` (text) and
 `error.data.code` (a tRPC code name) with `httpStatus` equal to the HTTP status.
+
+Which database answers: every broken variant carries an unknown field, so the input is refused by its
+schema (`extra="forbid"`, every field still validated) before the procedure touches the database; only a
+query's minimal, empty and null inputs reach the procedure. The whole sweep runs on SQLite; on PostgreSQL,
+the variants that reach the procedure (the rest would repeat the same validation on another database, and
+the sweep is the suite's longest test: about 20,000 calls per database with 300 procedures).
 """
 
 from __future__ import annotations
@@ -150,19 +156,27 @@ def fuzz_target(make_member):
     return member, contract
 
 
-def test_schema_derived_and_broken_inputs_never_answer_5xx(http, fuzz_target):
+REACHING_THE_PROCEDURE = ("minimal", "empty", "null")
+
+
+def test_schema_derived_and_broken_inputs_never_answer_5xx(http, fuzz_target, backend):
     member, contract = fuzz_target
     headers = member.rpc.headers()
     calls = 0
     for proc in contract:
         for what, input in _variants(proc):
+            if backend == "postgres" and what not in REACHING_THE_PROCEDURE:
+                continue  # refused by its schema before any database work: swept on SQLite (module docstring)
             _assert_envelope(proc["name"], what, _send(http, headers, proc, input))
             calls += 1
-    assert calls > 1_000
+    assert calls > (100 if backend == "postgres" else 1_000)
     # the caller is still signed in (no fuzz input logged it out or broke the session)
     assert member.rpc.query("auth.session").status == 200
 
 
+# Bodies that are not JSON, too deep, or sent with the wrong method are refused before any procedure
+# runs, whatever the database: one database is enough.
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_malformed_bodies_deep_nesting_and_wrong_methods_never_answer_5xx(http, fuzz_target):
     member, contract = fuzz_target
     headers = member.rpc.headers()

@@ -14,6 +14,11 @@ principal line by AMA CPT sections (dbt seed service_line_codes.csv), mines cell
 tests and Benjamini-Hochberg (api/intelligence/patterns/mining.py), and estimates effects with
 Newcombe intervals and a difference in differences (api/evidence/evidence/estimators.py). The test
 only names what was planted: a payer, a CARC, a service line, a facility's NPI, a category, a month.
+
+It runs on PostgreSQL, the production database, only: the 40,000-claim build is the suite's largest, the
+mined and estimated numbers come from the files and the marts (the operational database holds the tenant,
+the run and the records), and the procedures' operational side is covered on both databases by each
+namespace's own tests (tests/integration/api/intelligence/patterns, tests/integration/api/evidence).
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ from tests.integration.api.conftest import Tenant, new_tenant, open_serving_stac
 from tests.integration.pipelines.conftest import measured_after_generated_history
 from tests.support.rpc_client import collect_pages
 
-pytestmark = pytest.mark.slow
+# PostgreSQL only (module docstring): the session fixture `backend` is narrowed for this module.
+pytestmark = [pytest.mark.slow, pytest.mark.parametrize("backend", ["postgres"], indirect=True)]
 
 
 @pytest.fixture(scope="module")
