@@ -132,15 +132,29 @@ def _share(benefits: tuple[Benefit, ...]) -> tuple[ShareFigure, ...]:
     )
 
 
+def _rejected(rejections: tuple[Rejection, ...], payer: str | None) -> Summary:
+    """An AAA anywhere means the payer did not answer for this member (005010X279A1 AAA segments)."""
+    codes = tuple(r.reason[:3] for r in rejections)
+    status = "not_found" if any(c in NOT_FOUND_REASONS for c in codes) else "rejected"
+    return Summary(status, _describe(rejections[0]), codes, payer)
+
+
+def _dated(base: Summary, service_date: date) -> Summary:
+    """Active coverage still has to cover the service date (2100C/2110C DTP plan or eligibility dates)."""
+    if base.plan_end is not None and base.plan_end < service_date:
+        return replace(base, status="inactive", reason="the plan ended before the service date")
+    if base.plan_begin is not None and service_date < base.plan_begin:
+        return replace(base, status="inactive", reason="the plan begins after the service date")
+    return base
+
+
 def summarise(response: Response271, service_date: date) -> Summary:
     """The check's outcome for `service_date` (see the module docstring)."""
     payer = response.payer.name
     patient = patient_of(response)
     rejections = (*response.rejections, *(patient.rejections if patient else ()))
     if rejections:
-        codes = tuple(r.reason[:3] for r in rejections)
-        status = "not_found" if any(c in NOT_FOUND_REASONS for c in codes) else "rejected"
-        return Summary(status, _describe(rejections[0]), codes, payer)
+        return _rejected(rejections, payer)
     assert patient is not None  # the reader refuses a 271 with neither a member nor an AAA
     benefits = patient.benefits
     active = next((b for b in benefits if b.code in ACTIVE_CODES), None)
@@ -160,11 +174,8 @@ def summarise(response: Response271, service_date: date) -> Summary:
         patient_share=_share(benefits),
     )
     if active is not None:
-        if end is not None and end < service_date:
-            return replace(base, status="inactive", reason="the plan ended before the service date")
-        if begin is not None and service_date < begin:
-            return replace(base, status="inactive", reason="the plan begins after the service date")
-        return base
+        return _dated(base, service_date)
     if inactive is not None:
         return replace(base, status="inactive", reason="the payer reports the coverage inactive")
+    # TR3 1.4.7: a generic inquiry is answered with EB01 1-8, so a 271 stating neither is malformed.
     return replace(base, status="error", reason="the response states no coverage status (EB01 1-8)")

@@ -93,6 +93,69 @@ def _blocker(b: rules.Blocker) -> dict[str, Any]:
     return {"kind": b.kind, "message": b.message, "line_number": b.line_number, "procedure_code": b.procedure_code}
 
 
+# An eligibility check is matched on the claim's patient reference, payer id and service date: a claim
+# missing any of them cannot be matched, and each absent key is its own blocker (the person fixes each).
+_MATCHING_KEYS = ("service date", "patient reference", "payer id")
+
+
+def _unmatchable(served: date | None, patient_ref: str | None, payer_id: str | None) -> list[rules.Blocker]:
+    absent = (served is None, not patient_ref, payer_id is None)
+    return [
+        rules.Blocker("claim", f"the claim has no {key}: eligibility cannot be matched")
+        for key, missing in zip(_MATCHING_KEYS, absent, strict=True)
+        if missing
+    ]
+
+
+def _standing(
+    db: Session, served: date, patient_ref: str, payer_id: str
+) -> tuple[eligibility.CheckRow | None, rules.Blocker | None]:
+    """The check that stands for the service date (None: none does) and the eligibility blocker, if any."""
+    checks = eligibility.checks_of(db, patient_ref, payer_id)
+    standing = rules.standing_check(served, [_fact(c) for c in checks])
+    check = next((c for c in checks if standing is not None and c.id == standing.check_id), None)
+    return check, rules.eligibility_blocker(served, payer_id, standing)
+
+
+def _authorization_blockers(status: prior_authorization.ClaimStatus) -> list[rules.Blocker]:
+    return [
+        rules.Blocker(
+            "authorization",
+            f"line {m.line_number} ({m.procedure_code}) needs a prior authorization: {m.explanation} [{m.source}]",
+            m.line_number,
+            m.procedure_code,
+        )
+        for m in prior_authorization.missing_of(status)
+    ]
+
+
+def _estimate(
+    record: claims.ClaimRecord,
+    check: eligibility.CheckRow | None,
+    blockers: list[rules.Blocker],
+    contracted: Mapping[tuple[str, Decimal], Decimal],
+) -> rules.ClaimEstimate | None:
+    """The patient's estimate, only from a check that clears the service date (its benefits are the plan's)."""
+    if check is None or any(b.kind == "eligibility" for b in blockers):
+        return None
+    lines = rules.allowed_of(
+        [(ln.line_number, ln.procedure_code, ln.units or Decimal(1), ln.charge) for ln in record.lines],
+        contracted,
+    )
+    return rules.claim_estimate(lines, rules.benefits_of(check.patient_share))
+
+
+def _estimate_columns(estimate: rules.ClaimEstimate | None) -> dict[str, Any]:
+    if estimate is None:
+        return {"allowed_amount": None, "patient_estimate": None, "estimate_complete": False, "estimate": None}
+    return {
+        "allowed_amount": estimate.result.allowed,
+        "patient_estimate": estimate.result.patient,
+        "estimate_complete": bool(estimate.result.complete),
+        "estimate": _estimate_record(estimate),
+    }
+
+
 def clear(
     db: Session, claim_id: int, *, contracted: Mapping[tuple[str, Decimal], Decimal], user_id: int
 ) -> FinancialClearance:
@@ -106,39 +169,14 @@ def clear(
     claim = record.claim
     served = _service_date(record)
     payer_id = (claim.payer_id or "").strip() or None
-    blockers: list[rules.Blocker] = []
-    if served is None:
-        blockers.append(rules.Blocker("claim", "the claim has no service date: eligibility cannot be matched"))
-    if not claim.patient_ref:
-        blockers.append(rules.Blocker("claim", "the claim has no patient reference: eligibility cannot be matched"))
-    if payer_id is None:
-        blockers.append(rules.Blocker("claim", "the claim has no payer id: eligibility cannot be matched"))
+    blockers = _unmatchable(served, claim.patient_ref, payer_id)
     check = None
     if served is not None and claim.patient_ref and payer_id is not None:
-        checks = eligibility.checks_of(db, claim.patient_ref, payer_id)
-        standing = rules.standing_check(served, [_fact(c) for c in checks])
-        check = next((c for c in checks if standing is not None and c.id == standing.check_id), None)
-        found = rules.eligibility_blocker(served, payer_id, standing)
+        check, found = _standing(db, served, claim.patient_ref, payer_id)
         if found is not None:
             blockers.append(found)
-    for m in prior_authorization.missing_of(status):
-        blockers.append(
-            rules.Blocker(
-                "authorization",
-                f"line {m.line_number} ({m.procedure_code}) needs a prior authorization: {m.explanation} [{m.source}]",
-                m.line_number,
-                m.procedure_code,
-            )
-        )
-    estimate = None
-    eligible = check is not None and not any(b.kind == "eligibility" for b in blockers)
-    if eligible:
-        assert check is not None
-        lines = rules.allowed_of(
-            [(ln.line_number, ln.procedure_code, ln.units or Decimal(1), ln.charge) for ln in record.lines],
-            contracted,
-        )
-        estimate = rules.claim_estimate(lines, rules.benefits_of(check.patient_share))
+    blockers.extend(_authorization_blockers(status))
+    estimate = _estimate(record, check, blockers, contracted)
     row = FinancialClearance(
         claim_id=claim.id,
         status="blocked" if blockers else "cleared",
@@ -148,12 +186,9 @@ def clear(
         eligibility_status=check.status if check is not None else None,
         authorization_ids=[a.id for a in status.authorizations],
         blockers=[_blocker(b) for b in blockers],
-        allowed_amount=estimate.result.allowed if estimate else None,
-        patient_estimate=estimate.result.patient if estimate else None,
-        estimate_complete=bool(estimate and estimate.result.complete),
-        estimate=_estimate_record(estimate) if estimate else None,
         evaluated_at=utcnow(),
         evaluated_by=user_id,
+        **_estimate_columns(estimate),
     )
     db.add(row)
     db.flush()

@@ -262,29 +262,38 @@ def _as_rule(row: PriorAuthorization) -> coverage.Authorization:
     )
 
 
+def _decide(
+    line: claims.ClaimLineRow,
+    claim: claims.ClaimRow,
+    payer_type: str | None,
+    payer_id: str | None,
+    known: tuple[rules.Requirement, ...],
+) -> tuple[rules.Decision | None, coverage.Line | None]:
+    """The requirement that applies to one line (None: undated, nothing can match) and, when it requires
+    an authorization, the span of service that an approved request has to cover."""
+    served = line.service_date_from or claim.statement_from
+    if served is None:
+        return None, None
+    code = rules.line_code(line.procedure_code)
+    facts = rules.ServiceFacts(
+        payer_type=payer_type,
+        procedure_code=code,
+        service_date=served,
+        payer_id=payer_id,
+        revenue_code=line.revenue_code,
+    )  # no place of service or plan on a claim yet: only requirements for any of them match
+    decision = rules.requirement_for(facts, known)
+    if decision is None or not decision.required or code is None:
+        return decision, None
+    through = max(line.service_date_to or served, served)
+    return decision, coverage.Line(line.line_number, code, line.units or Decimal(1), served, through)
+
+
 def _status(db: Session, record: claims.ClaimRecord) -> ClaimStatus:
     claim = record.claim
     kind, payer_id = _payer_of(db, claim)
     known = all_requirements(db)
-    decided: list[tuple[Any, rules.Decision | None, coverage.Line | None]] = []
-    for line in record.lines:
-        served = line.service_date_from or claim.statement_from
-        code = rules.line_code(line.procedure_code)
-        decision = None
-        if served is not None:
-            facts = rules.ServiceFacts(
-                payer_type=kind.payer_type,
-                procedure_code=code,
-                service_date=served,
-                payer_id=payer_id,
-                revenue_code=line.revenue_code,
-            )  # no place of service or plan on a claim yet: only requirements for any of them match
-            decision = rules.requirement_for(facts, known)
-        needing = None
-        if decision is not None and decision.required and code is not None and served is not None:
-            through = max(line.service_date_to or served, served)
-            needing = coverage.Line(line.line_number, code, line.units or Decimal(1), served, through)
-        decided.append((line, decision, needing))
+    decided = [(line, *_decide(line, claim, kind.payer_type, payer_id, known)) for line in record.lines]
     rows = _authorizations_of(db, claim.id)
     found = coverage.verdicts([n for _, _, n in decided if n is not None], [_as_rule(r) for r in rows])
     by_line = {v.line_number: v for v in found}
@@ -422,6 +431,30 @@ def _code(given: NewRequest, line: Any) -> str:
     return of_line
 
 
+def _units(given: NewRequest, line: Any) -> Decimal:
+    """The units asked for, else the line's, else one; refused when not positive."""
+    units = given.units if given.units is not None else (line.units if line is not None and line.units else Decimal(1))
+    if units <= 0:
+        raise InvalidInput("Invalid input: 'units' must be more than 0")
+    return units.quantize(THOUSANDTHS)
+
+
+def _span(given: NewRequest, line: Any, claim: claims.ClaimRow) -> tuple[date, date]:
+    """The dates asked for, else the line's (its through date defaulting to its from date), else the
+    claim's statement period; refused when absent or reversed."""
+    if line is not None:
+        start = given.service_from or line.service_date_from
+        end = given.service_to or line.service_date_to or line.service_date_from
+    else:
+        start = given.service_from or claim.statement_from
+        end = given.service_to or claim.statement_to
+    if start is None or end is None:
+        raise InvalidInput("Invalid input: 'serviceFrom' and 'serviceTo' are needed (the claim has no dates)")
+    if end < start:
+        raise InvalidInput("Invalid input: 'serviceTo' is before 'serviceFrom'")
+    return start, end
+
+
 def request(db: Session, given: NewRequest, *, user_id: int) -> PriorAuthorization:
     """A new request (`requested`) for a claim's code; NOT_FOUND for a claim or case not of the client,
     PRECONDITION_FAILED on a closed or withdrawn claim, INVALID_INPUT naming the field otherwise."""
@@ -434,18 +467,8 @@ def request(db: Session, given: NewRequest, *, user_id: int) -> PriorAuthorizati
         cases.get_case(db, given.case_id)
     line = _line_of(record, given.line_number) if given.line_number is not None else None
     code = _code(given, line)
-    units = given.units if given.units is not None else (line.units if line is not None and line.units else Decimal(1))
-    if units <= 0:
-        raise InvalidInput("Invalid input: 'units' must be more than 0")
-    units = units.quantize(THOUSANDTHS)
-    start = given.service_from or (line.service_date_from if line is not None else record.claim.statement_from)
-    end = given.service_to or (
-        (line.service_date_to or line.service_date_from) if line is not None else record.claim.statement_to
-    )
-    if start is None or end is None:
-        raise InvalidInput("Invalid input: 'serviceFrom' and 'serviceTo' are needed (the claim has no dates)")
-    if end < start:
-        raise InvalidInput("Invalid input: 'serviceTo' is before 'serviceFrom'")
+    units = _units(given, line)
+    start, end = _span(given, line, record.claim)
     row = PriorAuthorization(
         claim_id=record.claim.id,
         case_id=given.case_id,

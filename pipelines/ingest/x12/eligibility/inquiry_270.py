@@ -17,11 +17,12 @@ birth date is PHI). `read_270` is the minimal reader the other party (a payer, t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from pipelines.ingest.x12.eligibility import model
-from pipelines.ingest.x12.eligibility.segments import read_interchange
+from pipelines.ingest.x12.eligibility.segments import Segment, read_interchange
 from pipelines.ingest.x12.errors import X12ParseError
 
 VERSION = "005010X279A1"
@@ -174,54 +175,96 @@ class Received270:
     transaction_control: str
 
 
-def read_270(data: bytes, *, source: str = "<270>") -> Received270:
-    """The inquiry of a real-time 270 (envelope checked strictly); `X12ParseError` when it is not one."""
-    interchange = read_interchange(data, source, "270")
-    found: dict[str, str] = {}
+@dataclass(slots=True)
+class _Read270:
+    """What a 270's body has said so far, one segment at a time (`_ON_270` picks the step by segment id)."""
+
+    source: str
+    repetition: str  # ISA11, splitting EQ01's repeated service type codes
+    found: dict[str, str] = field(default_factory=dict)
     birth: date | None = None
     service: date | None = None
     names: tuple[str, str] = ("", "")
-    types: list[str] = []
-    level = ""
-    for s in interchange.body[1:-1]:
-        if s.sid == "BHT":
-            found["reference"] = s.get(3)
-        elif s.sid == "HL":
-            level = s.get(3)
-        elif s.sid == "NM1" and (level, s.get(1)) == ("20", "PR"):
-            found["payer_name"], found["payer_id"] = s.get(3), s.get(9)
-        elif s.sid == "NM1" and level == "21":
-            found["provider_name"], found["provider_npi"] = s.get(3), s.get(9)
-        elif s.sid == "NM1" and (level, s.get(1)) == ("22", "IL"):
-            found["member_id"], names = s.get(9), (s.get(3), s.get(4))
-        elif s.sid == "TRN" and level == "22":
-            found["trace_number"] = s.get(2)
-        elif s.sid == "DMG" and s.get(1) == "D8":
-            birth = model.day(s.get(2), source, s, "DMG02")
-        elif s.sid == "DTP" and s.get(1) == "291":
-            service = model.period(s, source).start
-        elif s.sid == "EQ":
-            types += [t for t in s.get(1).split(interchange.delimiters.repetition or "^") if t]
-    missing = [k for k in ("payer_id", "provider_npi", "member_id", "reference") if not found.get(k)]
-    if missing or service is None or not types:
-        what = ", ".join(missing + (["DTP*291"] if service is None else []) + ([] if types else ["EQ"]))
-        raise X12ParseError(source, f"the 270 lacks {what}", expected="HL 20/21/22 with NM1, DTP*291 and EQ")
-    env = interchange.envelope
-    return Received270(
-        inquiry=Inquiry(
+    types: list[str] = field(default_factory=list)
+    level: str = ""  # HL03 of the open level: 20 source, 21 receiver, 22 subscriber
+
+    def on_bht(self, s: Segment) -> None:
+        self.found["reference"] = s.get(3)
+
+    def on_hl(self, s: Segment) -> None:
+        self.level = s.get(3)
+
+    def on_nm1(self, s: Segment) -> None:
+        # 2100A payer (NM101 PR), 2100B provider (any NM101), 2100C subscriber (NM101 IL): NM103 name, NM109 id
+        entity = (self.level, s.get(1))
+        if entity == ("20", "PR"):
+            self.found["payer_name"], self.found["payer_id"] = s.get(3), s.get(9)
+        elif self.level == "21":
+            self.found["provider_name"], self.found["provider_npi"] = s.get(3), s.get(9)
+        elif entity == ("22", "IL"):
+            self.found["member_id"], self.names = s.get(9), (s.get(3), s.get(4))
+
+    def on_trn(self, s: Segment) -> None:
+        if self.level == "22":  # 2000C TRN02: the trace the 271 echoes
+            self.found["trace_number"] = s.get(2)
+
+    def on_dmg(self, s: Segment) -> None:
+        if s.get(1) == "D8":  # 2100C DMG01 D8: DMG02 is CCYYMMDD
+            self.birth = model.day(s.get(2), self.source, s, "DMG02")
+
+    def on_dtp(self, s: Segment) -> None:
+        if s.get(1) == "291":  # 2100C DTP*291 (plan): the service date asked about
+            self.service = model.period(s, self.source).start
+
+    def on_eq(self, s: Segment) -> None:
+        self.types += [t for t in s.get(1).split(self.repetition) if t]
+
+    def inquiry(self) -> Inquiry:
+        """The inquiry read; `X12ParseError` naming every required part the 270 lacks."""
+        missing = [k for k in ("payer_id", "provider_npi", "member_id", "reference") if not self.found.get(k)]
+        if missing or self.service is None or not self.types:
+            what = ", ".join(missing + (["DTP*291"] if self.service is None else []) + ([] if self.types else ["EQ"]))
+            raise X12ParseError(self.source, f"the 270 lacks {what}", expected="HL 20/21/22 with NM1, DTP*291 and EQ")
+        found = self.found
+        return Inquiry(
             payer_id=found["payer_id"],
             payer_name=found.get("payer_name", ""),
             provider_npi=found["provider_npi"],
             provider_name=found.get("provider_name", ""),
             member_id=found["member_id"],
-            service_date=service,
-            service_types=tuple(types),
+            service_date=self.service,
+            service_types=tuple(self.types),
             trace_number=found.get("trace_number", ""),
             reference=found["reference"],
-            birth_date=birth,
-            last_name=names[0] or None,
-            first_name=names[1] or None,
-        ),
+            birth_date=self.birth,
+            last_name=self.names[0] or None,
+            first_name=self.names[1] or None,
+        )
+
+
+# The segments a 270 reader needs (TR3 2000A-2110C); any other (PRV, REF, N3, N4, III ...) is not read.
+_ON_270: dict[str, Callable[[_Read270, Segment], None]] = {
+    "BHT": _Read270.on_bht,
+    "HL": _Read270.on_hl,
+    "NM1": _Read270.on_nm1,
+    "TRN": _Read270.on_trn,
+    "DMG": _Read270.on_dmg,
+    "DTP": _Read270.on_dtp,
+    "EQ": _Read270.on_eq,
+}
+
+
+def read_270(data: bytes, *, source: str = "<270>") -> Received270:
+    """The inquiry of a real-time 270 (envelope checked strictly); `X12ParseError` when it is not one."""
+    interchange = read_interchange(data, source, "270")
+    reading = _Read270(source, interchange.delimiters.repetition or "^")
+    for s in interchange.body[1:-1]:
+        step = _ON_270.get(s.sid)
+        if step is not None:
+            step(reading, s)
+    env = interchange.envelope
+    return Received270(
+        inquiry=reading.inquiry(),
         sender_id=env.sender_id,
         receiver_id=env.receiver_id,
         interchange_control=env.interchange_control_number,

@@ -224,18 +224,12 @@ class _Reader:
             self.rejections.append(rejection)
 
     def on_member_segment(self, seg: Segment) -> None:
+        """A segment of a member's loop: the EB and LS/LE that open and close the 2110C/D and 2120C/D
+        loops, else a detail of the member (2100C/D) or of its open EB (2110C/D)."""
         member, sid = self.member, seg.sid
         assert member is not None
         if sid == "EB":
-            self.benefit_count += 1
-            if self.benefit_count > MAX_BENEFITS:
-                raise self.fail(
-                    seg, f"more than {MAX_BENEFITS} EB loops in one response", f"at most {MAX_BENEFITS} EB loops"
-                )
-            if self.in_2120:
-                raise self.fail(seg, "EB inside an LS/LE (2120) loop", "LE before the next EB")
-            self.benefit = _BenefitDraft(self.eb_head(seg))
-            member.benefits.append(self.benefit)
+            self.open_benefit(seg, member)
         elif sid == "LS":
             if self.benefit is None or self.in_2120:
                 raise self.fail(seg, "LS without an open EB loop", "EB before LS*2120")
@@ -244,17 +238,36 @@ class _Reader:
             if not self.in_2120:
                 raise self.fail(seg, "LE without its LS", "LS*2120 before LE")
             self.in_2120 = False
-        elif self.in_2120:
-            return  # N3, N4, PER, PRV of the related entity: not read
-        elif sid == "DTP":
+        elif not self.in_2120:  # N3, N4, PER, PRV of the 2120C/D related entity: not read
+            self.on_detail(seg, member)
+
+    def open_benefit(self, seg: Segment, member: _MemberDraft) -> None:
+        """An EB opens a 2110C/D loop; it may not open inside a 2120C/D (LS/LE) loop."""
+        self.benefit_count += 1
+        if self.benefit_count > MAX_BENEFITS:
+            raise self.fail(
+                seg, f"more than {MAX_BENEFITS} EB loops in one response", f"at most {MAX_BENEFITS} EB loops"
+            )
+        if self.in_2120:
+            raise self.fail(seg, "EB inside an LS/LE (2120) loop", "LE before the next EB")
+        self.benefit = _BenefitDraft(self.eb_head(seg))
+        member.benefits.append(self.benefit)
+
+    def on_detail(self, seg: Segment, member: _MemberDraft) -> None:
+        """DTP and REF belong to the open EB (2110C/D) or, before the first EB, to the member (2100C/D);
+        TRN (2000C/D) and DMG (2100C/D) are the member's own, so they are not read after an EB."""
+        sid = seg.sid
+        if sid == "DTP":
             found = model.period(seg, self.source)
             (self.benefit.periods if self.benefit is not None else member.periods).append(found)
         elif sid == "REF":
             pair = (seg.get(1), seg.get(2))
             (self.benefit.references if self.benefit is not None else member.references).append(pair)
-        elif sid == "TRN" and self.benefit is None:
+        elif self.benefit is not None:
+            return
+        elif sid == "TRN":
             member.trace_numbers.append(seg.get(2))
-        elif sid == "DMG" and self.benefit is None and seg.get(1) == "D8" and seg.get(2):
+        elif sid == "DMG" and seg.get(1) == "D8" and seg.get(2):
             member.birth_date = model.day(seg.get(2), self.source, seg, "DMG02")
 
     def eb_head(self, seg: Segment) -> Benefit:
