@@ -41,22 +41,7 @@ router = rpc.namespace("priorAuthorization")
 
 
 def _requirement(req: Requirement) -> RequirementOut:
-    return RequirementOut(
-        id=req.requirement_id,
-        origin=req.origin,
-        reference=req.reference,
-        payer_type=req.payer_type,
-        payer_id=req.payer_id,
-        plan=req.plan,
-        procedure_codes=str(req.codes),
-        place_of_service=req.place_of_service,
-        revenue_code=req.revenue_code,
-        requires_authorization=req.requires_authorization,
-        effective_from=req.effective_from,
-        effective_to=req.effective_to,
-        source=req.source,
-        version=req.version,
-    )
+    return RequirementOut.model_validate(service.requirement_view(req))
 
 
 def _authorization(row: PriorAuthorization, today: date) -> AuthorizationOut:

@@ -143,6 +143,27 @@ def upsert_requirement(
     return row, before
 
 
+def requirement_view(req: rules.Requirement) -> dict[str, Any]:
+    """A requirement as the wire shows it (priorAuthorization.requirements, and payerRules' proposals and
+    decisions of kind authorization): plain values under its output's field names."""
+    return {
+        "id": req.requirement_id,
+        "origin": req.origin,
+        "reference": req.reference,
+        "payer_type": req.payer_type,
+        "payer_id": req.payer_id,
+        "plan": req.plan,
+        "procedure_codes": str(req.codes),
+        "place_of_service": req.place_of_service,
+        "revenue_code": req.revenue_code,
+        "requires_authorization": req.requires_authorization,
+        "effective_from": req.effective_from,
+        "effective_to": req.effective_to,
+        "source": req.source,
+        "version": req.version,
+    }
+
+
 def as_requirement(row: PriorAuthRequirement) -> rules.Requirement:
     return rules.Requirement(
         payer_type=row.payer_type,

@@ -199,7 +199,7 @@ def propose_limit(db: Session, spec: RuleSpec, *, user_id: int) -> Proposed:
 @dataclass(frozen=True, slots=True)
 class Applied:
     rule_id: int  # the row written: a payer_rules id (limit), a prior_auth_requirements id (authorization)
-    rule: dict[str, Any]  # the row as shown: `rule_out` (limit), `requirement_out` (authorization)
+    rule: dict[str, Any]  # the row as shown: `rule_out` (limit), `prior_authorization.requirement_view` (authorization)
     before: dict[str, Any] | None  # its audit state before (None: inserted)
     after: dict[str, Any]
     rescheduled: int
@@ -215,26 +215,6 @@ def _apply_limit(db: Session, payload: dict[str, Any], *, user_id: int) -> Appli
 
 
 # --- authorization requirements: priorAuthorization's table, written only here, after approval ----------
-
-
-def requirement_out(req: prior_authorization.Requirement) -> dict[str, Any]:
-    """A requirement as priorAuthorization.requirements shows one (its `RequirementOut`'s keys)."""
-    return {
-        "id": req.requirement_id,
-        "origin": req.origin,
-        "reference": req.reference,
-        "payer_type": req.payer_type,
-        "payer_id": req.payer_id,
-        "plan": req.plan,
-        "procedure_codes": str(req.codes),
-        "place_of_service": req.place_of_service,
-        "revenue_code": req.revenue_code,
-        "requires_authorization": req.requires_authorization,
-        "effective_from": req.effective_from,
-        "effective_to": req.effective_to,
-        "source": req.source,
-        "version": req.version,
-    }
 
 
 def _scope(req: prior_authorization.Requirement) -> tuple[Any, ...]:
@@ -253,7 +233,7 @@ def _scope(req: prior_authorization.Requirement) -> tuple[Any, ...]:
 @dataclass(frozen=True, slots=True)
 class ProposedRequirement:
     change: PayerRuleChange
-    requirement: dict[str, Any]  # as it would read once approved (`requirement_out`'s keys)
+    requirement: dict[str, Any]  # as it would read once approved (`prior_authorization.requirement_view`'s keys)
     created: bool  # approving it adds a requirement (False: it updates the one of the same scope and date)
 
 
@@ -285,7 +265,7 @@ def propose_authorization(
         ),
         None,
     )
-    shown = requirement_out(wanted)
+    shown = prior_authorization.requirement_view(wanted)
     shown.update(
         id=None if existing is None else existing.requirement_id,
         origin="client",
@@ -300,7 +280,7 @@ def _apply_authorization(db: Session, payload: dict[str, Any], *, user_id: int) 
     and date). A claim's lines are matched at read, so nothing is rescheduled: the next status, submission
     preparation or payerApplicability answer uses it."""
     row, before = prior_authorization.upsert_requirement(db, proposals.authorization_values(payload), user_id=user_id)
-    shown = requirement_out(prior_authorization.as_requirement(row))
+    shown = prior_authorization.requirement_view(prior_authorization.as_requirement(row))
     return Applied(row.id, shown, before, prior_authorization.requirement_state(row), 0)
 
 
