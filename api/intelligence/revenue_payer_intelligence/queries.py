@@ -12,7 +12,14 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from api.infra.marts.inputs import MartPageInput, MonthRange, month_text, page_rows, payer_filter
+from api.infra.marts.inputs import (
+    MartPageInput,
+    MonthRange,
+    decode_offset,
+    encode_offset,
+    month_text,
+    payer_filter,
+)
 from api.infra.marts.serving import to_money
 from api.infra.snapshot.reader import ScopedMarts
 from api.intelligence.revenue_payer_intelligence import risk
@@ -47,8 +54,7 @@ def _exposure(row: dict[str, Any]) -> risk.Exposure:
     )
 
 
-def _payer(row: dict[str, Any]) -> PayerAtRisk:
-    found = risk.recovery(_exposure(row))
+def _payer(row: dict[str, Any], found: risk.Recovery | None) -> PayerAtRisk:
     figures: dict[str, Any] = {} if found is None else {k: v for k, v in vars(found).items() if k != "variance"}
     return PayerAtRisk.model_validate({**row, **figures})
 
@@ -59,10 +65,12 @@ def at_risk(
     """A page of payers, most at risk first, and the total over every payer of the months."""
     where, params = months.month_params("adjudication_month")
     where = payer_filter(where, params, payer)
-    sql = PAYERS_SQL.format(where=where)
-    rows, cursor = page_rows(m, sql + " order by at_risk_amount desc, payer_key", params, page)
-    every = m.rows(sql, params)  # one row per payer: bounded by the client's payers
-    found = [f for f in (risk.recovery(_exposure(r)) for r in every) if f is not None]
+    # One aggregation serves the page and the total: a row per payer, bounded by the client's payers.
+    every = m.rows(PAYERS_SQL.format(where=where) + " order by at_risk_amount desc, payer_key", params)
+    offset = decode_offset(page.cursor)
+    cursor = encode_offset(offset + page.limit) if len(every) > offset + page.limit else None
+    recoveries = [risk.recovery(_exposure(r)) for r in every]
+    found = [f for f in recoveries if f is not None]
     zero = Decimal("0.00")
     at_risk_total = sum((to_money(r["at_risk_amount"]) for r in every), zero)
     expected = sum((f.expected_recovery for f in found), zero)
@@ -76,7 +84,8 @@ def at_risk(
         recovery_low=low,
         recovery_high=high,
     )
-    return [_payer(r) for r in rows], cursor, total
+    shown = zip(every[offset : offset + page.limit], recoveries[offset : offset + page.limit], strict=True)
+    return [_payer(r, f) for r, f in shown], cursor, total
 
 
 MONTHS_SQL = f"""
