@@ -219,29 +219,33 @@ def _record_materialisations(summary: RunSummary, result: dg.ExecuteInProcessRes
             summary.published_snapshot = str(snapshot.value)
 
 
+#: The step events the progress display reports.
+_STEP_EVENTS = ("STEP_START", "STEP_SUCCESS", "STEP_FAILURE", "STEP_SKIPPED")
+
+
 def _watch(instance: dg.DagsterInstance, run_id: str, on_event: StepListener, stop: threading.Event) -> None:
-    """Report step starts and ends from the run's event log while it executes."""
+    """Report step starts and ends from the run's event log while it executes.
+
+    Each pass reads only the step events stored since the last one (a cursor into the event log,
+    filtered by type in the storage's query). Reading the whole log on every pass made the watcher's
+    cost grow with the square of the run's events (a dbt build stores thousands), competing with the
+    run itself for the interpreter."""
     from dagster import DagsterEventType
 
-    seen = 0
+    kinds = {DagsterEventType(name) for name in _STEP_EVENTS}
+    cursor: str | None = None
     while True:
         finished = stop.is_set()  # one more pass after the run ends, for its last events
         try:
-            records = instance.all_logs(run_id)
+            page = instance.get_records_for_run(run_id, cursor=cursor, of_type=kinds)
         except Exception:  # noqa: BLE001 - the run may not be registered yet
-            records = []
-        for record in records[seen:]:
-            event = record.dagster_event
-            if event is None or event.step_key is None:
-                continue
-            if event.event_type in (
-                DagsterEventType.STEP_START,
-                DagsterEventType.STEP_SUCCESS,
-                DagsterEventType.STEP_FAILURE,
-                DagsterEventType.STEP_SKIPPED,
-            ):
-                on_event(event.step_key, event.event_type.value)
-        seen = len(records)
+            page = None
+        if page is not None:
+            for record in page.records:
+                event = record.event_log_entry.dagster_event
+                if event is not None and event.step_key is not None:
+                    on_event(event.step_key, event.event_type.value)
+            cursor = page.cursor
         if finished:
             return
         time.sleep(0.3)
