@@ -1,6 +1,6 @@
 """The guard that keeps the denial cases and the money together (issue 24): `fct_case_ledger_differences`
 and the Dagster asset check `case_ledger_agrees`, through upload -> confirm -> cases -> pipeline ->
-`operationalObservability.caseLedgerDifferences`, on SQLite and PostgreSQL operational databases.
+`operationalObservability.caseLedgerDifferences`, on a PostgreSQL operational database (production's).
 
 Files (tests/fixtures/x12/hand/README.md, "The guard of the cases"), payer HAND GUARD PAYER (REF*2U GRD01):
 - guard_denials.835 (2026-03-03): GRD-1 CO-16 300 denied in full (never paid), GRD-2 CO-50 500 denied,
@@ -13,6 +13,12 @@ altered in the operational database (the check turns red and lists exactly that 
 on, nobody is quarantined), then the April file (per the case truth model, docs in /work/notes/truth.md
 and the guard's yml: the overturn and the partial win update the March cases, still zero differences).
 Every expected figure is written by hand from the segments.
+
+PostgreSQL only: the module rebuilds the pipeline four times, and what it holds to account is the marts'
+and the cases' money, which the backend does not change (the cases reach the warehouse through the same
+`operational_extract` code on both). The case intake and the extract of the cases are held to hand-written
+figures on SQLite too, by the shared hand world's modules (tests/integration/api/denials/cases,
+tests/integration/api/intelligence/analytics/test_hand_case_kpis.py, ar_operations/test_hand_open_cases.py).
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from pipelines.warehouse.snapshot import open_published
 from tests.support.hand_world import HandWorld
 from tests.support.paths import TESTS_DIR
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.parametrize("hand_world", ["postgres"], indirect=True)]
 
 D = Decimal
 CHECK = "marts/fct_case_ledger_differences:case_ledger_agrees"
