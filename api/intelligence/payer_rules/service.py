@@ -511,16 +511,23 @@ def claim_frequency(db: Session, claim_id: int, *, payer_type: str | None, payer
         code = prior_authorization.line_code(line.procedure_code)
         if served is None or code is None:
             continue
-        own = [
-            frequency.EarlierService(str(prior.procedure_code), day, prior.units or Decimal(1), record.claim.claim_key)
-            for prior, day in dated[:index]
-            if day is not None and prior.procedure_code
-        ]
+        own = _own_earlier(dated[:index], record.claim.claim_key)
         facts = frequency.LineFacts(payer_type, payer_id, code, served)
         found = frequency.verdict_for(facts, line.units or Decimal(1), [*others, *own], known)
         if found is not None:
             out.append(LineFrequency(line.line_number, code, served, found[0], found[1]))
     return out
+
+
+def _own_earlier(
+    before: Sequence[tuple[claims.ClaimLineRow, date | None]], claim_key: str
+) -> list[frequency.EarlierService]:
+    """The claim's own lines before the one asked about (a second unit of a code on the same claim counts)."""
+    return [
+        frequency.EarlierService(str(line.procedure_code), day, line.units or Decimal(1), claim_key)
+        for line, day in before
+        if day is not None and line.procedure_code
+    ]
 
 
 #: how an approved change of each kind is applied (keyed like `proposals.CHECKERS`)

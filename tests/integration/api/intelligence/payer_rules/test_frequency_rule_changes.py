@@ -208,6 +208,21 @@ def test_the_platform_limit_flags_a_medicare_awv_within_11_full_months(manager_a
     # the stranger's claim: only the stranger's own history, none before 2026-05-01
     assert stranger.rpc.query("payerApplicability.forClaim", {"claimId": subsequent}).code == "NOT_FOUND"
 
+    # two AWVs on one claim of another patient: line 1 has nothing before it, line 2 has line 1 (1 + 1 > 1)
+    twice = claim_body(
+        f"FQ-{uuid.uuid4().hex[:8]}",
+        patientRef="PT-9",
+        statementFrom="2026-06-01",
+        statementTo="2026-06-01",
+        lines=[{"procedureCode": "G0439", "charge": "150.00", "serviceDateFrom": "2026-06-01"}] * 2,
+        **medicare,
+    )
+    both = int(manager_a.rpc.mutation("claims.create", twice).data["id"])
+    assert [(r["frequency"]["lineNumber"], r["frequency"]["exceeds"]) for r in _frequency(manager_a, both)] == [
+        (1, False),
+        (2, True),
+    ]
+
 
 def test_bad_frequency_proposals_are_refused_with_a_clear_message(manager_a):
     propose = "payerRules.proposeFrequency"
