@@ -12,7 +12,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, TypeAlias
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import Conflict, Forbidden, InvalidInput, PreconditionFailed
@@ -475,6 +475,41 @@ def lines_of_claims(db: Session, claim_ids: Sequence[int]) -> dict[int, list[Cla
     for line in db.scalars(stmt):
         found[line.claim_id].append(line)
     return found
+
+
+@dataclass(frozen=True)
+class PatientService:
+    """One service line of a claim of the patient, as plain values (no patient data: the claim's key and
+    the line's code, date and units)."""
+
+    claim_id: int
+    claim_key: str
+    line_number: int
+    procedure_code: str | None
+    service_date: date
+    units: Decimal
+
+
+def patient_services(db: Session, claim_id: int, *, through: date) -> list[PatientService]:
+    """The service lines of the client's other claims of the same patient as claim `claim_id` (the same
+    `patient_ref`, an opaque reference), served on or before `through` (a line's from date, else its claim's
+    statement from date), in date order: what payer rules count a frequency limit against. A withdrawn
+    claim was never billed and counts nothing; a claim without a patient reference has no history here
+    (an empty list); an unknown claim too."""
+    ref = db.scalar(select(Claim.patient_ref).where(Claim.id == claim_id))
+    if not ref:
+        return []
+    served = func.coalesce(ClaimLine.service_date_from, Claim.statement_from)
+    stmt = (
+        select(Claim.id, Claim.claim_key, ClaimLine.line_number, ClaimLine.procedure_code, served, ClaimLine.units)
+        .join(ClaimLine, ClaimLine.claim_id == Claim.id)
+        .where(Claim.patient_ref == ref, Claim.id != claim_id, Claim.state != "withdrawn", served <= through)
+        .order_by(served, Claim.id, ClaimLine.line_number)
+    )
+    return [
+        PatientService(row[0], row[1], row[2], row[3], row[4], row[5] if row[5] is not None else Decimal(1))
+        for row in db.execute(stmt)
+    ]
 
 
 def find_claim(db: Session, claim_id: int) -> Claim | None:

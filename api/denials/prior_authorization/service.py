@@ -38,6 +38,10 @@ THOUSANDTHS = Decimal("0.001")
 
 # The requirement type the functions below answer, named here for other contexts (payer rules).
 Requirement = rules.Requirement
+# A CPT/HCPCS code range and a claim line's code as a code: the one parsing of codes, named here for other
+# contexts (payer rules' frequency limits are keyed by the same codes and ranges).
+CodeRange = rules.CodeRange
+line_code = rules.line_code
 
 # --- requirements ------------------------------------------------------------------------------------
 
@@ -67,6 +71,14 @@ def parse_code(text: str, field: str = "procedureCode") -> str:
     """A CPT/HCPCS code, upper-cased; INVALID_INPUT saying what a code looks like otherwise."""
     try:
         return rules.parse_code(text, field)
+    except rules.RequirementError as error:
+        raise _invalid(error) from None
+
+
+def parse_code_range(text: str, field: str = "procedureCodes") -> rules.CodeRange:
+    """A CPT/HCPCS code or a range of one kind (``70551-70553``); INVALID_INPUT naming `field` otherwise."""
+    try:
+        return rules.parse_code_range(text, field)
     except rules.RequirementError as error:
         raise _invalid(error) from None
 

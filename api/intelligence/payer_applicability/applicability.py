@@ -4,21 +4,24 @@ facts that selected it.
 An applied rule is kind-neutral (kind, scope, source, selectors, why) with the kind's own detail beside
 it: the appeal and timely-filing limits of the deadline engine (``api.denials.deadlines.rules``) and the
 prior-authorization requirement of each claim line (priorAuthorization's choice, with whether the claim's
-authorizations cover it); frequency limits are meant to be a further kind with its own detail, found by
-its own finder (the service's ``FINDERS``).
+authorizations cover it) and the frequency limit of each claim line (payerRules' choice, with the patient's
+earlier services counted in its window); each kind is found by its own finder (the service's ``FINDERS``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 
 from api.denials.deadlines import rules
 from api.denials.prior_authorization.service import Requirement
+from api.intelligence.payer_rules.service import LineFrequency
 
 #: the kinds this module builds (the limits); others join through the service's finders
 APPEAL_LIMIT, TIMELY_FILING_LIMIT = "appeal_limit", "timely_filing_limit"
 AUTHORIZATION_REQUIREMENT = "authorization_requirement"
+FREQUENCY_LIMIT = "frequency_limit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,37 @@ class AuthorizationDetail:
 
 
 @dataclass(frozen=True, slots=True)
+class EarlierOut:
+    """An earlier service counted against a line: its date, units and claim (no patient data)."""
+
+    service_date: date
+    units: Decimal
+    claim_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class FrequencyDetail:
+    """The frequency limit a claim line met, its window and whether the line exceeds it."""
+
+    line_number: int
+    procedure_code: str
+    procedure_codes: str  # the limit's code or range
+    plan: str
+    max_units: int
+    period: str
+    period_length: int | None
+    effective_to: date | None
+    version: int
+    assumed: bool  # the payer type was unknown: a common payer type's limit is assumed
+    window_from: date | None  # None: a lifetime
+    window_to: date
+    used: Decimal  # the units of the earlier services in the window
+    units: Decimal  # the line's own
+    exceeds: bool
+    earlier: tuple[EarlierOut, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Applied:
     kind: str
     scope: Scope
@@ -79,6 +113,7 @@ class Applied:
     why: str
     limit: LimitDetail | None = None
     authorization: AuthorizationDetail | None = None
+    frequency: FrequencyDetail | None = None
 
 
 def _payer_selectors(kind: rules.PayerType, facts: rules.CaseFacts) -> list[Selector]:
@@ -215,25 +250,80 @@ def from_line(line: LineRequirement) -> Applied | None:
     )
 
 
+def from_frequency(line: LineFrequency, payer_type: str | None) -> Applied:
+    """An applied frequency limit for a claim line: why, in dates and units only (never the patient)."""
+    verdict = line.verdict
+    lim = verdict.limit
+    selectors = [
+        Selector("line_number", str(line.line_number)),
+        Selector("procedure_code", line.procedure_code),
+        Selector("service_date", line.service_date.isoformat()),
+    ]
+    if line.assumed:
+        selectors.append(Selector("payer_type", "unknown: a common payer type's limit is assumed"))
+    elif payer_type:
+        selectors.append(Selector("payer_type", payer_type))
+    if lim.payer_id != "*":
+        selectors.append(Selector("payer_id", lim.payer_id))
+    whose = "The client's limit" if lim.limit_id is not None else "The platform's limit"
+    scope = f"{lim.payer_type} payer {lim.payer_id}" if lim.payer_id != "*" else f"every {lim.payer_type} payer"
+    return Applied(
+        kind=FREQUENCY_LIMIT,
+        scope=Scope(
+            origin=lim.origin,
+            breadth="type_wide" if lim.payer_id == "*" else "payer_specific",
+            payer_type=lim.payer_type,
+            payer_id=lim.payer_id,
+        ),
+        effective_from=lim.effective_from,
+        source=lim.source,
+        reference=lim.reference,
+        selected_by=tuple(selectors),
+        why=f"{whose} for {scope} (in {lim.codes}), line {line.line_number}: {line.explanation}",
+        frequency=FrequencyDetail(
+            line_number=line.line_number,
+            procedure_code=line.procedure_code,
+            procedure_codes=str(lim.codes),
+            plan=lim.plan,
+            max_units=lim.max_units,
+            period=lim.period,
+            period_length=lim.period_length,
+            effective_to=lim.effective_to,
+            version=lim.version,
+            assumed=line.assumed,
+            window_from=verdict.window.first,
+            window_to=verdict.window.last,
+            used=verdict.used,
+            units=verdict.units,
+            exceeds=verdict.exceeds,
+            earlier=tuple(EarlierOut(s.service_date, s.units, s.claim_key) for s in verdict.counted),
+        ),
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class LineSummary:
-    """One claim line and the authorization requirement that applies to it (None: none)."""
+    """One claim line, the authorization requirement that applies to it and the frequency limit (None: none)."""
 
     line_number: int
     procedure_code: str | None
     authorization_reference: str | None
     needs_authorization: bool
     covered: bool | None
+    frequency_reference: str | None = None
+    exceeds_frequency: bool | None = None
 
 
 def line_summaries(lines: list[tuple[int, str | None]], applied: list[Applied]) -> list[LineSummary]:
-    """Every claim line (number, code), with the authorization requirement applied to it or none (so
-    "none applies" is said, not implied)."""
+    """Every claim line (number, code), with the authorization requirement and the frequency limit applied to
+    it or none (so "none applies" is said, not implied)."""
     by_line = {a.authorization.line_number: a for a in applied if a.authorization is not None}
+    limited = {a.frequency.line_number: a for a in applied if a.frequency is not None}
     out = []
     for number, code in lines:
         found = by_line.get(number)
         detail = None if found is None else found.authorization
+        counted = limited.get(number)
         out.append(
             LineSummary(
                 line_number=number,
@@ -241,6 +331,8 @@ def line_summaries(lines: list[tuple[int, str | None]], applied: list[Applied]) 
                 authorization_reference=None if found is None else found.reference,
                 needs_authorization=detail is not None and detail.requires_authorization,
                 covered=None if detail is None else detail.covered,
+                frequency_reference=None if counted is None else counted.reference,
+                exceeds_frequency=None if counted is None or counted.frequency is None else counted.frequency.exceeds,
             )
         )
     return out

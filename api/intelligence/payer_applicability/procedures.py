@@ -42,8 +42,11 @@ def for_claim(ctx: Context, input: ForClaimIn) -> ForClaimOut:
     platform, payer-specific or type-wide), the date it is in force from, its source and the claim facts
     that selected it; and the payer's facts in force on `asOf` (payerKnowledge: appeal address,
     portal, ...); and each line's prior-authorization requirement (priorAuthorization's choice: scope,
-    dates, source, version) with whether the claim's authorizations cover it (`lines` says, for every line,
-    which requirement applies or that none does). Another client's or an unknown claim: NOT_FOUND."""
+    dates, source, version) with whether the claim's authorizations cover it; and each line's frequency limit
+    (payerRules': at most N units per period per patient) with its window and the patient's earlier services
+    counted in it (other claims of the same patient reference: dates, units, claim keys) and whether the line
+    exceeds it (`lines` says, for every line, which requirement and limit apply or that none does). Another
+    client's or an unknown claim: NOT_FOUND."""
     as_of = input.as_of or client_today(ctx.db)
     found = service.for_claim(ctx.db, input.claim_id, as_of)
     subject, facts = found.subject, found.subject.facts

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from decimal import Decimal
 
 from pydantic import Field
 
@@ -69,6 +70,31 @@ class AuthorizationOut(Output):
     explanation: str | None
 
 
+class EarlierOut(Output):
+    service_date: date
+    units: Decimal
+    claim_key: str = Field(description="The claim of the earlier service (claims.list's claimKey)")
+
+
+class FrequencyOut(Output):
+    line_number: int
+    procedure_code: str = Field(description="The line's CPT/HCPCS code")
+    procedure_codes: str = Field(description="The limit's code or range, e.g. G0438-G0439")
+    plan: str
+    max_units: int
+    period: str = Field(description="day | rolling_days | months | calendar_year | lifetime")
+    period_length: int | None
+    effective_to: date | None
+    version: int
+    assumed: bool = Field(description="The payer type is unknown: a common payer type's limit is assumed")
+    window_from: date | None = Field(description="The first day an earlier service counts from; null: a lifetime")
+    window_to: date
+    used: Decimal = Field(description="Units of the patient's earlier services of the limit's codes in the window")
+    units: Decimal = Field(description="The line's own units")
+    exceeds: bool = Field(description="used + units is more than maxUnits")
+    earlier: list[EarlierOut] = Field(description="The earlier services counted, in date order")
+
+
 class LineOut(Output):
     line_number: int
     procedure_code: str | None
@@ -77,12 +103,14 @@ class LineOut(Output):
     )
     needs_authorization: bool
     covered: bool | None = Field(description="null: nothing to cover")
+    frequency_reference: str | None = Field(
+        default=None, description="The reference of the frequency limit in `rules` that applies; null: none applies"
+    )
+    exceeds_frequency: bool | None = Field(default=None, description="null: no frequency limit applies")
 
 
 class AppliedRuleOut(Output):
-    kind: str = Field(
-        description="appeal_limit | timely_filing_limit | authorization_requirement (frequency rules are to be added)"
-    )
+    kind: str = Field(description="appeal_limit | timely_filing_limit | authorization_requirement | frequency_limit")
     scope: ScopeOut
     effective_from: date | None = Field(description="Null: a platform default, in force for every date")
     source: str = Field(description="The citation (CFR section) or the client's own source")
@@ -92,6 +120,11 @@ class AppliedRuleOut(Output):
     limit: LimitOut | None = Field(description="The limit's terms and due date (the limit kinds)")
     authorization: AuthorizationOut | None = Field(
         default=None, description="The line, the requirement's terms and whether the claim's authorizations cover it"
+    )
+    frequency: FrequencyOut | None = Field(
+        default=None,
+        description="The line, the limit's terms, its window, the patient's earlier services counted in it (dates, "
+        "units, claims) and whether the line exceeds it",
     )
 
 
@@ -111,4 +144,6 @@ class ForClaimOut(Output):
     facts: ClaimFactsOut
     rules: list[AppliedRuleOut]
     payer_facts: list[PayerFactOut] = Field(description="The payer's facts in force on asOf (payerKnowledge)")
-    lines: list[LineOut] = Field(description="Each claim line and the authorization requirement that applies, or none")
+    lines: list[LineOut] = Field(
+        description="Each claim line with the authorization requirement and the frequency limit that apply, or none"
+    )

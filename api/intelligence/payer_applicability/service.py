@@ -6,8 +6,9 @@ The claim is read through claims' published service, its facts as the deadline s
 the deadlines use, asked as payerRules.evaluate asks it (``payer_rules.service.evaluation_of``), the
 payer's facts from payerKnowledge, each line's prior-authorization requirement and whether the claim's
 authorizations cover it from priorAuthorization (``claim_status`` and ``missing_of``: what
-``missing_authorizations`` answers, the flag submission preparation refuses on). Each kind of rule has one
-finder in ``FINDERS``; frequency limits are meant to join there.
+``missing_authorizations`` answers, the flag submission preparation refuses on), and each line's frequency limit from payerRules
+(``claim_frequency``: the limit in force on its date and the patient's earlier services in its window, from
+claims). Each kind of rule has one finder in ``FINDERS``.
 """
 
 from __future__ import annotations
@@ -73,10 +74,17 @@ def _authorizations(db: Session, subject: Subject) -> list[applicability.Applied
     return [rule for rule in found if rule is not None]
 
 
-#: one finder per family of rules (frequency limits to come)
+def _frequency(db: Session, subject: Subject) -> list[applicability.Applied]:
+    payer_type = subject.kind.payer_type
+    found = payer_rules.claim_frequency(db, subject.claim_id, payer_type=payer_type, payer_id=subject.facts.payer_id)
+    return [applicability.from_frequency(line, payer_type) for line in found]
+
+
+#: one finder per family of rules
 FINDERS: dict[str, Callable[[Session, Subject], list[applicability.Applied]]] = {
     "limits": _limits,
     "authorizations": _authorizations,
+    "frequency": _frequency,
 }
 
 

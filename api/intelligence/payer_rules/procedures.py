@@ -3,14 +3,18 @@ client's own rules per payer type or payer, effective-dated), which rule applies
 payer aliases. A client's rule changes only through approval: one manager proposes (upsert), another
 decides (decide). The same holds for a client's prior-authorization requirements (proposeAuthorization):
 approved, they are written to priorAuthorization's requirements (listed, with their versions, by
-priorAuthorization.requirements). Writes are for managers and admins and are audited."""
+priorAuthorization.requirements); and for its frequency limits (proposeFrequency: at most N units of a code
+per period per patient; listed with their versions and the platform's by frequencyLimits, applied to a
+claim by payerApplicability.forClaim). Writes are for managers and admins and are audited."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from api.denials.deadlines.service import client_today
-from api.denials.prior_authorization.service import RequirementValues
+from api.denials.prior_authorization.service import RequirementValues, parse_code
 from api.intelligence.payer_rules import service
-from api.intelligence.payer_rules.models import PayerRuleChange
+from api.intelligence.payer_rules.models import PayerFrequencyLimit, PayerRuleChange
 from api.intelligence.payer_rules.schemas import (
     AliasIn,
     AliasOut,
@@ -21,9 +25,14 @@ from api.intelligence.payer_rules.schemas import (
     DecideOut,
     EvaluateIn,
     EvaluateOut,
+    FrequencyIn,
+    FrequencyLimitOut,
+    FrequencyLimitsIn,
+    FrequencyLimitsOut,
     ListIn,
     ListOut,
     ProposeAuthorizationOut,
+    ProposeFrequencyOut,
     RequirementOut,
     RuleOut,
     UpsertIn,
@@ -129,6 +138,58 @@ def propose_authorization(ctx: Context, input: AuthorizationIn) -> ProposeAuthor
     )
 
 
+@router.mutation("proposeFrequency", permission="approve")
+def propose_frequency(ctx: Context, input: FrequencyIn) -> ProposeFrequencyOut:
+    """Propose the client's own frequency limit: at most `maxUnits` units of a CPT/HCPCS code or code range
+    per `period` per patient (day; rolling_days N: the N days ending on the date of service; months N: N full
+    months must pass following the month of the last service, as 42 CFR 410.34 counts; calendar_year;
+    lifetime), per payer type (payerId `*`) or payer, optionally per plan, from `effectiveFrom` (to
+    `effectiveTo`), with its source. Nothing changes until another manager or admin approves it
+    (payerRules.decide: separation of duties); then it overrides a less specific limit and the platform's at
+    the same specificity, the same scope and date again updates it (version + 1), and a later date is a new
+    version closing the one before. A period without its length (or a length for a period without one) or a
+    malformed code or range is BAD_REQUEST. Managers and admins; audited."""
+    values = service.FrequencyValues(
+        payer_type=input.payer_type,
+        payer_id=input.payer_id,
+        plan=input.plan,
+        procedure_codes=input.procedure_codes,
+        max_units=input.max_units,
+        period=input.period,
+        period_length=input.period_length,
+        effective_from=input.effective_from,
+        effective_to=input.effective_to,
+        source=input.source,
+    )
+    proposed = service.propose_frequency(ctx.db, values, user_id=ctx.user_id)
+    ctx.note("payer_rule_change", proposed.change.id, after=service.change_state(proposed.change))
+    return ProposeFrequencyOut(
+        limit=FrequencyLimitOut.model_validate(proposed.limit),
+        created=proposed.created,
+        change=_change_out(proposed.change),
+    )
+
+
+@router.query("frequencyLimits")
+def frequency_limits(ctx: Context, input: FrequencyLimitsIn) -> FrequencyLimitsOut:
+    """Frequency limits by payer x CPT/HCPCS: the client's own, each with its version and its end (its own,
+    or the day before its next version starts) (newest first, paginated; filters: payer type, payer id, a
+    code they include; written only by an approved payerRules.proposeFrequency), and the platform's matching
+    the filters (Medicare's preventive-service limits, 42 CFR 410.15, 410.16, 410.34, 410.37, each with its
+    source)."""
+    code = None if input.procedure_code is None else parse_code(input.procedure_code)
+    stmt = service.frequency_list_statement(payer_type=input.payer_type, payer_id=input.payer_id, procedure_code=code)
+    page = paginate(ctx.db, stmt, PayerFrequencyLimit.id, input, lambda row: row)
+    items, defaults = service.frequency_listed(ctx.db, page.items, payer_type=input.payer_type, procedure_code=code)
+    if input.payer_id not in (None, "*"):
+        defaults = []  # the platform's limits are type-wide; a payer filter asks for the client's
+    return FrequencyLimitsOut(
+        items=[FrequencyLimitOut.model_validate(i) for i in items],
+        next_cursor=page.next_cursor,
+        defaults=[FrequencyLimitOut.model_validate(d) for d in defaults],
+    )
+
+
 @router.mutation("decide", permission="approve")
 def decide(ctx: Context, input: DecideIn) -> DecideOut:
     """Approve or reject a proposed rule change, with a reason. The proposer never decides their own change
@@ -136,7 +197,8 @@ def decide(ctx: Context, input: DecideIn) -> DecideOut:
     withdrawn is PRECONDITION_FAILED. Approving applies the rule: a limit (`rule`) queues the re-scheduling
     of the working cases it may change (a job run once this call commits; `rescheduled` says how many); an
     authorization requirement (`requirement`) is written to priorAuthorization's requirements and flags the
-    claims' lines it matches from then on. Managers and admins; audited (before and after)."""
+    claims' lines it matches from then on; a frequency limit (`frequencyLimit`) likewise, to payerRules'
+    frequency limits. Managers and admins; audited (before and after)."""
     decided = service.decide(
         ctx.db,
         input.id,
@@ -150,11 +212,12 @@ def decide(ctx: Context, input: DecideIn) -> DecideOut:
     if applied is not None:
         after = {**after, "rule_before": applied.before, "rule_after": applied.after}
     ctx.note("payer_rule_change", decided.change.id, before=decided.before, after=after)
-    limit = applied is not None and decided.change.kind == "limit"
+    written: dict[str, dict[str, Any]] = {} if applied is None else {decided.change.kind: applied.rule}
     return DecideOut(
         change=_change_out(decided.change),
-        rule=RuleOut.model_validate(applied.rule) if applied is not None and limit else None,
-        requirement=RequirementOut.model_validate(applied.rule) if applied is not None and not limit else None,
+        rule=RuleOut.model_validate(written["limit"]) if "limit" in written else None,
+        requirement=RequirementOut.model_validate(written["authorization"]) if "authorization" in written else None,
+        frequency_limit=FrequencyLimitOut.model_validate(written["frequency"]) if "frequency" in written else None,
         created=applied is not None and applied.before is None,
         rescheduled=0 if applied is None else applied.rescheduled,
     )

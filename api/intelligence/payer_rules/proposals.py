@@ -5,8 +5,9 @@ rule of that kind and answers it normalised (defaults filled in, dates as ISO te
 proposed and again when it is approved (the platform's rules may have changed meanwhile). The kinds:
 ``limit`` (an appeal or timely-filing limit, applied to ``payer_rules`` by the deadlines) and
 ``authorization`` (a prior-authorization requirement or exemption, applied to ``prior_auth_requirements``
-by priorAuthorization, whose own check of a requirement is the one used here: one owner of the rule);
-``frequency`` is meant to join as a further entry of ``CHECKERS`` (and of the service's appliers).
+by priorAuthorization, whose own check of a requirement is the one used here: one owner of the rule) and
+``frequency`` (at most N units of a code or range per period per patient, applied to payerRules' own
+``payer_frequency_limits``; checked by ``frequency.check``, its codes parsed by priorAuthorization's).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from api.core.errors import InvalidInput
 from api.denials.deadlines import rules
 from api.denials.prior_authorization import service as prior_authorization
+from api.intelligence.payer_rules import frequency
 
 Payload = dict[str, Any]
 Checker = Callable[[Mapping[str, Any]], Payload]
@@ -179,8 +181,83 @@ def check_authorization(payload: Mapping[str, Any]) -> Payload:
     }
 
 
+FREQUENCY_FIELDS = frozenset(
+    {
+        "payer_type",
+        "payer_id",
+        "plan",
+        "procedure_codes",
+        "max_units",
+        "period",
+        "period_length",
+        "effective_from",
+        "effective_to",
+        "source",
+    }
+)
+
+
+def frequency_limit(payload: Mapping[str, Any]) -> frequency.FrequencyLimit:
+    """The payload (already checked) as a frequency limit (no id: as it would read once approved)."""
+    until = payload.get("effective_to")
+    return frequency.FrequencyLimit(
+        payer_type=payload["payer_type"],
+        payer_id=payload["payer_id"],
+        plan=payload["plan"],
+        codes=prior_authorization.parse_code_range(payload["procedure_codes"]),
+        max_units=payload["max_units"],
+        period=payload["period"],
+        period_length=payload["period_length"],
+        effective_from=date.fromisoformat(payload["effective_from"]),
+        effective_to=date.fromisoformat(until) if until is not None else None,
+        source=payload["source"],
+    )
+
+
+def _period_length(payload: Mapping[str, Any]) -> int | None:
+    value = payload.get("period_length")
+    if value is None:
+        return None
+    # the bounds are the period's (frequency.check); here only its type
+    return _whole(payload, "period_length", 1, 100_000)
+
+
+def check_frequency(payload: Mapping[str, Any]) -> Payload:
+    """A client's frequency limit: payer type, payer id and plan (``*``: any), a CPT/HCPCS code or a range
+    of one kind (priorAuthorization's parsing), at most ``max_units`` (1..9999) per ``period`` (day,
+    rolling_days, months, calendar_year, lifetime; ``period_length`` N for rolling_days and months only),
+    the dates it is in force, its source. What a limit is (periods, lengths, dates in order) is
+    ``frequency.check``."""
+    unknown = sorted(set(payload) - FREQUENCY_FIELDS)
+    if unknown:
+        raise _bad(unknown[0], "is not a field of a frequency limit")
+    period = _text(payload, "period", 20)
+    if period not in frequency.PERIODS:
+        raise _bad("period", f"must be one of {', '.join(frequency.PERIODS)}")
+    until = _day(payload, "effective_to").isoformat() if payload.get("effective_to") is not None else None
+    given = {
+        "payer_type": _text(payload, "payer_type", 30),
+        "payer_id": _text(payload, "payer_id", 80, "*").upper(),
+        "plan": _text(payload, "plan", 80, "*").upper(),
+        # the longest code text priorAuthorization parses is a range of two 5-character codes
+        "procedure_codes": _text(payload, "procedure_codes", 11),
+        "max_units": _whole(payload, "max_units", 1, frequency.MAX_UNITS),
+        "period": period,
+        "period_length": _period_length(payload),
+        "effective_from": _day(payload, "effective_from").isoformat(),
+        "effective_to": until,
+        "source": _text(payload, "source", 500),
+    }
+    limit = frequency.check(frequency_limit(given))
+    return {**given, "procedure_codes": str(limit.codes)}
+
+
 #: one checker per kind of rule change (the dispatch: a new kind is a new entry)
-CHECKERS: Mapping[str, Checker] = {"limit": check_limit, "authorization": check_authorization}
+CHECKERS: Mapping[str, Checker] = {
+    "limit": check_limit,
+    "authorization": check_authorization,
+    "frequency": check_frequency,
+}
 KINDS: tuple[str, ...] = tuple(CHECKERS)
 
 

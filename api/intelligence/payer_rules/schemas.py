@@ -121,10 +121,77 @@ class RequirementOut(Output):
     version: int = Field(description="1 for a new requirement; each approved update of its scope and date adds one")
 
 
+Period = Literal["day", "rolling_days", "months", "calendar_year", "lifetime"]
+
+
+class FrequencyIn(Schema):
+    """A frequency limit: at most `maxUnits` units of a code or range per period per patient, for a scope."""
+
+    payer_type: PayerType
+    payer_id: AuthPayerId = "*"
+    plan: Plan = "*"
+    procedure_codes: CodeOrRange
+    max_units: int = Field(ge=1, le=9999, description="At most this many units per period per patient")
+    period: Period = Field(
+        description="day (the date of service) | rolling_days (the N days ending on the date of service) | months "
+        "(N full months must pass following the month of the last service, 42 CFR 410.34's count) | calendar_year "
+        "| lifetime"
+    )
+    period_length: int | None = Field(
+        default=None, ge=1, le=3660, description="N: required for rolling_days (days) and months (full months) only"
+    )
+    effective_from: Day
+    effective_to: Day | None = None
+    source: Annotated[str, Field(min_length=3, max_length=500), SINGLE_LINE] = Field(
+        description="The payer's policy, contract clause or regulation it comes from"
+    )
+
+    @model_validator(mode="after")
+    def _dates(self) -> FrequencyIn:
+        if self.effective_to is not None and self.effective_to < self.effective_from:
+            raise ValueError("'effectiveTo' is before 'effectiveFrom'")
+        return self
+
+
+class FrequencyLimitOut(Output):
+    """A frequency limit (the platform's or the client's)."""
+
+    id: int | None = Field(description="The client's limit id; null for a platform default (or a new one)")
+    origin: str = Field(description="platform (the reference file) | client")
+    reference: str
+    payer_type: str
+    payer_id: str
+    plan: str
+    procedure_codes: str = Field(description="A code or a range, e.g. G0438-G0439")
+    max_units: int
+    period: str
+    period_length: int | None
+    terms: str = Field(description="e.g. at most 1 per 11 full months")
+    effective_from: date
+    effective_to: date | None = Field(
+        description="Its own end, or the day before its next version (same scope, later date) starts"
+    )
+    source: str
+    version: int = Field(description="1 for a new limit; each approved update of its scope and date adds one")
+
+
+class FrequencyLimitsIn(PageInput):
+    payer_type: PayerType | None = None
+    payer_id: AuthPayerId | None = None
+    procedure_code: (
+        Annotated[str, StringConstraints(min_length=5, max_length=5, pattern=r"^[A-Za-z0-9]{5}$")] | None
+    ) = Field(default=None, description="Limits whose codes include this one (a CPT/HCPCS code)")
+
+
+class FrequencyLimitsOut(Page[FrequencyLimitOut]):
+    defaults: list[FrequencyLimitOut] = Field(description="The platform's frequency limits matching the filters")
+
+
 class ChangeOut(Output):
     id: int
     kind: str = Field(
-        description="limit (an appeal or timely-filing limit) | authorization (a prior-authorization requirement)"
+        description="limit (an appeal or timely-filing limit) | authorization (a prior-authorization requirement) "
+        "| frequency (a frequency limit)"
     )
     state: str = Field(description="proposed | approved | rejected | withdrawn")
     payload: dict[str, Any] = Field(description="The rule as proposed, checked by its kind's checker")
@@ -135,7 +202,7 @@ class ChangeOut(Output):
     reason: str | None = Field(description="Why it was approved or rejected")
     applied_rule_id: int | None = Field(
         description="The row an approval wrote: payerRules.list's id (limit), priorAuthorization.requirements' "
-        "id (authorization)"
+        "id (authorization), payerRules.frequencyLimits' id (frequency)"
     )
 
 
@@ -165,11 +232,22 @@ class ProposeAuthorizationOut(Output):
     change: ChangeOut
 
 
+class ProposeFrequencyOut(Output):
+    limit: FrequencyLimitOut = Field(
+        description="The limit as it will read once approved: its id is the one it would update (null: new)"
+    )
+    created: bool = Field(description="Approving it adds a limit (false: updates the one of its scope and date)")
+    change: ChangeOut
+
+
 class DecideOut(Output):
     change: ChangeOut
     rule: RuleOut | None = Field(description="The limit written (an approved limit change), else null")
     requirement: RequirementOut | None = Field(
         default=None, description="The requirement written (an approved authorization change), else null"
+    )
+    frequency_limit: FrequencyLimitOut | None = Field(
+        default=None, description="The frequency limit written (an approved frequency change), else null"
     )
     created: bool = Field(description="The approval added a rule (false: updated one, or rejected)")
     rescheduled: int = Field(
@@ -184,7 +262,7 @@ class WithdrawIn(Schema):
 
 class ChangesIn(PageInput):
     state: Literal["proposed", "approved", "rejected", "withdrawn"] | None = None
-    kind: Literal["limit", "authorization"] | None = None
+    kind: Literal["limit", "authorization", "frequency"] | None = None
 
 
 class ClaimFacts(Schema):

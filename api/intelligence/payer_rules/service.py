@@ -5,8 +5,11 @@ The rule table and the choice of a rule live with the deadline scheduler that re
 (``api/denials/deadlines``: its table through ``service`` — ``list_payer_rules``, ``upsert_payer_rule``,
 ``facts_of_case`` — and the published pure ``rules.case_deadlines``); this namespace writes and explains
 them. A rule changes only through approval (separation of duties): ``propose`` stores a change checked by
-its kind's checker (``proposals.py``), ``decide`` by another person applies it through the deadlines and
-queues the re-scheduling of the working cases it may change (a job run after the commit).
+its kind's checker (``proposals.py``), ``decide`` by another person applies it through its owner: a limit
+through the deadlines (queuing the re-scheduling of the working cases it may change, a job run after the
+commit), an authorization requirement through priorAuthorization, a frequency limit to this namespace's own
+``payer_frequency_limits`` (``frequency.py`` decides which applies to a claim line and whether the patient's
+earlier services, read from claims, exceed it: ``claim_frequency``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Select, select
@@ -21,15 +25,17 @@ from sqlalchemy.orm import Session
 
 from api.core.errors import Forbidden, InvalidInput
 from api.core.lifecycle import transition
+from api.denials.claims import service as claims
 from api.denials.deadlines import rules
 from api.denials.deadlines import service as deadlines
 from api.denials.deadlines.service import request_reschedule
 from api.denials.prior_authorization import service as prior_authorization
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
-from api.intelligence.payer_rules import proposals, versions
+from api.intelligence.payer_rules import frequency, proposals, versions
+from api.intelligence.payer_rules.defaults import platform_frequency_limits
 from api.intelligence.payer_rules.lifecycle import CHANGE
-from api.intelligence.payer_rules.models import PayerRuleChange
+from api.intelligence.payer_rules.models import PayerFrequencyLimit, PayerRuleChange
 from api.money.reconciliation import service as reconciliation
 from api.platform.organizations.service import require_independent
 
@@ -198,8 +204,9 @@ def propose_limit(db: Session, spec: RuleSpec, *, user_id: int) -> Proposed:
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    rule_id: int  # the row written: a payer_rules id (limit), a prior_auth_requirements id (authorization)
-    rule: dict[str, Any]  # the row as shown: `rule_out` (limit), `prior_authorization.requirement_view` (authorization)
+    rule_id: int  # the row written: payer_rules (limit), prior_auth_requirements (authorization),
+    # payer_frequency_limits (frequency)
+    rule: dict[str, Any]  # the row as shown: `rule_out`, `prior_authorization.requirement_view`, `frequency_view`
     before: dict[str, Any] | None  # its audit state before (None: inserted)
     after: dict[str, Any]
     rescheduled: int
@@ -284,8 +291,251 @@ def _apply_authorization(db: Session, payload: dict[str, Any], *, user_id: int) 
     return Applied(row.id, shown, before, prior_authorization.requirement_state(row), 0)
 
 
+# --- frequency limits: payerRules' own table, written only here, after approval ---------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FrequencyValues:
+    """A client's frequency limit as given: `procedure_codes` a code or a range (``G0438-G0439``), at most
+    `max_units` per `period` (`period_length` N for rolling_days and months), payer id and plan ``*`` for any."""
+
+    payer_type: str
+    procedure_codes: str
+    max_units: int
+    period: str
+    effective_from: date
+    source: str
+    period_length: int | None = None
+    payer_id: str = frequency.ANY
+    plan: str = frequency.ANY
+    effective_to: date | None = None
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "payer_type": self.payer_type,
+            "payer_id": self.payer_id,
+            "plan": self.plan,
+            "procedure_codes": self.procedure_codes,
+            "max_units": self.max_units,
+            "period": self.period,
+            "period_length": self.period_length,
+            "effective_from": self.effective_from.isoformat(),
+            "effective_to": None if self.effective_to is None else self.effective_to.isoformat(),
+            "source": self.source,
+        }
+
+
+def frequency_view(limit: frequency.FrequencyLimit) -> dict[str, Any]:
+    """A frequency limit as the wire shows it (payerRules.frequencyLimits, proposals and decisions)."""
+    return {
+        "id": limit.limit_id,
+        "origin": limit.origin,
+        "reference": limit.reference,
+        "payer_type": limit.payer_type,
+        "payer_id": limit.payer_id,
+        "plan": limit.plan,
+        "procedure_codes": str(limit.codes),
+        "max_units": limit.max_units,
+        "period": limit.period,
+        "period_length": limit.period_length,
+        "terms": limit.terms(),
+        "effective_from": limit.effective_from,
+        "effective_to": limit.effective_to,
+        "source": limit.source,
+        "version": limit.version,
+    }
+
+
+def frequency_state(row: PayerFrequencyLimit) -> dict[str, Any]:
+    """The row as the audit records it."""
+    return {
+        **{k: v for k, v in frequency_view(as_frequency(row)).items() if k not in ("id", "origin", "reference")},
+        "effective_from": row.effective_from.isoformat(),
+        "effective_to": row.effective_to.isoformat() if row.effective_to else None,
+    }
+
+
+def as_frequency(row: PayerFrequencyLimit) -> frequency.FrequencyLimit:
+    return frequency.FrequencyLimit(
+        payer_type=row.payer_type,
+        payer_id=row.payer_id,
+        plan=row.plan,
+        codes=prior_authorization.CodeRange(row.code_low, row.code_high),
+        max_units=row.max_units,
+        period=row.period,
+        period_length=row.period_length,
+        effective_from=row.effective_from,
+        effective_to=row.effective_to,
+        source=row.source,
+        version=row.version,
+        limit_id=row.id,
+    )
+
+
+def client_frequency_limits(db: Session) -> tuple[frequency.FrequencyLimit, ...]:
+    """The session client's own frequency limits, each ended where its next version starts (``closed``)."""
+    rows = db.scalars(select(PayerFrequencyLimit).order_by(PayerFrequencyLimit.id))
+    return frequency.closed([as_frequency(r) for r in rows])
+
+
+def all_frequency_limits(db: Session) -> tuple[frequency.FrequencyLimit, ...]:
+    """The platform's frequency limits followed by the session client's own (closed by their versions)."""
+    return (*platform_frequency_limits(), *client_frequency_limits(db))
+
+
+@dataclass(frozen=True, slots=True)
+class ProposedFrequency:
+    change: PayerRuleChange
+    limit: dict[str, Any]  # as it would read once approved (`frequency_view`'s keys)
+    created: bool  # approving it adds a limit (False: it updates the one of the same scope and date)
+
+
+def _same_scope(db: Session, wanted: frequency.FrequencyLimit) -> frequency.FrequencyLimit | None:
+    key = (wanted.scope, wanted.effective_from)
+    return next((lim for lim in client_frequency_limits(db) if (lim.scope, lim.effective_from) == key), None)
+
+
+def propose_frequency(db: Session, values: FrequencyValues, *, user_id: int) -> ProposedFrequency:
+    """Propose the client's frequency limit for a scope from a date; nothing changes until another manager
+    or admin approves it. Answers it as it will read: the id and next version of the limit of the same
+    scope and date it would update (None and 1: a new one)."""
+    change = propose(db, "frequency", values.payload(), user_id=user_id)
+    wanted = proposals.frequency_limit(change.payload)
+    existing = _same_scope(db, wanted)
+    shown = frequency_view(wanted)
+    shown.update(
+        id=None if existing is None else existing.limit_id,
+        origin="client",
+        reference=f"payer_rule_changes/{change.id}",
+        version=1 if existing is None else existing.version + 1,
+    )
+    return ProposedFrequency(change, shown, existing is None)
+
+
+def _apply_frequency(db: Session, payload: dict[str, Any], *, user_id: int) -> Applied:
+    """Write the limit to ``payer_frequency_limits``: the same scope and date updates it (version + 1), a
+    later date is a new version that closes the one before it from that date (``frequency.closed``). A
+    claim's lines are evaluated at read: nothing is rescheduled."""
+    limit = proposals.frequency_limit(payload)
+    scope = {
+        "payer_type": limit.payer_type,
+        "payer_id": limit.payer_id,
+        "plan": limit.plan,
+        "code_low": limit.codes.low,
+        "code_high": limit.codes.high,
+        "effective_from": limit.effective_from,
+    }
+    row = db.scalar(select(PayerFrequencyLimit).filter_by(**scope))
+    before = frequency_state(row) if row is not None else None
+    if row is None:
+        row = PayerFrequencyLimit(**scope, version=0)
+        db.add(row)
+    row.max_units, row.period, row.period_length = limit.max_units, limit.period, limit.period_length
+    row.effective_to, row.source = limit.effective_to, limit.source
+    row.version, row.updated_by = (row.version or 0) + 1, user_id
+    db.flush()
+    return Applied(row.id, frequency_view(as_frequency(row)), before, frequency_state(row), 0)
+
+
+def frequency_list_statement(
+    *, payer_type: str | None = None, payer_id: str | None = None, procedure_code: str | None = None
+) -> Select[Any]:
+    """The client's frequency limits by payer type, payer id and a code they cover (each when given)."""
+    stmt = where_given(
+        select(PayerFrequencyLimit),
+        (PayerFrequencyLimit.payer_type, payer_type),
+        (PayerFrequencyLimit.payer_id, payer_id.strip().upper() if payer_id else None),
+    )
+    if procedure_code is not None:
+        stmt = stmt.where(
+            PayerFrequencyLimit.code_low <= procedure_code, PayerFrequencyLimit.code_high >= procedure_code
+        )
+    return stmt
+
+
+def frequency_listed(
+    db: Session, rows: Sequence[PayerFrequencyLimit], *, payer_type: str | None, procedure_code: str | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The page's rows as shown (each ended where its next version starts) and the platform's limits
+    matching the filters."""
+    closed = {lim.limit_id: lim for lim in client_frequency_limits(db)} if rows else {}
+    items = [frequency_view(closed.get(r.id) or as_frequency(r)) for r in rows]
+    defaults = [
+        frequency_view(lim)
+        for lim in platform_frequency_limits()
+        if (payer_type is None or lim.payer_type == payer_type)
+        and (procedure_code is None or lim.codes.contains(procedure_code))
+    ]
+    return items, defaults
+
+
+@dataclass(frozen=True, slots=True)
+class LineFrequency:
+    """One claim line under the frequency limit that applies to it."""
+
+    line_number: int
+    procedure_code: str
+    service_date: date
+    verdict: frequency.Verdict
+    assumed: bool  # the payer type was unknown: a common payer type's limit is assumed
+
+    @property
+    def explanation(self) -> str:
+        return self.verdict.explanation(self.procedure_code)
+
+
+def _earlier(services: Sequence[claims.PatientService]) -> list[frequency.EarlierService]:
+    return [
+        frequency.EarlierService(s.procedure_code or "", s.service_date, s.units, s.claim_key)
+        for s in services
+        if s.procedure_code
+    ]
+
+
+def claim_frequency(db: Session, claim_id: int, *, payer_type: str | None, payer_id: str | None) -> list[LineFrequency]:
+    """Each line of the client's claim whose code a frequency limit in force on its date covers, with the
+    verdict: the patient's earlier services (claims' `patient_services`: the client's other claims of the
+    same patient reference, and this claim's earlier lines) in the limit's window. Self-pay or a line
+    without a code or a date: nothing."""
+    record = claims.claim_record(db, claim_id)
+    if record is None or payer_type is None:
+        return []
+    dated = [(line, line.service_date_from or record.claim.statement_from) for line in record.lines]
+    days = [served for _, served in dated if served is not None]
+    if not days:
+        return []
+    others = _earlier(claims.patient_services(db, claim_id, through=max(days)))
+    known = all_frequency_limits(db)
+    out = []
+    for index, (line, served) in enumerate(dated):
+        code = prior_authorization.line_code(line.procedure_code)
+        if served is None or code is None:
+            continue
+        own = _own_earlier(dated[:index], record.claim.claim_key)
+        facts = frequency.LineFacts(payer_type, payer_id, code, served)
+        found = frequency.verdict_for(facts, line.units or Decimal(1), [*others, *own], known)
+        if found is not None:
+            out.append(LineFrequency(line.line_number, code, served, found[0], found[1]))
+    return out
+
+
+def _own_earlier(
+    before: Sequence[tuple[claims.ClaimLineRow, date | None]], claim_key: str
+) -> list[frequency.EarlierService]:
+    """The claim's own lines before the one asked about (a second unit of a code on the same claim counts)."""
+    return [
+        frequency.EarlierService(str(line.procedure_code), day, line.units or Decimal(1), claim_key)
+        for line, day in before
+        if day is not None and line.procedure_code
+    ]
+
+
 #: how an approved change of each kind is applied (keyed like `proposals.CHECKERS`)
-APPLIERS: dict[str, Callable[..., Applied]] = {"limit": _apply_limit, "authorization": _apply_authorization}
+APPLIERS: dict[str, Callable[..., Applied]] = {
+    "limit": _apply_limit,
+    "authorization": _apply_authorization,
+    "frequency": _apply_frequency,
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,8 +93,8 @@ def test_a_missing_code_or_source_is_refused():
 
 
 def test_an_unknown_kind_names_the_kinds():
-    with pytest.raises(InvalidInput, match="limit, authorization"):
-        proposals.check("frequency", MRI)
+    with pytest.raises(InvalidInput, match="limit, authorization, frequency"):
+        proposals.check("eligibility", MRI)
 
 
 @given(

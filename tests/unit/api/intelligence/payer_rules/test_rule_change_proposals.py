@@ -68,6 +68,9 @@ def test_an_unknown_field_or_kind_is_refused():
     with pytest.raises(InvalidInput, match="'basis'"):
         proposals.check("limit", {**LIMIT, "basis": "date_of_service"})
     with pytest.raises(InvalidInput, match="'kind'"):
+        proposals.check("eligibility", LIMIT)
+    # nor a frequency limit
+    with pytest.raises(InvalidInput, match="'days' is not a field of a frequency limit"):
         proposals.check("frequency", LIMIT)
     # a limit's payload is no authorization requirement: the kind's own checker refuses it
     with pytest.raises(InvalidInput, match="'days' is not a field of an authorization requirement"):
@@ -75,9 +78,10 @@ def test_an_unknown_field_or_kind_is_refused():
 
 
 def test_the_dispatch_is_keyed_by_kind():
-    assert proposals.KINDS == ("limit", "authorization")
+    assert proposals.KINDS == ("limit", "authorization", "frequency")
     assert proposals.CHECKERS["limit"] is proposals.check_limit
     assert proposals.CHECKERS["authorization"] is proposals.check_authorization
+    assert proposals.CHECKERS["frequency"] is proposals.check_frequency
 
 
 def _rule(rule_id: int | None, start: date, plan: str = "*", level: str = "reconsideration") -> LimitRule:
