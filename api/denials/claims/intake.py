@@ -5,8 +5,10 @@ confirm's own transaction: the claims exist exactly when the batch's entries do 
 the confirm back). Only the rows the confirm posted count (included, valid or repaired).
 
 - 837 / CSV claims: one claim per claim key (CLM01, or the export's account number / claim id), in state
-  ``submitted``; idempotent on (client, claim key): a key already known is not inserted again (a claim
-  approved for submission preparation moves to ``submitted``; any other state is left as it is).
+  ``submitted``, with its place of service (837P/837D CLM05-1, each line's SV105/SV303; the export's place
+  of service column) and plan (837 SBR03; the export's plan column), as prior authorization matches them;
+  idempotent on (client, claim key): a key already known is not inserted again (a claim approved for
+  submission preparation moves to ``submitted``; any other state is left as it is).
 - 835: a known claim that is submitted (or adjudicated already) moves to adjudicated_paid /
   _partially_paid / _denied by its last remittance in the file, and the paid amount is recorded.
 
@@ -64,6 +66,8 @@ class IncomingClaim:
     statement_to: date | None = None
     facility_type: str | None = None
     bill_type: str | None = None
+    place_of_service: str | None = None
+    plan: str | None = None
     diagnosis_codes: list[str] = field(default_factory=list)
     patient_ref: str | None = None
     lines: list[dict[str, Any]] = field(default_factory=list)
@@ -136,6 +140,30 @@ def _units(value: Any) -> Decimal | None:
     return units.quantize(Decimal("0.001")) if units is not None and 0 <= units < 10**9 else None
 
 
+def place_of_service(value: Any) -> str | None:
+    """A CMS place-of-service code (two digits, 01-99: the CMS Place of Service Code Set), None when the
+    value is not one: the claim records what was billed, a malformed code is not refused here (the ledger
+    already holds the row), it only matches no place-specific requirement. One digit is a code whose
+    leading zero a spreadsheet dropped (``2`` is telehealth ``02``)."""
+    text = "" if value is None else str(value).strip()
+    if len(text) == 1:
+        text = "0" + text
+    return text if len(text) == 2 and text.isascii() and text.isdigit() else None
+
+
+def plan_of(value: Any) -> str | None:
+    """The plan a claim is billed under, trimmed and upper-cased as prior-authorization requirements store
+    and compare theirs (``api.denials.prior_authorization.requirements``), at most 80 characters."""
+    text = _text(value, 80)
+    return text.upper() if text else None
+
+
+#: The claim types whose CLM05-1 is a place of service: 837P (005010X222A1, 2300 CLM05-1 "Place of Service
+#: Code", code source 237) and 837D (005010X224A2, the same). An 837I's CLM05-1 is the facility type code
+#: of its type of bill (code source 236), not a place of service.
+POS_CLAIM_TYPES = frozenset({"837P", "837D"})
+
+
 def patient_ref(patient_key: bytes, *parts: Any) -> str | None:
     """An opaque, stable reference to a patient: a keyed digest of what identifies them in the file."""
     cleaned = ["" if p is None else str(p).strip().upper() for p in parts]
@@ -166,6 +194,8 @@ def claims_from_837_rows(rows: Iterable[PostedRow], patient_key: bytes) -> list[
                 statement_to=_day(d.get("statement_to")),
                 facility_type=facility,
                 bill_type=f"{facility}{frequency}" if facility and frequency else None,
+                place_of_service=_claim_place_of_service(d),
+                plan=plan_of(d.get("subscriber_group_number")),  # SBR03 of the subscriber loop (2000B)
                 diagnosis_codes=[str(c)[:10] for c in (d.get("diagnosis_codes") or [])][:25],
                 patient_ref=patient_ref(
                     patient_key,
@@ -180,6 +210,11 @@ def claims_from_837_rows(rows: Iterable[PostedRow], patient_key: bytes) -> list[
     return list(claims.values())
 
 
+def _claim_place_of_service(d: dict[str, Any]) -> str | None:
+    """CLM05-1 as the claim's place of service, only where it is one (``POS_CLAIM_TYPES``)."""
+    return place_of_service(d.get("facility_code")) if d.get("claim_type") in POS_CLAIM_TYPES else None
+
+
 def _line_from_837(d: dict[str, Any]) -> dict[str, Any]:
     modifiers = [str(d[f"modifier_{i}"])[:2] for i in range(1, 5) if d.get(f"modifier_{i}")]
     return {
@@ -190,6 +225,8 @@ def _line_from_837(d: dict[str, Any]) -> dict[str, Any]:
         "charge": _money(d.get("charge_amount")),
         "service_date_from": _day(d.get("service_date_from")),
         "service_date_to": _day(d.get("service_date_to")),
+        # 837P SV105 (837D SV303): the line's place of service when it differs from the claim's CLM05-1
+        "place_of_service": place_of_service(d.get("place_of_service")),
     }
 
 
@@ -213,6 +250,8 @@ def claims_from_csv_rows(rows: Iterable[PostedRow], patient_key: bytes) -> list[
                 statement_to=_day(d.get("service_to")) or _day(d.get("service_from")),
                 bill_type=bill_type,
                 facility_type=bill_type[-3:-1] if bill_type and len(bill_type) >= 3 else None,
+                place_of_service=place_of_service(d.get("place_of_service")),  # the claim's first row's
+                plan=plan_of(d.get("plan")),
                 diagnosis_codes=[str(c)[:10] for c in (d.get("diagnosis") or [])][:25],
                 patient_ref=patient_ref(
                     patient_key, d.get("mrn") or d.get("member_id"), d.get("patient_birth_date"), d.get("patient_name")
@@ -229,6 +268,7 @@ def claims_from_csv_rows(rows: Iterable[PostedRow], patient_key: bytes) -> list[
                     "charge": charge,
                     "service_date_from": _day(d.get("service_from")),
                     "service_date_to": _day(d.get("service_to")),
+                    "place_of_service": place_of_service(d.get("place_of_service")),
                 }
             )
     return list(claims.values())
@@ -282,6 +322,8 @@ def _insert_claims(db: Session, batch: ingestion.PostedBatch, claims: list[Incom
             "total_charge": c.total_charge,
             "facility_type": c.facility_type,
             "bill_type": c.bill_type,
+            "place_of_service": c.place_of_service,
+            "plan": c.plan,
             "diagnosis_codes": c.diagnosis_codes,
             "origin": ORIGIN_OF_KIND[batch.kind],
             "source_batch_id": batch.id,

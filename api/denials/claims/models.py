@@ -40,6 +40,12 @@ class Claim(IdMixin, CreatedAtMixin, TenantScoped, Base):
     total_charge: Mapped[Decimal] = mapped_column(Money)
     facility_type: Mapped[str | None] = mapped_column(String(4), default=None)
     bill_type: Mapped[str | None] = mapped_column(String(4), default=None)
+    # The CMS place-of-service code (2 digits) of a professional or dental claim: 837P/837D CLM05-1. An
+    # 837I's CLM05-1 is the facility type of its type of bill, never a place of service: None there.
+    place_of_service: Mapped[str | None] = mapped_column(String(2), default=None)
+    # The plan the claim is billed under (837 SBR03, the subscriber's group or policy number; a claims
+    # export's plan column), trimmed and upper-cased as prior-authorization requirements compare plans.
+    plan: Mapped[str | None] = mapped_column(String(80), default=None)
     diagnosis_codes: Mapped[list[str]] = mapped_column(JSON, default=list)
     origin: Mapped[str] = mapped_column(String(12))  # manual | 837 | csv | synthetic | migration
     source_batch_id: Mapped[int | None] = mapped_column(
@@ -75,6 +81,8 @@ class ClaimLine(IdMixin, TenantScoped, Base):
     charge: Mapped[Decimal] = mapped_column(Money)
     service_date_from: Mapped[date | None] = mapped_column(Date, default=None)
     service_date_to: Mapped[date | None] = mapped_column(Date, default=None)
+    # The line's own place of service (837P SV105, 837D SV303), overriding the claim's; None: the claim's.
+    place_of_service: Mapped[str | None] = mapped_column(String(2), default=None)
 
 
 class ClaimTransition(IdMixin, CreatedAtMixin, TenantScoped, Base):

@@ -53,6 +53,7 @@ def _line(line: ClaimLineIn) -> service.NewLine:
         revenue_code=line.revenue_code,
         units=line.units,
         service_date_to=line.service_date_to,
+        place_of_service=line.place_of_service,
     )
 
 
@@ -76,6 +77,8 @@ def create(ctx: Context, input: CreateIn) -> ClaimOut:
         filing_indicator=input.filing_indicator,
         facility_type=input.facility_type,
         bill_type=input.bill_type,
+        place_of_service=input.place_of_service,
+        plan=input.plan,
         diagnosis_codes=None if input.diagnosis_codes is None else tuple(input.diagnosis_codes),
         patient_ref=input.patient_ref,
     )

@@ -39,6 +39,19 @@ DiagnosisCode = Annotated[
 ]
 PayerName = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[^*~^:\x00-\x1f]+$")]
 Identifier = Annotated[str, StringConstraints(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9._:-]+$")]
+PlaceOfService = Annotated[
+    str,
+    StringConstraints(pattern=r"^[0-9]{2}$"),
+    Field(description="The CMS 2-digit place-of-service code (e.g. 11 office, 22 outpatient hospital)"),
+]
+# Trimmed and upper-cased: prior-authorization requirements compare plans so (payerRules' `plan`).
+Plan = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, to_upper=True, min_length=1, max_length=80, pattern=r"^[A-Za-z0-9._: -]+$"
+    ),
+    Field(description="The plan the claim is billed under (837 SBR03, the insured group or policy number)"),
+]
 Reason = Annotated[str, StringConstraints(min_length=3, max_length=1000)]
 # Two places, bounded well inside the Numeric(18, 2) columns.
 Amount = Annotated[Decimal, Field(ge=0, le=Decimal("9999999999.99"), max_digits=12, decimal_places=2)]
@@ -57,6 +70,7 @@ class ClaimLineIn(Schema):
     charge: Amount
     service_date_from: date
     service_date_to: date | None = None
+    place_of_service: PlaceOfService | None = Field(default=None, description="The line's, when not the claim's")
 
 
 class ClaimFields(Schema):
@@ -71,6 +85,8 @@ class ClaimFields(Schema):
     statement_to: date | None = None
     facility_type: Annotated[str, StringConstraints(pattern=r"^[0-9]{2}$")] | None = None
     bill_type: Annotated[str, StringConstraints(pattern=r"^[0-9]{3,4}$")] | None = None
+    place_of_service: PlaceOfService | None = None
+    plan: Plan | None = None
     diagnosis_codes: list[DiagnosisCode] | None = Field(default=None, max_length=25, description="ICD-10, no dot")
     patient_ref: Identifier | None = Field(
         default=None, description="An opaque reference to the patient in the caller's system, never a name"
@@ -179,6 +195,7 @@ class ClaimLineOut(Output):
     charge: Money
     service_date_from: date | None
     service_date_to: date | None
+    place_of_service: str | None = Field(description="The line's own place of service; null: the claim's")
 
 
 class ClaimOut(Output):
@@ -192,6 +209,8 @@ class ClaimOut(Output):
     total_charge: Money
     facility_type: str | None
     bill_type: str | None
+    place_of_service: str | None = Field(description="CMS place-of-service code (837P/837D CLM05-1); null: none")
+    plan: str | None = Field(description="The plan billed under (837 SBR03, upper-cased); null: none")
     diagnosis_codes: list[str]
     origin: str
     source_batch_id: int | None

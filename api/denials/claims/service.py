@@ -42,6 +42,8 @@ HEADER_FIELDS = (
     "statement_to",
     "facility_type",
     "bill_type",
+    "place_of_service",
+    "plan",
     "diagnosis_codes",
     "patient_ref",
 )
@@ -58,6 +60,7 @@ class NewLine:
     revenue_code: str | None = None
     units: Decimal = Decimal(1)
     service_date_to: date | None = None
+    place_of_service: str | None = None  # the line's own, when it is not the claim's
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,8 @@ class NewClaim:
     filing_indicator: str | None = None
     facility_type: str | None = None
     bill_type: str | None = None
+    place_of_service: str | None = None  # a CMS place-of-service code (2 digits)
+    plan: str | None = None  # upper-cased, as prior-authorization requirements compare plans
     diagnosis_codes: tuple[str, ...] | None = None
     patient_ref: str | None = None
 
@@ -114,6 +119,7 @@ def _line_rows(claim: Claim, lines: Sequence[NewLine]) -> list[ClaimLine]:
             charge=line.charge,
             service_date_from=line.service_date_from,
             service_date_to=line.service_date_to,
+            place_of_service=line.place_of_service,
         )
         for n, line in enumerate(lines, start=1)
     ]

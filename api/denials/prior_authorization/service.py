@@ -295,6 +295,28 @@ def _as_rule(row: PriorAuthorization) -> coverage.Authorization:
     )
 
 
+def _line_facts(
+    line: claims.ClaimLineRow, claim: claims.ClaimRow, payer_type: str | None, payer_id: str | None
+) -> rules.ServiceFacts | None:
+    """What a stored claim line is matched on (None: undated, nothing can match): its code and revenue code,
+    its date (else the claim's from date), the claim's plan, and its place of service, the line's own else
+    the claim's (837P: SV105 is given only where the line's place differs from CLM05-1, 005010X222A1
+    2400 SV105). The one mapping from a stored claim to requirement facts: the claim status, the submission
+    blocker, payerApplicability and financialClearance all read it through ``claim_status``."""
+    served = line.service_date_from or claim.statement_from
+    if served is None:
+        return None
+    return rules.ServiceFacts(
+        payer_type=payer_type,
+        procedure_code=rules.line_code(line.procedure_code),
+        service_date=served,
+        payer_id=payer_id,
+        plan=claim.plan,
+        place_of_service=line.place_of_service or claim.place_of_service,
+        revenue_code=line.revenue_code,
+    )
+
+
 def _decide(
     line: claims.ClaimLineRow,
     claim: claims.ClaimRow,
@@ -304,17 +326,10 @@ def _decide(
 ) -> tuple[rules.Decision | None, coverage.Line | None]:
     """The requirement that applies to one line (None: undated, nothing can match) and, when it requires
     an authorization, the span of service that an approved request has to cover."""
-    served = line.service_date_from or claim.statement_from
-    if served is None:
+    facts = _line_facts(line, claim, payer_type, payer_id)
+    if facts is None:
         return None, None
-    code = rules.line_code(line.procedure_code)
-    facts = rules.ServiceFacts(
-        payer_type=payer_type,
-        procedure_code=code,
-        service_date=served,
-        payer_id=payer_id,
-        revenue_code=line.revenue_code,
-    )  # no place of service or plan on a claim yet: only requirements for any of them match
+    served, code = facts.service_date, facts.procedure_code
     decision = rules.requirement_for(facts, known)
     if decision is None or not decision.required or code is None:
         return decision, None

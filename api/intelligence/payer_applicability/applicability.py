@@ -204,10 +204,15 @@ def from_line(line: LineRequirement) -> Applied | None:
         selectors.append(Selector("payer_type", "unknown: a common payer type's requirement is assumed"))
     elif line.payer_type:
         selectors.append(Selector("payer_type", line.payer_type))
-    if req.payer_id != "*":
-        selectors.append(Selector("payer_id", req.payer_id))
-    if req.revenue_code != "*":
-        selectors.append(Selector("revenue_code", req.revenue_code))
+    # the claim facts a narrower requirement asked for (the claim's plan, the line's place of service)
+    for fact, value in (
+        ("payer_id", req.payer_id),
+        ("plan", req.plan),
+        ("place_of_service", req.place_of_service),
+        ("revenue_code", req.revenue_code),
+    ):
+        if value != "*":
+            selectors.append(Selector(fact, value))
     whose = "The client's requirement" if req.requirement_id is not None else "The platform's requirement"
     scope = f"{req.payer_type} payer {req.payer_id}" if req.payer_id != "*" else f"every {req.payer_type} payer"
     what = "needs a prior authorization" if req.requires_authorization else "is exempt from prior authorization"

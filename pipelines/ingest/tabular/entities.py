@@ -103,6 +103,7 @@ CLAIM = EntitySpec(
         FieldSpec("npi", "code"),
         FieldSpec("bill_type", "code"),
         FieldSpec("claim_form", "text"),
+        FieldSpec("place_of_service", "code"),  # the CMS 2-digit place-of-service code of the row's service
     ),
     signature=("billed_amount",),
 )

@@ -157,13 +157,15 @@ def _hierarchy(segs: _Segments, clm: pl.DataFrame) -> pl.DataFrame:
                 _e(3).alias("v2"),
                 pl.lit(None, s).alias("v3"),
             ),
-            # SBR09, the claim filing indicator of the subscriber loop (005010X222/X223 2000B)
+            # The subscriber loop's SBR (005010X222/X223 2000B): SBR09 the claim filing indicator, SBR03
+            # the insured group or policy number (the plan the claim is billed under)
             segs("SBR", ~_IN_CLAIM).select(
                 "seg_no",
                 pl.lit(_EV_SBR, pl.UInt8).alias("ev"),
                 pl.lit(None, s).alias("q"),
                 _e(9).alias("v1"),
-                *[pl.lit(None, s).alias(c) for c in ("v2", "v3")],
+                _e(3).alias("v2"),
+                pl.lit(None, s).alias("v3"),
             ),
             clm.select(
                 "seg_no",
@@ -220,6 +222,7 @@ def _hierarchy(segs: _Segments, clm: pl.DataFrame) -> pl.DataFrame:
         at("v3", "_payer").alias("payer_id"),
         at("v3", "_sub").alias("subscriber_member_id"),
         at("v1", "_sbr").alias("filing_indicator"),
+        at("v2", "_sbr").alias("subscriber_group_number"),
         pl.when(patient).then(at("v1", "_pat")).otherwise(at("v1", "_sub")).alias("patient_last_name"),
         pl.when(patient).then(at("v2", "_pat")).otherwise(at("v2", "_sub")).alias("patient_first_name"),
         pl.when(patient).then(at("v1", "_pat_dmg")).otherwise(at("v1", "_sub_dmg")).alias("patient_birth_date"),

@@ -152,6 +152,7 @@ CLAIMS: Schema = {
     "payer_name": S,
     "payer_id": S,
     "filing_indicator": S,  # SBR09 of the subscriber loop
+    "subscriber_group_number": S,  # SBR03 of the subscriber loop: the insured group or policy number (plan)
     "subscriber_member_id": S,
     "patient_last_name": S,
     "patient_first_name": S,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
+import pytest
+
 from api.denials.claims.intake import (
     PostedRow,
     adjudication_state,
@@ -12,6 +14,8 @@ from api.denials.claims.intake import (
     claims_from_837_rows,
     claims_from_csv_rows,
     patient_ref,
+    place_of_service,
+    plan_of,
 )
 from api.money.ingestion.models import FinancialEntry
 
@@ -36,7 +40,7 @@ def _claim_row(number: int, key: str | None, **extra) -> PostedRow:
     return PostedRow(number, number, "claim", data, None)
 
 
-def _line_row(number: int, parent: int, charge: str) -> PostedRow:
+def _line_row(number: int, parent: int, charge: str, **extra) -> PostedRow:
     data = {
         "procedure_code": "99284",
         "modifier_1": "25",
@@ -46,6 +50,7 @@ def _line_row(number: int, parent: int, charge: str) -> PostedRow:
         "units": "1",
         "service_date_from": "2025-01-05",
         "service_date_to": None,
+        **extra,
     }
     return PostedRow(number, number, "claim_line", data, parent)
 
@@ -100,6 +105,76 @@ def test_csv_rows_sharing_a_key_are_one_claim():
         ("C-2", Decimal("7.00"), 0),
     ]
     assert claims[0].statement_to == date(2025, 2, 1)
+
+
+@pytest.mark.parametrize(
+    ("claim_type", "expected"),
+    [
+        ("837P", "11"),  # 005010X222A1 CLM05-1: the place of service (code source 237)
+        ("837D", "11"),  # 005010X224A2 CLM05-1: the same
+        ("837I", None),  # 005010X223A2 CLM05-1: the facility type of the type of bill, not a place
+        (None, None),  # an envelope that names no implementation guide: not known to be a place
+    ],
+)
+def test_clm05_1_is_the_claims_place_of_service_only_where_it_is_one(claim_type, expected):
+    rows = [_claim_row(1, "P-1", claim_type=claim_type, facility_code="11"), _line_row(2, 1, "150.00")]
+    (claim,) = claims_from_837_rows(rows, KEY)
+    assert claim.place_of_service == expected
+    assert claim.facility_type == "11"  # kept as the facility code it is, whatever the type
+
+
+def test_each_837_line_keeps_its_own_sv105_and_the_claim_its_sbr03_plan():
+    rows = [
+        _claim_row(1, "P-1", claim_type="837P", facility_code="11", subscriber_group_number=" gold-ppo-7 "),
+        _line_row(2, 1, "100.00", place_of_service=None),  # no SV105: the claim's
+        _line_row(3, 1, "30.00", place_of_service="22"),
+        _line_row(4, 1, "20.00", place_of_service="2A"),  # not a code: stored as none, not refused
+    ]
+    (claim,) = claims_from_837_rows(rows, KEY)
+    assert (claim.place_of_service, claim.plan) == ("11", "GOLD-PPO-7")
+    assert [line["place_of_service"] for line in claim.lines] == [None, "22", None]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("22", "22"),
+        (" 11 ", "11"),
+        ("2", "02"),  # a spreadsheet's number lost the leading zero of telehealth 02
+        (2, "02"),
+        ("222", None),
+        ("2A", None),
+        ("", None),
+        (None, None),
+        ("\u0661\u0662", None),  # Arabic-Indic digits are digits to Python, not a CMS code
+    ],
+)
+def test_a_place_of_service_is_two_ascii_digits_or_none(value, expected):
+    assert place_of_service(value) == expected
+
+
+def test_a_plan_is_trimmed_upper_cased_and_bounded():
+    assert plan_of("  gold ppo  ") == "GOLD PPO"
+    assert plan_of("   ") is None and plan_of(None) is None
+    assert plan_of("x" * 100) == "X" * 80
+
+
+def test_csv_rows_carry_their_place_of_service_and_the_claims_plan():
+    def row(n: int, pos: str | None, plan: str | None) -> PostedRow:
+        data = {
+            "patient_account_number": "C-9",
+            "billed_amount": "10.00",
+            "service_from": "2025-02-01",
+            "procedure_code": "70551",
+            "place_of_service": pos,
+            "plan": plan,
+        }
+        return PostedRow(n, n, "csv_claim", data, None)
+
+    (claim,) = claims_from_csv_rows([row(1, "11", "Gold PPO"), row(2, "22", None), row(3, "xx", None)], KEY)
+    # the claim's place and plan are its first row's; each line keeps its own row's place
+    assert (claim.place_of_service, claim.plan) == ("11", "GOLD PPO")
+    assert [line["place_of_service"] for line in claim.lines] == ["11", "22", None]
 
 
 def test_adjudication_state_by_status_paid_and_denied():

@@ -56,6 +56,7 @@ class _State:
     payer_name: str | None = None
     payer_id: str | None = None
     filing_indicator: str | None = None  # SBR09 of the subscriber loop
+    group_number: str | None = None  # SBR03 of the subscriber loop
     subscriber: _Party = field(default_factory=_Party)
     patient: _Party | None = None
     claim: dict[str, Any] | None = None
@@ -110,6 +111,7 @@ def extract_837(
                 st.subscriber = _Party()
                 st.patient = None
                 st.filing_indicator = None
+                st.group_number = None
             elif st.hl_level == "23":
                 st.patient = _Party()
             continue
@@ -134,6 +136,7 @@ def extract_837(
                 "payer_id": st.payer_id,
                 "subscriber_member_id": st.subscriber.member_id,
                 "filing_indicator": st.filing_indicator,
+                "subscriber_group_number": st.group_number,
                 "patient_last_name": party.last,
                 "patient_first_name": party.first,
                 "patient_birth_date": party.birth,
@@ -235,6 +238,7 @@ def _header_segment(st: _State, sid: str, el: list[str]) -> None:
             st.patient.last, st.patient.first = _el(el, 3), _el(el, 4)
     elif sid == "SBR":
         st.filing_indicator = _el(el, 9)
+        st.group_number = _el(el, 3)
     elif sid == "DMG":
         party = st.patient if st.hl_level == "23" and st.patient is not None else st.subscriber
         party.birth, party.gender = _el(el, 2), _el(el, 3)
