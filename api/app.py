@@ -35,7 +35,7 @@ from api.infra.outbox.service import Outbox
 from api.infra.private_files import secure_data_dir
 from api.infra.security_headers import SecurityHeadersMiddleware
 from api.infra.services.container import Services
-from api.infra.signing.secret import load_or_create as load_or_create_secret
+from api.infra.signing.secret import digest_key as load_digest_key
 from api.infra.signing.service import SigningKeys, SigningKeysUnavailable
 from api.infra.snapshot.reader import MartReader
 from api.integrations.connector_profiles import service as connector_profiles
@@ -78,7 +78,7 @@ def build_services(settings: Settings | None = None) -> Services:
     database = Database(settings.resolved_database_url)
     signing_keys = SigningKeys.from_settings(settings)
     # Kept under DATA_DIR/keys (0600), never in the database: keys the audit digests and throttle keys.
-    digest_key = load_or_create_secret(settings.resolved_audit_key_path)
+    digest_key = load_digest_key(settings)
     anchor = AuditAnchor.of(settings, digest_key, signing_keys)
     worker = None
     if settings.job_worker_enabled:
@@ -119,8 +119,9 @@ def build_services(settings: Settings | None = None) -> Services:
     # Bound after construction: resolving OIDC identities needs the services themselves.
     services.resolve_principal = principal_resolver(services)
     services.batch_posted.subscribe(claims_intake.listener(digest_key))  # 837 -> claims, 835 -> adjudications
-    # ... and each claim's patient (keyed digests and name filters only) and payer, scored for entityResolution
-    services.batch_posted.subscribe(entity_registration.listener(digest_key))
+    # ... and each claim's patient (keyed digests and name filters only) and payer are scored for
+    # entityResolution by the `entityResolution.register` job it queues (after the confirm commits)
+    services.batch_posted.subscribe(entity_registration.request_registration)
     services.batch_posted.subscribe(_case_intake(services))  # a confirmed denial or recoupment opens a case
     # ... and its payers' remittance history moved: their cases' P(overturn) priors (humanAttention)
     services.batch_posted.subscribe(human_attention.rescore_after_posting)

@@ -30,7 +30,10 @@ def run_queued(services: Any, kind: str, client_id: int) -> int:
     ran. One of the client's that failed is an assertion error."""
     done = ("succeeded",)
     before = len(_payloads(services, kind, client_id, done))
-    worker = Worker(services.database, kinds=[kind], worker_id=f"test-{kind}-{uuid.uuid4().hex[:6]}")
+    # with the API's settings, like its worker: a handler may read DATA_DIR (the installation's digest key)
+    worker = Worker(
+        services.database, kinds=[kind], worker_id=f"test-{kind}-{uuid.uuid4().hex[:6]}", settings=services.settings
+    )
     while worker.run_once():
         pass
     failed = _payloads(services, kind, client_id, ("dead", "queued"))

@@ -11,6 +11,10 @@ payer and counts as none. Per case, one bucket:
 - `checked_after_service`: no check by the service date, at least one after it (the earliest is shown);
 - `no_check`: no check at all;
 - `service_date_unknown`: neither the case nor its claim has a service date (the latest check is shown).
+
+`service.case_bucket` and `service.standing_check` state the same rule in SQL, so the procedure counts
+every case's bucket in one query and reads only a page's cases; the integration tests hold them equal to
+`verdict`.
 """
 
 from __future__ import annotations

@@ -80,14 +80,15 @@ def denials_by_eligibility(ctx: Context, input: DenialsIn) -> DenialsOut:
     or checked_inactive), else the first one after it (checked_after_service), else no_check
     (service_date_unknown without a service date); checks that got no answer (error) count as none.
     `counts` holds every bucket over all the cases read (at most 10,000, newest first)."""
-    report = service.denials_by_eligibility(ctx.db)
-    rows, next_id = service.page_of(report, after=decode_cursor(input.cursor), bucket=input.bucket, limit=input.limit)
+    found = service.denials_by_eligibility(
+        ctx.db, after=decode_cursor(input.cursor), bucket=input.bucket, limit=input.limit
+    )
     return DenialsOut(
-        items=[_denial_out(r) for r in rows],
-        next_cursor=encode_cursor(next_id) if next_id is not None else None,
-        counts=report.counts,  # type: ignore[arg-type]
-        cases_read=len(report.rows),
-        truncated=report.truncated,
+        items=[_denial_out(r) for r in found.rows],
+        next_cursor=encode_cursor(found.next_after) if found.next_after is not None else None,
+        counts=found.counts,  # type: ignore[arg-type]
+        cases_read=found.cases_read,
+        truncated=found.truncated,
     )
 
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, TypeAlias
 
-from sqlalchemy import Select, and_, select
+from sqlalchemy import ColumnElement, Select, and_, case, func, select
 from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput
@@ -34,7 +33,6 @@ from pipelines.ingest.x12.errors import X12ParseError
 
 ELIGIBILITY_CATEGORY = "eligibility"  # the CARC classification's category (seed denial_categories)
 MAX_DENIAL_CASES = 10_000  # denialsByEligibility reads at most this many cases, newest first
-_IN_CHUNK = 500
 
 
 @dataclass(frozen=True)
@@ -264,67 +262,122 @@ class DenialRow:
 
 
 @dataclass(frozen=True)
-class DenialReport:
-    rows: list[DenialRow]  # newest case first
-    counts: dict[str, int]
-    truncated: bool
+class DenialPage:
+    rows: list[DenialRow]  # the page, newest case first
+    next_after: int | None  # the case id to continue after; None on the last page
+    counts: dict[str, int]  # every bucket over every case read, not the page
+    cases_read: int
+    truncated: bool  # more eligibility cases exist than the MAX_DENIAL_CASES newest read
 
 
-def denials_by_eligibility(db: Session) -> DenialReport:
-    """The client's eligibility-category denial cases (newest first, at most MAX_DENIAL_CASES) with the
-    checks of their claim's patient reference, bucketed by `buckets.verdict`."""
-    cases = db.execute(
-        select(
-            DenialCase.id,
-            DenialCase.payer,
-            DenialCase.payer_id,
-            DenialCase.carc,
-            DenialCase.state,
-            DenialCase.amount_at_stake,
-            DenialCase.service_date,
-            Claim.statement_from,
-            Claim.patient_ref,
+# `buckets.verdict` in SQL, per case (correlated subqueries over the case's checks, served by the index
+# client_id, patient_ref, id): the bucket of every case read is counted in one query, and a page is
+# filtered by it and reads only its own cases, without loading every case's checks into Python. Held
+# equal to `verdict` on random histories by tests/integration/api/denials/eligibility/test_eligibility_rpc.py.
+_SERVICE_DATE = func.coalesce(DenialCase.service_date, Claim.statement_from)
+_CLAIM_OF_CASE = and_(Claim.client_id == DenialCase.client_id, Claim.claim_key == DenialCase.claim_key)
+_LATEST = (EligibilityCheck.checked_on.desc(), EligibilityCheck.id.desc())
+_EARLIEST = (EligibilityCheck.checked_on.asc(), EligibilityCheck.id.asc())
+
+
+def _answered(column: Any, *where: ColumnElement[bool]) -> Select[Any]:
+    """`column` of the case's answered checks (not `error`): those of its claim's patient reference."""
+    return select(column).where(
+        EligibilityCheck.client_id == DenialCase.client_id,
+        EligibilityCheck.patient_ref == Claim.patient_ref,
+        EligibilityCheck.status != "error",
+        *where,
+    )
+
+
+def _first(column: Any, order: tuple[Any, ...], *where: ColumnElement[bool]) -> Any:
+    return _answered(column, *where).order_by(*order).limit(1).scalar_subquery()
+
+
+_BY_SERVICE = EligibilityCheck.checked_on <= _SERVICE_DATE
+_STATUS_BEFORE = _first(EligibilityCheck.status, _LATEST, _BY_SERVICE)
+case_bucket = case(
+    (_SERVICE_DATE.is_(None), "service_date_unknown"),
+    (_STATUS_BEFORE == "active", "checked_active"),
+    (_STATUS_BEFORE.is_not(None), "checked_inactive"),
+    (_answered(EligibilityCheck.id).exists(), "checked_after_service"),
+    else_="no_check",
+)
+# the check that decided: the latest by the service date, else the earliest after it (no service date:
+# the latest of all)
+standing_check = case(
+    (_SERVICE_DATE.is_(None), _first(EligibilityCheck.id, _LATEST)),
+    else_=func.coalesce(_first(EligibilityCheck.id, _LATEST, _BY_SERVICE), _first(EligibilityCheck.id, _EARLIEST)),
+)
+
+
+def _cases(*columns: Any) -> Select[Any]:
+    """`columns` of each case with its claim (an ORM outer join: the tenant criteria stay in its ON)."""
+    return select(*columns).select_from(DenialCase).outerjoin(Claim, _CLAIM_OF_CASE)
+
+
+def _read_cases(db: Session) -> tuple[list[ColumnElement[bool]], bool]:
+    """Which cases are read: the client's eligibility-category cases, the MAX_DENIAL_CASES newest (the
+    conditions), and whether older ones were left out."""
+    read = [DenialCase.denial_category == ELIGIBILITY_CATEGORY]
+    beyond = db.scalar(
+        select(DenialCase.id).where(*read).order_by(DenialCase.id.desc()).offset(MAX_DENIAL_CASES).limit(1)
+    )
+    if beyond is not None:
+        read.append(DenialCase.id > beyond)
+    return read, beyond is not None
+
+
+def _bucket_counts(db: Session, read: list[ColumnElement[bool]]) -> dict[str, int]:
+    """Cases per bucket over every case read (every bucket present, 0 when empty): one query."""
+    per_case = _cases(case_bucket.label("bucket")).where(*read).subquery()
+    found = dict.fromkeys(buckets.BUCKETS, 0)
+    for bucket, count in db.execute(select(per_case.c.bucket, func.count()).group_by(per_case.c.bucket)).tuples():
+        found[str(bucket)] = int(count)
+    return found
+
+
+def denials_by_eligibility(db: Session, *, after: int | None, bucket: str | None, limit: int) -> DenialPage:
+    """One page of the client's eligibility-category denial cases (newest first; ids below `after`, of
+    `bucket` when given) with the check that decides each one's bucket (`buckets.verdict`), and the bucket
+    counts over every case read (at most MAX_DENIAL_CASES, newest first). A page reads only its own cases
+    and their standing checks."""
+    read, truncated = _read_cases(db)
+    counts = _bucket_counts(db, read)
+    stmt = _cases(
+        DenialCase.id,
+        DenialCase.payer,
+        DenialCase.payer_id,
+        DenialCase.carc,
+        DenialCase.state,
+        DenialCase.amount_at_stake,
+        _SERVICE_DATE.label("service_date"),
+        Claim.patient_ref,
+        case_bucket.label("bucket"),
+        standing_check.label("check_id"),
+    ).where(*read)
+    if after is not None:
+        stmt = stmt.where(DenialCase.id < after)
+    if bucket is not None:
+        stmt = stmt.where(case_bucket == bucket)
+    found = db.execute(stmt.order_by(DenialCase.id.desc()).limit(limit + 1)).all()
+    page = found[:limit]
+    ids = sorted({r.check_id for r in page if r.check_id is not None})
+    checks = {c.id: c for c in db.scalars(select(EligibilityCheck).where(EligibilityCheck.id.in_(ids)))} if ids else {}
+    rows = [
+        DenialRow(
+            case_id=r.id,
+            payer=r.payer,
+            payer_id=r.payer_id,
+            carc=r.carc,
+            state=r.state,
+            amount_at_stake=r.amount_at_stake,
+            service_date=r.service_date,
+            patient_ref=r.patient_ref,
+            bucket=r.bucket,
+            check=checks.get(r.check_id) if r.check_id is not None else None,
         )
-        .outerjoin(Claim, and_(Claim.client_id == DenialCase.client_id, Claim.claim_key == DenialCase.claim_key))
-        .where(DenialCase.denial_category == ELIGIBILITY_CATEGORY)
-        .order_by(DenialCase.id.desc())
-        .limit(MAX_DENIAL_CASES + 1)
-    ).all()
-    truncated = len(cases) > MAX_DENIAL_CASES
-    cases = cases[:MAX_DENIAL_CASES]
-    refs = sorted({c.patient_ref for c in cases if c.patient_ref})
-    checks: dict[str, list[EligibilityCheck]] = defaultdict(list)
-    for start in range(0, len(refs), _IN_CHUNK):
-        chunk = refs[start : start + _IN_CHUNK]
-        for check in db.scalars(select(EligibilityCheck).where(EligibilityCheck.patient_ref.in_(chunk))):
-            checks[check.patient_ref].append(check)
-    by_id = {c.id: c for found in checks.values() for c in found}
-    rows = []
-    for c in cases:
-        facts = [buckets.CheckFact(k.id, k.status, k.checked_on) for k in checks.get(c.patient_ref or "", [])]
-        found = buckets.verdict(c.service_date or c.statement_from, facts)
-        rows.append(
-            DenialRow(
-                case_id=c.id,
-                payer=c.payer,
-                payer_id=c.payer_id,
-                carc=c.carc,
-                state=c.state,
-                amount_at_stake=c.amount_at_stake,
-                service_date=c.service_date or c.statement_from,
-                patient_ref=c.patient_ref,
-                bucket=found.bucket,
-                check=by_id[found.check.check_id] if found.check else None,
-            )
-        )
-    return DenialReport(rows, buckets.counts([buckets.Verdict(r.bucket, None) for r in rows]), truncated)
-
-
-def page_of(
-    report: DenialReport, *, after: int | None, bucket: str | None, limit: int
-) -> tuple[list[DenialRow], int | None]:
-    """One page of the report's cases (ids below `after`, of `bucket` when given) and the id to continue
-    after, None on the last page."""
-    rows = [r for r in report.rows if (after is None or r.case_id < after) and bucket in (None, r.bucket)]
-    page = rows[:limit]
-    return page, (page[-1].case_id if len(rows) > limit and page else None)
+        for r in page
+    ]
+    next_after = page[-1].id if len(found) > limit and page else None
+    return DenialPage(rows, next_after, counts, sum(counts.values()), truncated)

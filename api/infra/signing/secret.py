@@ -10,6 +10,7 @@ import os
 import secrets
 from pathlib import Path
 
+from api.core.settings import Settings
 from api.infra.signing import store
 
 SECRET_BYTES = 32
@@ -33,3 +34,10 @@ def load_or_create(path: Path) -> bytes:
     if len(key) < 16:
         raise RuntimeError(f"the secret file {path.name} holds fewer than 16 bytes")
     return key
+
+
+def digest_key(settings: Settings) -> bytes:
+    """The installation's key for keyed digests (the audit's input digests, throttle keys, patient and
+    member digests) at `settings.resolved_audit_key_path`, created on first use: read once by the
+    composition root, and by a job handler that needs it through the API worker's settings."""
+    return load_or_create(settings.resolved_audit_key_path)

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import Select, or_, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -93,9 +94,24 @@ def _same(row: PayerFact, fact: NewFact) -> bool:
 
 def record(db: Session, fact: NewFact, *, user_id: int) -> Recorded:
     """Store a version of a fact: it closes the version before it (``versions.place``); the same version
-    again (same day, value, source and end) changes nothing; another one starting that day is CONFLICT."""
+    again (same day, value, source and end) changes nothing; another one starting that day is CONFLICT.
+
+    Two calls recording a new version of the same fact from the same day at the same time both read the
+    versions before either committed (PostgreSQL's READ COMMITTED; SQLite's write lock serialises them
+    before they read), and the unique constraint ``uq_payer_facts_version`` stops the second insert. That
+    call is then decided again on what is stored now, as if it had come second: the same version is no
+    change, another one from that day CONFLICT."""
     _check(fact)
     key = payer_key_of(fact.payer_key)
+    try:
+        with db.begin_nested():
+            return _placed(db, fact, key, user_id)
+    except IntegrityError:
+        pass  # the savepoint is rolled back (the version it closed too); the other call's row is committed
+    return _placed(db, fact, key, user_id)
+
+
+def _placed(db: Session, fact: NewFact, key: str, user_id: int) -> Recorded:
     stored = _versions(db, key, fact.kind, fact.label)
     for row in stored:
         if row.effective_from == fact.effective_from and _same(row, fact):

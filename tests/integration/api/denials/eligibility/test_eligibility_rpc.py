@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import logging
+import random
 import uuid
+from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from api.denials.claims.models import Claim
+from api.denials.eligibility import service as eligibility_service
+from api.denials.eligibility.buckets import BUCKETS, CheckFact, counts, verdict
 from api.denials.eligibility.models import EligibilityCheck
 from api.infra.db.base import utcnow
 from api.platform.audit.models import AuditEvent
@@ -287,3 +291,101 @@ def test_no_member_id_or_birth_date_in_audit_rows_errors_logs_or_the_table(servi
         assert needle not in everything
     assert {s["member_last4"] for s in stored} == {"0001", "DY99"}  # SBXDOB00001, SBXNOBODY99
     assert all(len(s["member_key"]) == 64 for s in stored)
+
+
+def test_paging_one_case_at_a_time_sees_every_case_once(services, make_member):
+    member, other = make_member(), make_member()
+    _check(member, "SBXACTIVE01", patient="pt_p1")  # checked today: active
+    _check(member, "SBXINACTIVE1", patient="pt_p2")  # checked today: inactive
+    day = timedelta(days=1)
+    cases = [
+        _case(services, member, "pt_p1", TODAY + day),  # checked_active
+        _case(services, member, "pt_p2", TODAY + day),  # checked_inactive
+        _case(services, member, "pt_p1", TODAY - day),  # checked_after_service
+        _case(services, member, "pt_p9", TODAY),  # no_check
+        _case(services, member, None, None),  # service_date_unknown
+        _case(services, member, "pt_p2", TODAY + 2 * day),  # checked_inactive
+    ]
+    _case(services, member, "pt_p1", TODAY + day, category="coding")  # not an eligibility denial
+    _case(services, other, "pt_p1", TODAY + day)  # another client's
+    pages: list[dict] = []
+    seen = collect_pages(member.rpc, "eligibility.denialsByEligibility", {}, limit=1, on_page=pages.append)
+    assert [i["caseId"] for i in seen] == sorted(cases, reverse=True)  # each case once, newest first
+    assert [len(p["items"]) for p in pages] == [1] * 6
+    # hand count: active 1 (first), inactive 2 (second, sixth), after 1 (third), none 1 (fourth), unknown 1
+    hand = {
+        "no_check": 1,
+        "checked_active": 1,
+        "checked_inactive": 2,
+        "checked_after_service": 1,
+        "service_date_unknown": 1,
+    }
+    # the totals are over every case read, the same on every page
+    assert [(p["counts"], p["casesRead"], p["truncated"]) for p in pages] == [(hand, 6, False)] * 6
+    inactive = collect_pages(member.rpc, "eligibility.denialsByEligibility", {"bucket": "checked_inactive"}, limit=1)
+    assert [i["caseId"] for i in inactive] == [cases[5], cases[1]]
+    assert other.rpc.query("eligibility.denialsByEligibility", {}).data["casesRead"] == 1
+
+
+def test_the_buckets_counted_and_paged_agree_with_the_rule_on_many_histories(services, make_member):
+    """The bucket and the standing check of every case, as the database works them out, are those of
+    `buckets.verdict` over the case's checks (random histories: every status, before, on and after the
+    service day, same-day ties, no check, no service date, a service date from the claim only)."""
+    member = make_member()
+    _check(member, "SBXACTIVE01", patient="pt_seed")
+    rng = random.Random(20261129)
+    statuses = ("active", "inactive", "not_found", "rejected", "error")
+    patients = [f"pt_r{n}" for n in range(12)]
+    with services.database.transaction() as db:
+        seed = db.scalars(select(EligibilityCheck).where(EligibilityCheck.client_id == member.client_id)).one()
+        for patient in patients:
+            for _ in range(rng.randint(0, 4)):
+                db.add(
+                    EligibilityCheck(
+                        **{c: getattr(seed, c) for c in _COPIED},
+                        patient_ref=patient,
+                        status=rng.choice(statuses),
+                        checked_on=TODAY + timedelta(days=rng.randint(-3, 3)),
+                    )
+                )
+    cases: dict[int, tuple[str, date | None]] = {}
+    for patient in patients:
+        for offset in (-2, 0, 2, None):
+            service = None if offset is None else TODAY + timedelta(days=offset)
+            cases[_case(services, member, patient, service)] = (patient, service)
+        key = _claim(services, member, patient)
+        with services.database.transaction() as db:  # the case has no service date, its claim has
+            db.execute(update(Claim).where(Claim.claim_key == key).values(statement_from=TODAY - timedelta(days=1)))
+        case_id = make_case(
+            services, member.organization_id, member.client_id, claim_key=key, denial_category="eligibility"
+        )
+        cases[case_id] = (patient, TODAY - timedelta(days=1))
+    with services.database.transaction(write=False) as db:
+        facts: dict[str, list[CheckFact]] = defaultdict(list)
+        for c in db.scalars(select(EligibilityCheck).where(EligibilityCheck.client_id == member.client_id)):
+            facts[c.patient_ref].append(CheckFact(c.id, c.status, c.checked_on))
+    expected = {case_id: verdict(service, facts[patient]) for case_id, (patient, service) in cases.items()}
+
+    items = collect_pages(member.rpc, "eligibility.denialsByEligibility", {}, limit=7)
+    assert sorted(i["caseId"] for i in items) == sorted(cases)
+    found = {i["caseId"]: (i["bucket"], i["check"]["id"] if i["check"] else None) for i in items}
+    assert found == {k: (v.bucket, v.check.check_id if v.check else None) for k, v in expected.items()}
+    report = member.rpc.query("eligibility.denialsByEligibility", {}).data
+    assert report["counts"] == counts([*expected.values()]) and report["casesRead"] == len(cases)
+    for bucket in BUCKETS:
+        only = collect_pages(member.rpc, "eligibility.denialsByEligibility", {"bucket": bucket}, limit=3)
+        assert [i["caseId"] for i in only] == sorted(
+            (k for k, v in expected.items() if v.bucket == bucket), reverse=True
+        )
+
+
+def test_only_the_newest_cases_are_read_counted_and_paged(services, make_member, monkeypatch):
+    monkeypatch.setattr(eligibility_service, "MAX_DENIAL_CASES", 3)
+    member = make_member()
+    day = timedelta(days=1)
+    cases = [_case(services, member, "pt_n1", TODAY + day) for _ in range(5)]  # never checked
+    pages: list[dict] = []
+    seen = collect_pages(member.rpc, "eligibility.denialsByEligibility", {}, limit=2, on_page=pages.append)
+    assert [i["caseId"] for i in seen] == cases[:1:-1]  # the 3 newest of 5, newest first
+    # 3 read, all no_check; the 2 older are left out of the counts too
+    assert {(p["casesRead"], p["counts"]["no_check"], p["truncated"]) for p in pages} == {(3, 3, True)}

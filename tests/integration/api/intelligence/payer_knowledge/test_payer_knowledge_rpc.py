@@ -1,9 +1,14 @@
-"""payerKnowledge over the real app, on SQLite and PostgreSQL: versions, history, search, bounds, tenancy."""
+"""payerKnowledge over the real app, on SQLite and PostgreSQL: versions, history, search, bounds, tenancy,
+and two upserts of one new version at the same time."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import pytest
 
+from api.intelligence.payer_knowledge import service
 from tests.support.tenancy import join
 
 PORTAL = {
@@ -128,3 +133,75 @@ def test_another_clients_facts_are_not_seen(member, make_member):
     assert other.rpc.query("payerKnowledge.search", {"text": "map01", "history": True}).data["items"] == []
     # the other client records its own version from the same day: no conflict with the first client's
     assert _fact(other.rpc, value="https://mine.example").data["created"] is True
+
+
+def _race(services, member, monkeypatch, first: dict, second: dict) -> tuple[list, int]:
+    """Two managers upsert at the same time; answers both answers and how often the stored versions were
+    read. Each call waits, after reading them, until the other has read them too, so neither sees the
+    other's version (PostgreSQL). On SQLite the second call cannot read before the first commits (the
+    write lock is taken at BEGIN): the first stops waiting after 3 seconds and the two run one after the
+    other."""
+    read = threading.Barrier(2)
+    reads: list[int] = []
+    versions_of = service._versions
+
+    def read_then_wait(*args, **kwargs):
+        found = versions_of(*args, **kwargs)
+        reads.append(1)
+        if len(reads) <= 2:  # the two first reads only (not a call deciding again)
+            with contextlib.suppress(threading.BrokenBarrierError):
+                read.wait(timeout=3)
+        return found
+
+    monkeypatch.setattr(service, "_versions", read_then_wait)
+    _uid, _e, _p, token = join(services, member.rpc, member.organization_id, "manager")
+    other = member.rpc.as_(token, member.client_id)
+    answers: dict[int, object] = {}
+
+    def upsert(i: int, rpc, changes: dict) -> None:
+        answers[i] = _fact(rpc, **changes)
+
+    threads = [
+        threading.Thread(target=upsert, args=(0, member.rpc, first)),
+        threading.Thread(target=upsert, args=(1, other, second)),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return [answers[0], answers[1]], len(reads)
+
+
+def _reads_expected(services) -> int:
+    # PostgreSQL: both calls read before either inserted, the second one's insert hit the unique constraint
+    # and it read the versions again to decide; SQLite: one after the other, two reads
+    return 2 if services.database.is_sqlite else 3
+
+
+def test_the_same_new_version_upserted_twice_at_once_is_recorded_once(member, services, monkeypatch):
+    answers, reads = _race(services, member, monkeypatch, {}, {})
+    assert [a.code for a in answers] == [None, None], [a.error for a in answers if a.code]
+    # one call stored it, the other found it stored: no change, the same row
+    assert sorted(a.data["created"] for a in answers) == [False, True]
+    assert answers[0].data["fact"]["id"] == answers[1].data["fact"]["id"]
+    assert reads == _reads_expected(services)
+    history = member.rpc.query("payerKnowledge.get", {"payerKey": "MAP01", "history": True}).data["history"]
+    assert len(history) == 1
+
+
+def test_two_versions_from_one_day_upserted_at_once_conflict(member, services, monkeypatch):
+    _fact(member.rpc, effectiveFrom="2025-06-01")  # a version before: both calls close it
+    answers, reads = _race(services, member, monkeypatch, {}, {"value": "https://other.example"})
+    assert sorted(a.code or "OK" for a in answers) == ["CONFLICT", "OK"], [a.error for a in answers if a.code]
+    [clash] = [a for a in answers if a.code]
+    assert clash.error["message"] == (
+        "A version of this fact already starts on 2026-01-01: record the change from another day "
+        "(the day it took effect)"
+    )
+    assert reads == _reads_expected(services)
+    history = member.rpc.query("payerKnowledge.get", {"payerKey": "MAP01", "history": True}).data["history"]
+    # the winner from 2026-01-01, open-ended; the version of 2025-06-01 closed the day before, once
+    assert [(f["effectiveFrom"], f["effectiveTo"]) for f in history] == [
+        ("2026-01-01", None),
+        ("2025-06-01", "2025-12-31"),
+    ]

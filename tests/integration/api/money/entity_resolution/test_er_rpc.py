@@ -1,16 +1,21 @@
 """entityResolution.* over the wire, on SQLite and PostgreSQL: two exports of one hospital name one patient
-and one claim differently; a person merges and splits them (reversible, history kept), another client
-sees none of it, and no patient field reaches a table, an answer or the audit log."""
+and one claim differently; their registration runs in the `entityResolution.register` job the confirm
+queues (once per batch, however often it runs); a person merges and splits them (reversible, history
+kept), another client sees none of it, and no patient field reaches a table, an answer or the audit log."""
 
 from __future__ import annotations
 
 import base64
 import json
 
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 
 from api.infra.db.tenant_filter import TenantScope, set_scope
-from api.money.entity_resolution.models import Link
+from api.infra.jobs.models import Job
+from api.infra.jobs.queue import enqueue
+from api.money.entity_resolution.models import BlockKey, Candidate, ClaimRecord, Link, PatientIdentity
+from api.money.entity_resolution.registration import REGISTER_JOB_KIND
+from tests.support.jobs import queued, run_queued
 from tests.support.paths import X12_FIXTURES
 
 # Distinctive identity fields (made up): none may appear anywhere but in the uploaded files.
@@ -39,9 +44,10 @@ def _confirm(member, name: str, body: str) -> int:
     return int(batch["id"])
 
 
-def _world(member) -> None:
+def _world(services, member) -> None:
     _confirm(member, "export_a.csv", EXPORT_A)
     _confirm(member, "export_b.csv", EXPORT_B)
+    assert run_queued(services, REGISTER_JOB_KIND, member.client_id) == 2  # one registration per batch
     alias = {"aliasKind": "payer_name", "alias": "AETNA HEALTH", "canonicalPayerKey": "AETNA"}
     assert member.rpc.mutation("payerRules.upsertAlias", alias).data["created"] is True
 
@@ -62,7 +68,7 @@ def _links(services, member) -> list[tuple[str, str, str | None]]:
 
 def test_candidates_merge_and_split_restore_the_earlier_state(make_member, services):
     member = make_member()
-    _world(member)
+    _world(services, member)
     before = _state(member)
     [patient] = before["patient"]
     assert patient["score"] >= 12 and patient["leftRefs"] and patient["rightRefs"]
@@ -115,9 +121,9 @@ def test_candidates_merge_and_split_restore_the_earlier_state(make_member, servi
     assert relinked.data["id"] not in {x["id"] for x in links}
 
 
-def test_a_split_payer_alias_changed_since_is_refused(make_member):
+def test_a_split_payer_alias_changed_since_is_refused(make_member, services):
     member = make_member()
-    _world(member)
+    _world(services, member)
     link = member.rpc.mutation(
         "entityResolution.merge", {"kind": "payer", "spelling": "AETNA INC.", "canonicalPayerKey": "AETNA"}
     ).data
@@ -132,9 +138,9 @@ def test_a_split_payer_alias_changed_since_is_refused(make_member):
     assert refused.code == "PRECONDITION_FAILED" and "payerRules.upsertAlias" in refused.error["message"]
 
 
-def test_another_clients_records_and_links_are_not_found(make_member):
+def test_another_clients_records_and_links_are_not_found(make_member, services):
     owner, intruder = make_member(), make_member()
-    _world(owner)
+    _world(services, owner)
     [patient] = owner.rpc.query("entityResolution.candidates", {"kind": "patient"}).data["items"]
     attack = {"kind": "patient", "leftId": patient["leftId"], "rightId": patient["rightId"]}
     assert intruder.rpc.mutation("entityResolution.merge", attack).code == "NOT_FOUND"
@@ -180,7 +186,7 @@ def test_inputs_are_bounded(make_member):
 
 def test_no_patient_field_reaches_a_table_an_answer_or_the_audit(make_member, services):
     member = make_member()
-    _world(member)
+    _world(services, member)
     seen: list[str] = []
     state = _state(member)
     seen.append(json.dumps(state))
@@ -226,13 +232,53 @@ def _era_with_padded_key() -> bytes:
     return text.replace("SE*16*0001", "SE*17*0001").encode()
 
 
-def test_an_837_claim_and_its_835_under_a_padded_key_are_candidates(make_member):
+def test_an_837_claim_and_its_835_under_a_padded_key_are_candidates(make_member, services):
     member = make_member()
     _confirm_x12(member, "kpi_claims_jan.837", (X12_FIXTURES / "hand" / "kpi_claims_jan.837").read_bytes())
     _confirm_x12(member, "era_padded.835", _era_with_padded_key())
+    assert run_queued(services, REGISTER_JOB_KIND, member.client_id) == 2
     # the 837 names no birth date either: both files give the same digests, so one identity, no pair
     assert member.rpc.query("entityResolution.candidates", {"kind": "patient"}).data["items"] == []
     [claim] = member.rpc.query("entityResolution.candidates", {"kind": "claim"}).data["items"]
     assert {claim["leftRefs"][0], claim["rightRefs"][0]} == {"837:KPI-001", "835:00KPI-001"}
     levels = {f["field"]: f["level"] for f in claim["fields"]}
     assert (levels["patient"], levels["claim_key"], levels["total_charge"], levels["payer"]) == ("agree",) * 4
+
+
+def _registered(services, member) -> dict[str, int]:
+    """How many rows of each entityResolution table the client has."""
+    with services.database.transaction(write=False) as db:
+        set_scope(db, TenantScope(member.organization_id, member.client_id))
+        tables = {"claims": ClaimRecord, "identities": PatientIdentity, "keys": BlockKey, "candidates": Candidate}
+        return {name: db.scalar(select(func.count()).select_from(t)) or 0 for name, t in tables.items()}
+
+
+def test_the_confirm_queues_the_registration_and_the_job_registers_each_batch_once(make_member, services):
+    member = make_member()
+    first = _confirm(member, "export_a.csv", EXPORT_A)
+    second = _confirm(member, "export_b.csv", EXPORT_B)
+    # confirmed, not registered yet: one job per batch waits with ids only, and nothing is a candidate
+    jobs = queued(services, REGISTER_JOB_KIND, member.client_id)
+    assert jobs == [{"clientId": member.client_id, "batchId": b} for b in (first, second)]
+    assert _registered(services, member) == {"claims": 0, "identities": 0, "keys": 0, "candidates": 0}
+    assert _state(member)["patient"] == _state(member)["claim"] == []
+
+    assert run_queued(services, REGISTER_JOB_KIND, member.client_id) == 2
+    done = _registered(services, member)
+    # 2 claim rows per export; identities: Quixley, Okonkwo, Quixly (the typo: another identity), Ramanathan
+    assert (done["claims"], done["identities"]) == (4, 4)
+    # the candidates the confirm registered before: Quixley ~ Quixly, ACC-0001 ~ 00ACC-0001
+    assert len(_state(member)["patient"]) == 1 and len(_state(member)["claim"]) == 1
+    assert done["candidates"] == 2
+
+    # the same batches registered again (a retried or repeated job): nothing is added twice
+    with services.database.transaction() as db:
+        for batch_id in (first, second):
+            payload = {"clientId": member.client_id, "batchId": batch_id}
+            enqueue(db, REGISTER_JOB_KIND, payload, organization_id=member.organization_id)
+    assert run_queued(services, REGISTER_JOB_KIND, member.client_id) == 2
+    assert _registered(services, member) == done
+    with services.database.transaction(write=False) as db:
+        ran = db.scalars(select(Job).where(Job.kind == REGISTER_JOB_KIND, Job.status == "succeeded").order_by(Job.id))
+        added = [j.result["claimRecords"] for j in ran if j.payload["clientId"] == member.client_id]
+    assert added == [2, 2, 0, 0]  # each export's two claim rows once, then nothing
