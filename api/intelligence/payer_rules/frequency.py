@@ -25,8 +25,8 @@ The choice of the limit of a line among those in force on D that match its payer
 specific (a payer-specific row over a type-wide one, a plan over any plan, the narrower code range), then
 a client's row over the platform's, then the latest effective, then the highest version. A client row's
 versions are its rows of one scope: a later ``effective_from`` closes the one before it
-(``versions.ends_of``), whatever end the earlier one was given. A claim has no plan yet: only ``*`` plans
-match. An unknown payer type tries each common type (``assumed``), and an exceeding limit is reported
+(``versions.ends_of``), whatever end the earlier one was given. A limit for a plan matches the claim's plan
+(stored upper-cased, as limits are); a claim without one is matched only by ``*`` plans. An unknown payer type tries each common type (``assumed``), and an exceeding limit is reported
 before one that is not (the cautious answer, as priorAuthorization's).
 """
 
@@ -269,16 +269,18 @@ class LineFacts:
     payer_id: str | None
     procedure_code: str | None
     service_date: date
+    plan: str | None = None
 
 
 def _for_type(payer_type: str, facts: LineFacts, code: str, limits: Sequence[FrequencyLimit]) -> FrequencyLimit | None:
     payer_id = (facts.payer_id or "").strip().upper()
+    plan = (facts.plan or "").strip().upper()
     found = [
         lim
         for lim in limits
         if lim.payer_type == payer_type
         and lim.payer_id in (ANY, payer_id)
-        and lim.plan == ANY  # no plan on a claim yet
+        and lim.plan in (ANY, plan)
         and lim.codes.contains(code)
         and lim.in_force(facts.service_date)
     ]

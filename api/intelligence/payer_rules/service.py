@@ -512,7 +512,7 @@ def claim_frequency(db: Session, claim_id: int, *, payer_type: str | None, payer
         if served is None or code is None:
             continue
         own = _own_earlier(dated[:index], record.claim.claim_key)
-        facts = frequency.LineFacts(payer_type, payer_id, code, served)
+        facts = frequency.LineFacts(payer_type, payer_id, code, served, plan=record.claim.plan)
         found = frequency.verdict_for(facts, line.units or Decimal(1), [*others, *own], known)
         if found is not None:
             out.append(LineFrequency(line.line_number, code, served, found[0], found[1]))

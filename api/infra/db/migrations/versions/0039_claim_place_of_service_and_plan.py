@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0039"
-down_revision = "0037"  # 0038 is written on another branch meanwhile: re-chained to it at merge
+down_revision = "0038"
 branch_labels = None
 depends_on = None
 

@@ -181,8 +181,17 @@ def test_no_limit_for_self_pay_a_line_without_a_code_or_another_payer_type_or_da
     assert frequency.limits_for(_facts("0450", date(2026, 1, 1)), limits) == []  # a revenue code, no CPT code
     assert frequency.limits_for(_facts("77067", date(2026, 1, 1), payer_type="commercial"), limits) == []
     assert frequency.limits_for(_facts("77067", date(2016, 12, 31)), limits) == []  # before it is in force
-    plan = _limit(plan="GOLD", limit_id=3)  # a claim has no plan: only a plan-wide limit matches
+    plan = _limit(plan="GOLD", limit_id=3)  # a claim without a plan: only a plan-wide limit matches
     assert frequency.limits_for(_facts("77067", date(2026, 1, 1)), [plan]) == []
+
+
+def test_a_plans_limit_matches_the_claims_plan_and_wins_over_the_plan_wide_one():
+    wide, gold = _limit(), _limit(plan="GOLD", units=2, limit_id=3)
+    on = date(2026, 1, 1)
+    gold_line = LineFacts("medicare", "MCR01", "77067", on, plan=" gold ")  # compared trimmed, upper-cased
+    assert frequency.limits_for(gold_line, [wide, gold]) == [(gold, False)]
+    silver_line = LineFacts("medicare", "MCR01", "77067", on, plan="SILVER")
+    assert frequency.limits_for(silver_line, [wide, gold]) == [(wide, False)]
 
 
 def test_an_unknown_payer_type_tries_each_common_type_and_reports_the_exceeding_first():
