@@ -154,12 +154,7 @@ def from_scheduled(s: rules.Scheduled, kind: rules.PayerType, facts: rules.CaseF
         selectors.append(Selector("notice_date", s.deadline.basis_date.isoformat()))
     return Applied(
         kind=TIMELY_FILING_LIMIT if rule.kind == "timely_filing" else APPEAL_LIMIT,
-        scope=Scope(
-            origin=rule.origin,
-            breadth="type_wide" if rule.plan == "*" else "payer_specific",
-            payer_type=s.payer_type,
-            payer_id=rule.plan,
-        ),
+        scope=_scope(rule.origin, s.payer_type, rule.plan),
         effective_from=None if rule.effective_from == rules.ALWAYS else rule.effective_from,
         source=s.source,
         reference=rule.reference,
@@ -175,6 +170,38 @@ def from_scheduled(s: rules.Scheduled, kind: rules.PayerType, facts: rules.CaseF
             receipt_days=rule.receipt_days,
         ),
     )
+
+
+def _scope(origin: str, payer_type: str, payer_id: str) -> Scope:
+    """Whose rule it is and how wide: every payer of the type (payer id ``*``) or one payer."""
+    breadth = "type_wide" if payer_id == "*" else "payer_specific"
+    return Scope(origin=origin, breadth=breadth, payer_type=payer_type, payer_id=payer_id)
+
+
+def _whose_and_scope(noun: str, client_rule: bool, payer_type: str, payer_id: str) -> tuple[str, str]:
+    """The opening words of a line rule's ``why``: "The client's <noun>" and "every <type> payer"."""
+    whose = f"The client's {noun}" if client_rule else f"The platform's {noun}"
+    return whose, f"{payer_type} payer {payer_id}" if payer_id != "*" else f"every {payer_type} payer"
+
+
+def _line_selectors(
+    line_number: int, code: str, served: date | None, assumed: bool, payer_type: str | None, noun: str
+) -> list[Selector]:
+    """The line a line rule was chosen for: its number, code, date of service (when the rule counts by it)
+    and payer type, or the word that a common type's <noun> was assumed for an unknown payer."""
+    selectors = [Selector("line_number", str(line_number)), Selector("procedure_code", code)]
+    if served is not None:
+        selectors.append(Selector("service_date", served.isoformat()))
+    if assumed:
+        selectors.append(Selector("payer_type", f"unknown: a common payer type's {noun} is assumed"))
+    elif payer_type:
+        selectors.append(Selector("payer_type", payer_type))
+    return selectors
+
+
+def _narrower(*facts: tuple[str, str]) -> list[Selector]:
+    """The facts a narrower rule asked for (a value other than ``*``)."""
+    return [Selector(fact, value) for fact, value in facts if value != "*"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,22 +226,17 @@ def from_line(line: LineRequirement) -> Applied | None:
     if req is None:
         return None
     code = line.procedure_code or ""
-    selectors = [Selector("line_number", str(line.line_number)), Selector("procedure_code", code)]
-    if line.assumed:
-        selectors.append(Selector("payer_type", "unknown: a common payer type's requirement is assumed"))
-    elif line.payer_type:
-        selectors.append(Selector("payer_type", line.payer_type))
-    # the claim facts a narrower requirement asked for (the claim's plan, the line's place of service)
-    for fact, value in (
-        ("payer_id", req.payer_id),
-        ("plan", req.plan),
-        ("place_of_service", req.place_of_service),
-        ("revenue_code", req.revenue_code),
-    ):
-        if value != "*":
-            selectors.append(Selector(fact, value))
-    whose = "The client's requirement" if req.requirement_id is not None else "The platform's requirement"
-    scope = f"{req.payer_type} payer {req.payer_id}" if req.payer_id != "*" else f"every {req.payer_type} payer"
+    selectors = [
+        *_line_selectors(line.line_number, code, None, line.assumed, line.payer_type, "requirement"),
+        # the claim facts a narrower requirement asked for (the claim's plan, the line's place of service)
+        *_narrower(
+            ("payer_id", req.payer_id),
+            ("plan", req.plan),
+            ("place_of_service", req.place_of_service),
+            ("revenue_code", req.revenue_code),
+        ),
+    ]
+    whose, scope = _whose_and_scope("requirement", req.requirement_id is not None, req.payer_type, req.payer_id)
     what = "needs a prior authorization" if req.requires_authorization else "is exempt from prior authorization"
     if not req.requires_authorization:
         state = "nothing to cover"
@@ -224,12 +246,7 @@ def from_line(line: LineRequirement) -> Applied | None:
         state = f"not covered: {line.explanation or line.missing}"
     return Applied(
         kind=AUTHORIZATION_REQUIREMENT,
-        scope=Scope(
-            origin=req.origin,
-            breadth="type_wide" if req.payer_id == "*" else "payer_specific",
-            payer_type=req.payer_type,
-            payer_id=req.payer_id,
-        ),
+        scope=_scope(req.origin, req.payer_type, req.payer_id),
         effective_from=req.effective_from,
         source=req.source,
         reference=req.reference,
@@ -260,26 +277,13 @@ def from_frequency(line: LineFrequency, payer_type: str | None) -> Applied:
     verdict = line.verdict
     lim = verdict.limit
     selectors = [
-        Selector("line_number", str(line.line_number)),
-        Selector("procedure_code", line.procedure_code),
-        Selector("service_date", line.service_date.isoformat()),
+        *_line_selectors(line.line_number, line.procedure_code, line.service_date, line.assumed, payer_type, "limit"),
+        *_narrower(("payer_id", lim.payer_id)),
     ]
-    if line.assumed:
-        selectors.append(Selector("payer_type", "unknown: a common payer type's limit is assumed"))
-    elif payer_type:
-        selectors.append(Selector("payer_type", payer_type))
-    if lim.payer_id != "*":
-        selectors.append(Selector("payer_id", lim.payer_id))
-    whose = "The client's limit" if lim.limit_id is not None else "The platform's limit"
-    scope = f"{lim.payer_type} payer {lim.payer_id}" if lim.payer_id != "*" else f"every {lim.payer_type} payer"
+    whose, scope = _whose_and_scope("limit", lim.limit_id is not None, lim.payer_type, lim.payer_id)
     return Applied(
         kind=FREQUENCY_LIMIT,
-        scope=Scope(
-            origin=lim.origin,
-            breadth="type_wide" if lim.payer_id == "*" else "payer_specific",
-            payer_type=lim.payer_type,
-            payer_id=lim.payer_id,
-        ),
+        scope=_scope(lim.origin, lim.payer_type, lim.payer_id),
         effective_from=lim.effective_from,
         source=lim.source,
         reference=lim.reference,

@@ -38,6 +38,7 @@ class Subject:
     facts: rules.CaseFacts
     kind: rules.PayerType
     as_of: date
+    record: claims.ClaimRecord | None  # the claim and its lines, read once for every finder and the summary
 
 
 def _limits(db: Session, subject: Subject) -> list[applicability.Applied]:
@@ -76,7 +77,7 @@ def _authorizations(db: Session, subject: Subject) -> list[applicability.Applied
 
 def _frequency(db: Session, subject: Subject) -> list[applicability.Applied]:
     payer_type = subject.kind.payer_type
-    found = payer_rules.claim_frequency(db, subject.claim_id, payer_type=payer_type, payer_id=subject.facts.payer_id)
+    found = payer_rules.claim_frequency(db, subject.record, payer_type=payer_type, payer_id=subject.facts.payer_id)
     return [applicability.from_frequency(line, payer_type) for line in found]
 
 
@@ -111,7 +112,7 @@ def subject_of(db: Session, claim_id: int, as_of: date) -> Subject:
         )
         case_id = None
     kind = rules.payer_type_of(facts.payer_class, facts.filing_indicator)
-    return Subject(claim.id, case_id, facts, kind, as_of)
+    return Subject(claim.id, case_id, facts, kind, as_of, claims.claim_record(db, claim.id))
 
 
 def for_claim(db: Session, claim_id: int, as_of: date) -> Answer:
@@ -120,6 +121,6 @@ def for_claim(db: Session, claim_id: int, as_of: date) -> Answer:
     applied = [rule for finder in FINDERS.values() for rule in finder(db, subject)]
     payer_key = payer_knowledge.payer_key_of(subject.facts.payer_id) if subject.facts.payer_id else None
     facts = payer_knowledge.in_force(db, [payer_key], as_of) if payer_key else []
-    record = claims.claim_record(db, subject.claim_id)
+    record = subject.record
     numbered = [] if record is None else [(line.line_number, line.procedure_code) for line in record.lines]
     return Answer(subject, payer_key, applied, facts, applicability.line_summaries(numbered, applied))

@@ -492,19 +492,20 @@ def _earlier(services: Sequence[claims.PatientService]) -> list[frequency.Earlie
     ]
 
 
-def claim_frequency(db: Session, claim_id: int, *, payer_type: str | None, payer_id: str | None) -> list[LineFrequency]:
-    """Each line of the client's claim whose code a frequency limit in force on its date covers, with the
-    verdict: the patient's earlier services (claims' `patient_services`: the client's other claims of the
-    same patient reference, and this claim's earlier lines) in the limit's window. Self-pay or a line
-    without a code or a date: nothing."""
-    record = claims.claim_record(db, claim_id)
+def claim_frequency(
+    db: Session, record: claims.ClaimRecord | None, *, payer_type: str | None, payer_id: str | None
+) -> list[LineFrequency]:
+    """Each line of the client's claim (``claims.claim_record``, as the caller read it) whose code a
+    frequency limit in force on its date covers, with the verdict: the patient's earlier services (claims'
+    `patient_services`: the client's other claims of the same patient reference, and this claim's earlier
+    lines) in the limit's window. Self-pay or a line without a code or a date: nothing."""
     if record is None or payer_type is None:
         return []
     dated = [(line, line.service_date_from or record.claim.statement_from) for line in record.lines]
     days = [served for _, served in dated if served is not None]
     if not days:
         return []
-    others = _earlier(claims.patient_services(db, claim_id, through=max(days)))
+    others = _earlier(claims.patient_services(db, record.claim.id, through=max(days)))
     known = all_frequency_limits(db)
     out = []
     for index, (line, served) in enumerate(dated):
