@@ -278,7 +278,8 @@ def from_frequency(line: LineFrequency, payer_type: str | None) -> Applied:
     lim = verdict.limit
     selectors = [
         *_line_selectors(line.line_number, line.procedure_code, line.service_date, line.assumed, payer_type, "limit"),
-        *_narrower(("payer_id", lim.payer_id)),
+        # the claim facts a narrower limit asked for (its payer, the claim's plan)
+        *_narrower(("payer_id", lim.payer_id), ("plan", lim.plan)),
     ]
     whose, scope = _whose_and_scope("limit", lim.limit_id is not None, lim.payer_type, lim.payer_id)
     return Applied(

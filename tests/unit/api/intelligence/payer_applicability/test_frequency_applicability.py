@@ -100,3 +100,25 @@ def test_every_line_is_summarised_with_its_frequency_limit_or_none():
         (1, None, None, None),
         (2, "platform/medicare/G0438-G0439/frequency", True, None),
     ]
+
+
+def test_a_limit_for_a_plan_names_the_plan_among_the_facts_that_selected_it():
+    gold = frequency.FrequencyLimit(
+        payer_type="medicare",
+        codes=CodeRange("G0438", "G0439"),
+        max_units=1,
+        period="months",
+        period_length=11,
+        effective_from=date(2011, 1, 1),
+        source="Plan GOLD rider 2",
+        plan="GOLD",
+        limit_id=4,
+    )
+    applied = applicability.from_frequency(_line(gold, []), "medicare")
+    assert [(s.fact, s.value) for s in applied.selected_by] == [
+        ("line_number", "2"),
+        ("procedure_code", "G0439"),
+        ("service_date", "2026-06-01"),
+        ("payer_type", "medicare"),
+        ("plan", "GOLD"),
+    ]
