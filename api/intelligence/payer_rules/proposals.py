@@ -64,6 +64,18 @@ def _day(payload: Mapping[str, Any], field: str) -> date:
     return day
 
 
+def _only(payload: Mapping[str, Any], fields: frozenset[str], what: str) -> None:
+    """A field the kind does not have is refused (by name, the first in order), never ignored."""
+    unknown = sorted(set(payload) - fields)
+    if unknown:
+        raise _bad(unknown[0], f"is not a field of {what}")
+
+
+def _optional_day(payload: Mapping[str, Any], field: str) -> str | None:
+    """An optional date field as ISO text (None when absent)."""
+    return _day(payload, field).isoformat() if payload.get(field) is not None else None
+
+
 def level_of(payer_type: str, level: str) -> rules.LimitRule:
     """The platform rule of ``level`` for ``payer_type`` (a client's rule takes its basis from it);
     INVALID_INPUT naming the payer type's levels when it has no such level."""
@@ -80,9 +92,7 @@ def check_limit(payload: Mapping[str, Any]) -> Payload:
     """A client's appeal or timely-filing limit: payer type, payer id (``*``: every payer of the type),
     a level the payer type has (``rules``: the platform's levels), days 1..3650, calendar or business
     days, the roll to a business day, receipt days 0..30, the date it is in force from, its source."""
-    unknown = sorted(set(payload) - LIMIT_FIELDS)
-    if unknown:
-        raise _bad(unknown[0], "is not a field of a limit rule")
+    _only(payload, LIMIT_FIELDS, "a limit rule")
     payer_type = _text(payload, "payer_type", 30)
     if payer_type not in rules.PAYER_TYPES:
         raise _bad("payer_type", f"must be one of {', '.join(rules.PAYER_TYPES)}")
@@ -146,16 +156,14 @@ def check_authorization(payload: Mapping[str, Any]) -> Payload:
     revenue code (``*``: any), the dates it is in force, its source. The JSON's shape is checked here; what
     a requirement is (codes, ranges, POS, revenue codes, dates in order) is priorAuthorization's own check
     (``checked_requirement``), so a change approved here is one that priorAuthorization would store."""
-    unknown = sorted(set(payload) - AUTHORIZATION_FIELDS)
-    if unknown:
-        raise _bad(unknown[0], "is not a field of an authorization requirement")
+    _only(payload, AUTHORIZATION_FIELDS, "an authorization requirement")
     payer_type = _text(payload, "payer_type", 30)
     if payer_type not in rules.PAYER_TYPES:
         raise _bad("payer_type", f"must be one of {', '.join(rules.PAYER_TYPES)}")
     flag = payload.get("requires_authorization", True)
     if not isinstance(flag, bool):
         raise _bad("requires_authorization", "must be true or false")
-    until = _day(payload, "effective_to").isoformat() if payload.get("effective_to") is not None else None
+    until = _optional_day(payload, "effective_to")
     given = {
         "payer_type": payer_type,
         "payer_id": _text(payload, "payer_id", 80, "*"),
@@ -228,13 +236,11 @@ def check_frequency(payload: Mapping[str, Any]) -> Payload:
     rolling_days, months, calendar_year, lifetime; ``period_length`` N for rolling_days and months only),
     the dates it is in force, its source. What a limit is (periods, lengths, dates in order) is
     ``frequency.check``."""
-    unknown = sorted(set(payload) - FREQUENCY_FIELDS)
-    if unknown:
-        raise _bad(unknown[0], "is not a field of a frequency limit")
+    _only(payload, FREQUENCY_FIELDS, "a frequency limit")
     period = _text(payload, "period", 20)
     if period not in frequency.PERIODS:
         raise _bad("period", f"must be one of {', '.join(frequency.PERIODS)}")
-    until = _day(payload, "effective_to").isoformat() if payload.get("effective_to") is not None else None
+    until = _optional_day(payload, "effective_to")
     given = {
         "payer_type": _text(payload, "payer_type", 30),
         "payer_id": _text(payload, "payer_id", 80, "*").upper(),
