@@ -234,25 +234,38 @@ def _missed(records: Sequence[CaseRecord], first: date, last: date) -> Estimate:
     return jeffreys(missed, len(due))
 
 
-def calibrate(history: Iterable[CaseRecord], first: date, last: date) -> Calibration:
-    """Estimate every parameter from the cases opened from ``first`` to ``last`` (as known at ``last``)."""
-    if last < first:
-        raise ValueError("the window ends before it starts")
-    records = [known_at(r, last) for r in history if r.opened_on <= last]
-    window = [r for r in records if r.opened_on >= first]
-    weeks = ((last - first).days + 1) / 7
-    counts: dict[tuple[str, str], int] = defaultdict(int)
-    amounts: dict[tuple[str, str], list[float]] = defaultdict(list)
-    deadlines: dict[tuple[str, str], list[int]] = defaultdict(list)
+Cell = tuple[str, str]
+
+
+def _cells(window: Sequence[CaseRecord]) -> tuple[dict[Cell, int], dict[Cell, list[float]], dict[Cell, list[int]]]:
+    """Per payer x category: cases opened, their amounts, their days to the appeal deadline."""
+    counts: dict[Cell, int] = defaultdict(int)
+    amounts: dict[Cell, list[float]] = defaultdict(list)
+    deadlines: dict[Cell, list[int]] = defaultdict(list)
     for r in window:
         cell = (r.payer, r.category)
         counts[cell] += 1
         amounts[cell].append(round(r.amount, 2))
         if r.due_on is not None:
             deadlines[cell].append(max((r.due_on - r.opened_on).days, 0))
-    if not counts:
-        raise NotEnoughHistory("no case was opened in the window")
-    decided = [r for r in records if r.decision in DECIDED and r.decided_on is not None and r.decided_on >= first]
+    return dict(counts), dict(amounts), dict(deadlines)
+
+
+def _success(categories: Iterable[str], decided: Sequence[CaseRecord]) -> tuple[dict[str, Estimate], dict[str, float]]:
+    """Per category: P(success) (Jeffreys) and the mean recovered share of a success (1 without one)."""
+    success: dict[str, Estimate] = {}
+    share: dict[str, float] = {}
+    for category in sorted(set(categories) | {r.category for r in decided}):
+        mine = [r for r in decided if r.category == category]
+        won = [r for r in mine if r.decision in SUCCESSES]
+        success[category] = jeffreys(len(won), len(mine))
+        ratios = [r.recovered / r.amount for r in won if r.amount > 0]
+        share[category] = sum(ratios) / len(ratios) if ratios else 1.0
+    return success, share
+
+
+def _work(records: Sequence[CaseRecord], first: date) -> tuple[list[CaseRecord], list[float], int]:
+    """The cases decided from ``first`` on, their work days and how many owners decided them."""
     worked = [r for r in records if r.decided_on is not None and r.decided_on >= first]
     if not worked:
         raise NotEnoughHistory("no appeal outcome was recorded in the window (the work time cannot be estimated)")
@@ -260,14 +273,21 @@ def calibrate(history: Iterable[CaseRecord], first: date, last: date) -> Calibra
     if not owners:
         raise NotEnoughHistory("no decided case in the window has an owner (the team size cannot be counted)")
     times = [t for r, t in work_times(records) if r.decided_on is not None and r.decided_on >= first]
-    success: dict[str, Estimate] = {}
-    share: dict[str, float] = {}
-    for category in sorted({r.category for r in window} | {r.category for r in decided}):
-        mine = [r for r in decided if r.category == category]
-        won = [r for r in mine if r.decision in SUCCESSES]
-        success[category] = jeffreys(len(won), len(mine))
-        ratios = [r.recovered / r.amount for r in won if r.amount > 0]
-        share[category] = sum(ratios) / len(ratios) if ratios else 1.0
+    return worked, times, len(owners)
+
+
+def calibrate(history: Iterable[CaseRecord], first: date, last: date) -> Calibration:
+    """Estimate every parameter from the cases opened from ``first`` to ``last`` (as known at ``last``)."""
+    if last < first:
+        raise ValueError("the window ends before it starts")
+    records = [known_at(r, last) for r in history if r.opened_on <= last]
+    window = [r for r in records if r.opened_on >= first]
+    weeks = ((last - first).days + 1) / 7
+    counts, amounts, deadlines = _cells(window)
+    if not counts:
+        raise NotEnoughHistory("no case was opened in the window")
+    worked, times, team = _work(records, first)
+    success, share = _success((r.category for r in window), [r for r in worked if r.decision in DECIDED])
     return Calibration(
         first=first,
         last=last,
@@ -275,9 +295,9 @@ def calibrate(history: Iterable[CaseRecord], first: date, last: date) -> Calibra
         arrivals={cell: garwood_rate(k, weeks) for cell, k in counts.items()},
         success=success,
         work_days=mean_t(times or [0.0]),
-        team_size=len(owners),
+        team_size=team,
         missed_deadlines=_missed(records, first, last),
-        amounts=dict(amounts),
-        deadline_days=dict(deadlines),
+        amounts=amounts,
+        deadline_days=deadlines,
         recovered_share=share,
     )

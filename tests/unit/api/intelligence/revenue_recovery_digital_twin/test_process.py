@@ -35,7 +35,10 @@ def calibration(rate_k: int = 26, work: float = 2.0, team: int = 2) -> cal.Calib
 START = [process.Queued("A", "auth", 500.0, 10.0, 5.0), process.Queued("B", "coding", 200.0, 3.0, None)]
 
 
-def run(scenario: process.Scenario = process.Scenario(), seed: int = 3, reps: int = 30, weeks: int = 8):
+BASE = process.Scenario()
+
+
+def run(scenario: process.Scenario = BASE, seed: int = 3, reps: int = 30, weeks: int = 8):
     return process.simulate(calibration(), START, scenario, horizon_weeks=weeks, replications=reps, seed=seed)
 
 
