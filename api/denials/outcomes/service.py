@@ -4,7 +4,7 @@ puts the payer reference or the claim key in a message."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -12,6 +12,7 @@ from sqlalchemy import Select, case, func, select
 from sqlalchemy.orm import Session
 
 from api.denials.cases import service as cases
+from api.denials.cases.lifecycle import WORKING_STATES
 from api.denials.cases.models import DenialCase
 from api.denials.outcomes import rules
 from api.denials.outcomes.models import AppealOutcome
@@ -204,3 +205,64 @@ def last_level(db: Session, case_id: int) -> int:
     """The highest appeal level decided on the case (withdrawn included: that level was tried); 0 if none."""
     level = db.scalar(select(func.max(AppealOutcome.level)).where(AppealOutcome.case_id == case_id))
     return int(level or 0)
+
+
+@dataclass(frozen=True)
+class RecoveryCase:
+    """A denial case as the recovery digital twin reads it (plain values: no claim key, no patient): when it was
+    opened (the denial's remittance date, else the day it was opened on the platform), its cell, amount, owner,
+    appeal deadline, its first recorded appeal outcome (decision, date, recovered amount) and, for a case that
+    left the work without one (written off, closed), the day it did."""
+
+    case_id: int
+    opened_on: date
+    payer: str
+    category: str | None
+    amount_at_stake: Decimal
+    owner_user_id: int | None
+    appeal_due_on: date | None
+    decided_on: date | None
+    decision: str | None
+    amount_recovered: Decimal
+    ended_on: date | None
+
+
+def recovery_history(db: Session, *, opened_from: date, opened_to: date, limit: int) -> list[RecoveryCase]:
+    """The client's denial cases opened from ``opened_from`` to ``opened_to`` (inclusive), oldest first, at most
+    ``limit``, each with its first appeal outcome (by decision date, then id) when one was recorded."""
+    start = datetime(opened_from.year, opened_from.month, opened_from.day, tzinfo=utcnow().tzinfo)
+    end = datetime(opened_to.year, opened_to.month, opened_to.day, tzinfo=utcnow().tzinfo) + timedelta(days=1)
+    opened = (DenialCase.remittance_date.between(opened_from, opened_to)) | (
+        DenialCase.remittance_date.is_(None) & (DenialCase.created_at >= start) & (DenialCase.created_at < end)
+    )
+    found = list(db.scalars(select(DenialCase).where(opened).order_by(DenialCase.id).limit(limit)))
+    ids = [c.id for c in found]
+    first: dict[int, AppealOutcome] = {}
+    for i in range(0, len(ids), 1000):
+        stmt = (
+            select(AppealOutcome)
+            .where(AppealOutcome.case_id.in_(ids[i : i + 1000]))
+            .order_by(AppealOutcome.decided_on, AppealOutcome.id)
+        )
+        for outcome in db.scalars(stmt):
+            first.setdefault(outcome.case_id, outcome)
+    out: list[RecoveryCase] = []
+    for c in found:
+        o = first.get(c.id)
+        ended = c.state not in WORKING_STATES and o is None
+        out.append(
+            RecoveryCase(
+                case_id=c.id,
+                opened_on=c.remittance_date or c.created_at.date(),
+                payer=c.payer,
+                category=c.denial_category,
+                amount_at_stake=c.amount_at_stake,
+                owner_user_id=c.owner_user_id,
+                appeal_due_on=c.appeal_due_on,
+                decided_on=o.decided_on if o else None,
+                decision=o.decision if o else None,
+                amount_recovered=o.amount_recovered if o else Decimal("0"),
+                ended_on=c.state_changed_at.date() if ended else None,
+            )
+        )
+    return sorted(out, key=lambda r: (r.opened_on, r.case_id))
