@@ -1,0 +1,1 @@
+"""revenueInvalidation.*: revenue invalidation (generated skeleton: say here what the namespace is for)."""

@@ -1,0 +1,1 @@
+"""revenueOperations.*: revenue operations (generated skeleton: say here what the namespace is for)."""
