@@ -1,30 +1,43 @@
-"""revenueInvalidation: the items of the selected client. Functions take the tenant-scoped Session and plain values;
-they never commit (the executor commits the call with its audit event)."""
+"""The operational half of revenueInvalidation: the denial cases decided lost or written off
+(cases.service.lost_cases, with the last payer decision from outcomes.service.last_outcomes) as
+`reasons.Item`s, dated on the client's calendar (deadlines.service.client_zone). Read only; never commits."""
 
 from __future__ import annotations
 
-from datetime import date
-from typing import Any
+from datetime import UTC, date
 
-from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
-from api.intelligence.revenue_invalidation.models import RevenueInvalidationItem
-from api.infra.db.lookup import OnDays, get_by_id, where_given
+from api.denials.cases import service as cases
+from api.denials.deadlines import service as deadlines
+from api.denials.outcomes import service as outcomes
+from api.intelligence.revenue_invalidation import reasons
 
 
-def get(db: Session, item_id: int) -> RevenueInvalidationItem:
-    """One item of the selected client, or NOT_FOUND."""
-    return get_by_id(db, RevenueInvalidationItem, item_id, "Item")
-
-
-def list_statement(
-    *, state: str | None = None, created_from: date | None = None, created_to: date | None = None
-) -> Select[Any]:
-    """Items by state, created within the given days (both included); each filter only when given;
-    unordered, for paging."""
-    return where_given(
-        select(RevenueInvalidationItem),
-        (RevenueInvalidationItem.state, state),
-        OnDays(RevenueInvalidationItem.created_at, created_from, created_to),
-    )
+def case_items(db: Session, *, first: date | None, last: date | None, payer: str | None) -> list[reasons.Item]:
+    """The client's lost and written-off cases decided in [first, last] (either open), of one payer (upper-case
+    key) when given, with something left unrecovered."""
+    zone = deadlines.client_zone(db)
+    found = [c for c in cases.lost_cases(db) if c.amount_not_recovered > 0]
+    last_outcomes = outcomes.last_outcomes(db, [c.case_id for c in found])
+    out = []
+    for c in found:
+        at = c.decided_at if c.decided_at.tzinfo else c.decided_at.replace(tzinfo=UTC)
+        day = at.astimezone(zone).date()
+        payer_key = c.payer.upper()
+        if (first and day < first) or (last and day > last) or (payer and payer_key != payer):
+            continue
+        outcome = last_outcomes.get(c.case_id)
+        reason = reasons.case_reason(
+            c.denial_category,
+            c.group_code,
+            decision=c.decision,
+            last_outcome=outcome[0] if outcome else None,
+            due_on=c.appeal_due_on,
+            decided_on=day,
+        )
+        note = c.reason if reason == "written_off" else None
+        out.append(
+            reasons.Item(c.claim_key, payer_key, c.amount_not_recovered, day, reason, "case", c.case_id, c.carc, note)
+        )
+    return out

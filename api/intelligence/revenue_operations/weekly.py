@@ -72,7 +72,9 @@ class WeekFigures:
 
     @property
     def active(self) -> bool:
-        return bool(self.opened or self.reopened or self.closed or self.moved_in or self.moved_out or self.won or self.lost)
+        return bool(
+            self.opened or self.reopened or self.closed or self.moved_in or self.moved_out or self.won or self.lost
+        )
 
 
 @dataclass(frozen=True)
