@@ -1,1 +1,1 @@
-"""revenueInvalidation.*: revenue invalidation (generated skeleton: say here what the namespace is for)."""
+"""revenueInvalidation: revenue that turned out not to be collectable (final denial write-offs, lost and written-off cases), and why."""

@@ -1,1 +1,1 @@
-"""revenueOperations.*: revenue operations (generated skeleton: say here what the namespace is for)."""
+"""revenueOperations: the recovery team's throughput and backlog by specialist and ISO week."""
