@@ -49,13 +49,18 @@ def zone_of(name: str | None) -> ZoneInfo:
     return ZoneInfo(get_settings().default_time_zone)
 
 
-def client_today(db: Session, now: datetime | None = None) -> date:
-    """Today in the session client's time zone (a deadline is a date where the hospital is)."""
+def client_zone(db: Session) -> ZoneInfo:
+    """The session client's time zone (its stored zone, else the platform default)."""
     scope = get_scope(db)
     name = None
     if scope is not None and scope.client_id is not None:
         name = organizations.client_time_zone(db, scope.client_id)
-    return (now or datetime.now(UTC)).astimezone(zone_of(name)).date()
+    return zone_of(name)
+
+
+def client_today(db: Session, now: datetime | None = None) -> date:
+    """Today in the session client's time zone (a deadline is a date where the hospital is)."""
+    return (now or datetime.now(UTC)).astimezone(client_zone(db)).date()
 
 
 def client_todays(db: Session, now: datetime | None = None) -> dict[int, date]:

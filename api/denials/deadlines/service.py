@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeAlias
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
@@ -412,3 +413,9 @@ def upsert_payer_rule(db: Session, values: PayerRuleValues, *, user_id: int) -> 
     row.receipt_days, row.basis, row.source, row.updated_by = values.receipt_days, values.basis, values.source, user_id
     db.flush()
     return row, before
+
+
+def client_zone(db: Session) -> ZoneInfo:
+    """The session client's time zone: the calendar its days and weeks are counted in (revenueOperations'
+    weeks, revenueInvalidation's days), as the deadlines count theirs (``facts.client_today``)."""
+    return case_facts_module.client_zone(db)

@@ -3,6 +3,7 @@ puts the payer reference or the claim key in a message."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -266,3 +267,40 @@ def recovery_history(db: Session, *, opened_from: date, opened_to: date, limit: 
             )
         )
     return sorted(out, key=lambda r: (r.opened_on, r.case_id))
+
+
+class RecordedOutcome:
+    """A payer's decision as it was recorded on the platform (when, on which case, what it recovered)."""
+
+    outcome_id: int
+    case_id: int
+    recorded_at: datetime
+    decided_on: date
+    level: int
+    decision: str  # won | partially_won | lost | withdrawn
+    amount_recovered: Decimal
+
+
+def recorded_outcomes(db: Session, *, recorded_before: datetime) -> list[RecordedOutcome]:
+    """The client's appeal decisions recorded before `recorded_before`, oldest first (revenueOperations credits
+    each to the owner of its case at that moment)."""
+    stmt = (
+        select(AppealOutcome)
+        .where(AppealOutcome.created_at < recorded_before)
+        .order_by(AppealOutcome.created_at, AppealOutcome.id)
+    )
+    return [
+        RecordedOutcome(o.id, o.case_id, o.created_at, o.decided_on, o.level, o.decision, o.amount_recovered)
+        for o in db.scalars(stmt)
+    ]
+
+
+def last_outcomes(db: Session, case_ids: Sequence[int]) -> dict[int, tuple[str, int]]:
+    """The last decision recorded on each of `case_ids` (decision, level); cases without one are left out."""
+    out: dict[int, tuple[str, int]] = {}
+    for start in range(0, len(case_ids), 500):
+        chunk = list(case_ids[start : start + 500])
+        stmt = select(AppealOutcome).where(AppealOutcome.case_id.in_(chunk)).order_by(AppealOutcome.id)
+        for o in db.scalars(stmt):
+            out[o.case_id] = (o.decision, o.level)
+    return out

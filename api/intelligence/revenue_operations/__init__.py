@@ -1,0 +1,1 @@
+"""revenueOperations: the recovery team's throughput and backlog by specialist and ISO week."""
