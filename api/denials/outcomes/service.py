@@ -269,6 +269,7 @@ def recovery_history(db: Session, *, opened_from: date, opened_to: date, limit: 
     return sorted(out, key=lambda r: (r.opened_on, r.case_id))
 
 
+@dataclass(frozen=True)
 class RecordedOutcome:
     """A payer's decision as it was recorded on the platform (when, on which case, what it recovered)."""
 
