@@ -545,3 +545,9 @@ def add_note(db: Session, case_id: int, body: str, *, user_id: int) -> CaseNote:
     add_event(db, case, "note_added", actor_user_id=user_id, details={"noteId": note.id})
     db.flush()
     return note
+
+
+def cases_of_claim(db: Session, claim_key: str) -> list[DenialCase]:
+    """Every denial case of the client's claim `claim_key` (all payers, every state), oldest first: the
+    claim's lineage (revenueGraph.forClaim)."""
+    return list(db.scalars(select(DenialCase).where(DenialCase.claim_key == claim_key).order_by(DenialCase.id)))

@@ -3,10 +3,11 @@ puts the payer reference or the claim key in a message."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import Select, case, func, select
 from sqlalchemy.orm import Session
@@ -204,3 +205,15 @@ def last_level(db: Session, case_id: int) -> int:
     """The highest appeal level decided on the case (withdrawn included: that level was tried); 0 if none."""
     level = db.scalar(select(func.max(AppealOutcome.level)).where(AppealOutcome.case_id == case_id))
     return int(level or 0)
+
+
+#: An appeal outcome row, named here for other namespaces.
+OutcomeRow: TypeAlias = AppealOutcome
+
+
+def outcomes_of_cases(db: Session, case_ids: Sequence[int]) -> list[AppealOutcome]:
+    """The recorded decisions on the client's cases `case_ids`, per case in the order recorded."""
+    if not case_ids:
+        return []
+    stmt = select(AppealOutcome).where(AppealOutcome.case_id.in_(list(case_ids)))
+    return list(db.scalars(stmt.order_by(AppealOutcome.case_id, AppealOutcome.id)))

@@ -1,0 +1,1 @@
+"""revenueIntelligenceGraph.*: revenue intelligence graph (generated skeleton: say here what the namespace is for)."""
