@@ -1,1 +1,1 @@
-"""revenueIntelligenceGraph.*: revenue intelligence graph (generated skeleton: say here what the namespace is for)."""
+"""revenueIntelligenceGraph: the payer x denial category x service graph of denied revenue, bounded in size."""
