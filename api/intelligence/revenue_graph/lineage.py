@@ -48,7 +48,7 @@ _BUCKET_OF_TYPE = {
 
 
 @dataclass(frozen=True)
-class Claim:
+class ClaimFacts:
     id: int
     claim_key: str
     payer: str | None
@@ -183,6 +183,30 @@ def _kind(entries: Sequence[Entry]) -> str:
     return "recoupment" if "recoupment" in types else "adjudication"
 
 
+def _remittance(group: Sequence[Entry], kind: str, by_id: dict[int, Entry]) -> Remittance:
+    """One remitted claim from its entries (in posting order) and its kind."""
+    amounts = dict.fromkeys(BUCKETS, ZERO)
+    for e in group:
+        bucket = _bucket(e, by_id)
+        if bucket is not None:
+            amounts[bucket] += e.amount
+    billed = next((e.billed_amount for e in group if e.billed_amount is not None), None)
+    first = group[0]
+    return Remittance(
+        node=f"remittance:{first.id}",
+        batch_id=first.batch_id,
+        payer=payer_key(next((e.payer for e in group if e.payer), None)),
+        status=first.claim_status_code,
+        kind=kind,
+        payment_date=next((e.payment_date for e in group if e.payment_date), None),
+        reference=next((e.reference for e in group if e.reference), None),
+        billed=ZERO if billed is None else billed,
+        amounts=amounts,
+        entry_ids={e.id for e in group},
+        plb=all(e.component == "plb" for e in group),
+    )
+
+
 def remittances(entries: Iterable[Entry]) -> list[Remittance]:
     """The claim's remitted claims in ledger order (batch, CLP, entry), each with its amounts; a
     non-reversal that follows a reversal of the same payer is that reversal's correction."""
@@ -193,7 +217,7 @@ def remittances(entries: Iterable[Entry]) -> list[Remittance]:
         groups.setdefault((e.batch_id, e.claim_row, None if e.claim_row is not None else e.id), []).append(e)
     out: list[Remittance] = []
     reversed_last: set[str] = set()
-    for (batch_id, _row, _own), group in groups.items():
+    for group in groups.values():
         payer = payer_key(next((e.payer for e in group if e.payer), None))
         kind = _kind(group)
         if kind == "adjudication" and payer in reversed_last:
@@ -202,28 +226,7 @@ def remittances(entries: Iterable[Entry]) -> list[Remittance]:
             reversed_last.add(payer)
         elif kind in ("adjudication", "correction"):
             reversed_last.discard(payer)
-        amounts = dict.fromkeys(BUCKETS, ZERO)
-        for e in group:
-            bucket = _bucket(e, by_id)
-            if bucket is not None:
-                amounts[bucket] += e.amount
-        billed = next((e.billed_amount for e in group if e.billed_amount is not None), None)
-        first = group[0]
-        out.append(
-            Remittance(
-                node=f"remittance:{first.id}",
-                batch_id=batch_id,
-                payer=payer,
-                status=first.claim_status_code,
-                kind=kind,
-                payment_date=next((e.payment_date for e in group if e.payment_date), None),
-                reference=next((e.reference for e in group if e.reference), None),
-                billed=ZERO if billed is None else billed,
-                amounts=amounts,
-                entry_ids={e.id for e in group},
-                plb=all(e.component == "plb" for e in group),
-            )
-        )
+        out.append(_remittance(group, kind, by_id))
     return out
 
 
@@ -240,7 +243,9 @@ def _payer_totals(found: Sequence[Remittance]) -> list[PayerTotal]:
     return out
 
 
-def totals(claim: Claim, found: Sequence[Remittance], cases: Sequence[Case], outcomes: Sequence[Outcome]) -> Totals:
+def totals(
+    claim: ClaimFacts, found: Sequence[Remittance], cases: Sequence[Case], outcomes: Sequence[Outcome]
+) -> Totals:
     """What the claim billed, what each payer paid, denied and adjusted, and what its cases recovered,
     wrote off and still have at stake; `reconciles`: every payer balances and no case recovered and wrote
     off more than was at stake."""
@@ -359,7 +364,7 @@ def _outcome_nodes(b: _Builder, outcomes: Sequence[Outcome]) -> None:
 
 
 def build(
-    claim: Claim,
+    claim: ClaimFacts,
     entries: Iterable[Entry],
     cases: Sequence[Case],
     outcomes: Sequence[Outcome],

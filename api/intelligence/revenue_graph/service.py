@@ -69,10 +69,10 @@ def _outcome(o: outcomes.OutcomeRow) -> lineage.Outcome:
 
 def for_claim(
     db: Session, *, claim_id: int | None, claim_key: str | None, max_nodes: int
-) -> tuple[lineage.Claim, lineage.Lineage]:
+) -> tuple[lineage.ClaimFacts, lineage.Lineage]:
     """The client's claim (by id or claim key; NOT_FOUND otherwise) and its lineage."""
     found = _claim(db, claim_id, claim_key)
-    claim = lineage.Claim(
+    claim = lineage.ClaimFacts(
         found.id,
         found.claim_key,
         found.payer,

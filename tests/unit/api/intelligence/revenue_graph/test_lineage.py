@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from api.intelligence.revenue_graph.lineage import (
     MAX_NODES,
     Case,
-    Claim,
+    ClaimFacts,
     Entry,
     Outcome,
     build,
@@ -21,7 +21,7 @@ from api.intelligence.revenue_graph.lineage import (
 
 D = Decimal
 PAYER = "Hand Payer "
-CLAIM = Claim(1, "K-1", PAYER, D("500.00"), "adjudicated_paid", date(2026, 1, 5), date(2026, 1, 5))
+CLAIM = ClaimFacts(1, "K-1", PAYER, D("500.00"), "adjudicated_paid", date(2026, 1, 5), date(2026, 1, 5))
 FEB, MAR = date(2026, 2, 2), date(2026, 3, 9)
 
 
