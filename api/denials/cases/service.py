@@ -682,3 +682,9 @@ def lost_cases(db: Session) -> list[LostCase]:
             )
         )
     return out
+
+
+def cases_of_claim(db: Session, claim_key: str) -> list[DenialCase]:
+    """Every denial case of the client's claim `claim_key` (all payers, every state), oldest first: the
+    claim's lineage (revenueGraph.forClaim)."""
+    return list(db.scalars(select(DenialCase).where(DenialCase.claim_key == claim_key).order_by(DenialCase.id)))

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeAlias
 
 from sqlalchemy import Select, case, func, select
 from sqlalchemy.orm import Session
@@ -305,3 +305,15 @@ def last_outcomes(db: Session, case_ids: Sequence[int]) -> dict[int, tuple[str, 
         for o in db.scalars(stmt):
             out[o.case_id] = (o.decision, o.level)
     return out
+
+
+#: An appeal outcome row, named here for other namespaces.
+OutcomeRow: TypeAlias = AppealOutcome
+
+
+def outcomes_of_cases(db: Session, case_ids: Sequence[int]) -> list[AppealOutcome]:
+    """The recorded decisions on the client's cases `case_ids`, per case in the order recorded."""
+    if not case_ids:
+        return []
+    stmt = select(AppealOutcome).where(AppealOutcome.case_id.in_(list(case_ids)))
+    return list(db.scalars(stmt.order_by(AppealOutcome.case_id, AppealOutcome.id)))

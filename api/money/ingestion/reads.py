@@ -309,3 +309,65 @@ def decisions_cte(decision_types: Iterable[str], denied_status: str) -> CTE:
         .cte("decisions")
         .prefix_with("MATERIALIZED")
     )
+
+
+# --- a claim's ledger, entry by entry (revenueGraph.forClaim) --------------------------------------
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """A posted entry of one claim with the remitted claim (CLP) it belongs to: `claim_row` is the row
+    number of that CLP in its batch (an adjustment's parent, a claim row's own; None for an entry without
+    a row, a PLB), so the entries of one adjudication share (batch_id, claim_row)."""
+
+    id: int
+    batch_id: int
+    claim_row: int | None
+    entry_type: str
+    component: str
+    amount: Decimal
+    payer: str | None
+    payer_claim_number: str | None
+    claim_status_code: str | None
+    billed_amount: Decimal | None
+    group_code: str | None
+    carc: str | None
+    denial_category: str | None
+    is_denial: bool
+    payment_date: date | None
+    reference: str | None
+    reverses_entry_id: int | None
+
+
+#: The entry columns of a LedgerEntry after its id, batch and CLP row, in its field order.
+_LEDGER_COLUMNS = (
+    FinancialEntry.entry_type,
+    FinancialEntry.component,
+    FinancialEntry.amount,
+    FinancialEntry.payer,
+    FinancialEntry.payer_claim_number,
+    FinancialEntry.claim_status_code,
+    FinancialEntry.billed_amount,
+    FinancialEntry.group_code,
+    FinancialEntry.carc,
+    FinancialEntry.denial_category,
+    FinancialEntry.is_denial,
+    FinancialEntry.payment_date,
+    FinancialEntry.reference,
+    FinancialEntry.reverses_entry_id,
+)
+
+
+def claim_ledger(db: Session, claim_key: str, limit: int) -> list[LedgerEntry]:
+    """The first `limit` entries posted for the claim (every payer, batch and type), in batch, CLP and
+    posting order."""
+    fe = FinancialEntry
+    owner = func.coalesce(ImportRow.parent_row_number, ImportRow.row_number)
+    stmt = (
+        select(fe.id, fe.batch_id, owner, *_LEDGER_COLUMNS)
+        .outerjoin(ImportRow, ImportRow.id == fe.row_id)
+        .where(fe.claim_key == claim_key)
+        .order_by(fe.batch_id, owner, fe.id)
+        .limit(limit)
+    )
+    return [LedgerEntry(*tuple(r)) for r in db.execute(stmt)]

@@ -20,6 +20,7 @@ from api.money.ingestion.batches import LandingSettings, blocking_rows, get_batc
 from api.money.ingestion.confirm import confirm
 from api.money.ingestion.parse import PARSE_JOB_KIND, landing_zone, parse_stored_batch, reprocess, spreadsheet_limits
 from api.money.ingestion.reads import (
+    LedgerEntry,
     PostedBatch,
     PostedEntry,
     PostedRow,
@@ -31,6 +32,7 @@ from api.money.ingestion.reads import (
     claim_entries,
     claim_event_entries,
     claim_keys_of_type,
+    claim_ledger,
     confirmed_remittance_count,
     decisions_cte,
     paid_total,
@@ -47,6 +49,7 @@ from api.money.ingestion.upload import SpooledFile, upload
 __all__ = [
     "PARSE_JOB_KIND",
     "LandingSettings",
+    "LedgerEntry",
     "PostedBatch",
     "PostedEntry",
     "PostedRow",
@@ -60,6 +63,7 @@ __all__ = [
     "claim_entries",
     "claim_event_entries",
     "claim_keys_of_type",
+    "claim_ledger",
     "confirm",
     "confirmed_remittance_count",
     "decisions_cte",
