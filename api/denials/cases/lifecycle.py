@@ -12,6 +12,9 @@ from api.core.lifecycle import machine
 
 WORKING_STATES = frozenset({"open", "triaged", "in_appeal", "awaiting_payer"})
 DECIDED_STATES = frozenset({"won", "partially_won", "lost", "written_off"})
+#: States a case can no longer be worked in (assignments and supervisory changes are refused).
+FINAL_STATES = frozenset({"closed"})
+LOST_STATES = frozenset({"lost", "written_off"})
 
 CASE = machine(
     "case",
