@@ -1,0 +1,1 @@
+"""policyImpact.*: policy impact (generated skeleton: say here what the namespace is for)."""
