@@ -72,7 +72,7 @@ Scenario = Annotated[PreventionScenario | StrategyScenario | RuleScenario, Field
 
 
 class SimulateIn(MonthRange):
-    """The adjudication months of the history (at most 36), an optional payer narrowing it, the scenario,
+    """The adjudication months of the history (at most 120), an optional payer narrowing it, the scenario,
     the seed (default: drawn and stored) and the bootstrap replications (100..2000)."""
 
     payer: PayerKey | None = Field(default=None, description="Only this payer's claims (default: every payer)")

@@ -1,1 +1,0 @@
-"""policyImpact.*: policy impact (generated skeleton: say here what the namespace is for)."""
