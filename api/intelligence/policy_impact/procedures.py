@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from api.denials.deadlines.service import AppealMove
 from api.infra.marts.inputs import month_text
 from api.intelligence.policy_impact import impact, service
 from api.intelligence.policy_impact.schemas import (
@@ -25,7 +26,7 @@ from api.rpc.procedure import rpc
 router = rpc.namespace("policyImpact")
 
 
-def _moved(m: service.deadlines.AppealMove, as_of: date) -> MovedCase:
+def _moved(m: AppealMove, as_of: date) -> MovedCase:
     return MovedCase(
         case_id=m.case_id,
         payer_id=m.payer_id,

@@ -73,12 +73,16 @@ def authorization(
         if code is not None and codes.contains(code):
             matching.append((line, code))
     served = [
-        prior_authorization.ServedLine(line.claim_id, line.line_number, code, line.units, line.served_from, line.served_to)
+        prior_authorization.ServedLine(
+            line.claim_id, line.line_number, code, line.units, line.served_from, line.served_to
+        )
         for line, code in matching
     ]
     covered = prior_authorization.covering_authorizations(db, served)
     lines = [
-        impact.Served(line.claim_id, line.served_from, line.charge, covered.get((line.claim_id, line.line_number)) is not None)
+        impact.Served(
+            line.claim_id, line.served_from, line.charge, covered.get((line.claim_id, line.line_number)) is not None
+        )
         for line, _ in matching
     ]
     return History(str(codes), impact.monthly(lines, window), len(lines), len(read) > max_lines)

@@ -58,7 +58,9 @@ def simulate(ctx: Context, input: SimulateIn) -> SimulationOut:
         rows = queries.history(m, input, input.payer, **target, limit=MAX_ROWS + 1)
         snapshot = m.snapshot
     if len(rows) > MAX_ROWS:
-        raise InvalidInput(f"Invalid input: the months hold more than {MAX_ROWS} claim x payer rows; narrow fromMonth/toMonth or payer")
+        raise InvalidInput(
+            f"Invalid input: the months hold more than {MAX_ROWS} claim x payer rows; narrow fromMonth/toMonth or payer"
+        )
     seed = service.new_seed() if input.seed is None else input.seed
     found = service.run(rows, scenario, seed=seed, replications=input.replications)
     result = {

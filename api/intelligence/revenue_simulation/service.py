@@ -41,7 +41,9 @@ def run(rows: list[whatif.Row], scenario: whatif.Scenario, *, seed: int, replica
     """The baseline, the scenario's effect on the history and its bootstrap interval over the rows."""
     cols = whatif.columns(rows)
     found = bootstrap.interval(cols.size, whatif.effect_of(cols, scenario), replications=replications, seed=seed)
-    return Figures(cols.size, _money(whatif.baseline(cols)), _money(found.estimate), _money(found.low), _money(found.high))
+    return Figures(
+        cols.size, _money(whatif.baseline(cols)), _money(found.estimate), _money(found.low), _money(found.high)
+    )
 
 
 @dataclass(frozen=True, slots=True)

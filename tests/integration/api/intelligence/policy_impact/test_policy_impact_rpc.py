@@ -23,7 +23,13 @@ from tests.integration.api.money.ingestion.conftest import upload_json
 
 D = Decimal
 LIMIT = {"kind": "appeal_limit", "payerId": "MCR01", "days": 60, "effectiveFrom": "2026-01-01"}
-AUTH = {"kind": "authorization", "payerId": "hpp01", "procedureCodes": "70551-70553", "effectiveFrom": "2026-04-01", "months": 3}
+AUTH = {
+    "kind": "authorization",
+    "payerId": "hpp01",
+    "procedureCodes": "70551-70553",
+    "effectiveFrom": "2026-04-01",
+    "months": 3,
+}
 
 
 @pytest.fixture
@@ -63,7 +69,12 @@ def test_a_shorter_appeal_limit_moves_the_payers_working_case(member):
         "redetermination",
         "2026-03-02",
     )
-    assert (case["dueOn"], case["newDueOn"], case["daysMoved"], case["pastDue"]) == ("2026-07-06", "2026-05-06", -61, False)
+    assert (case["dueOn"], case["newDueOn"], case["daysMoved"], case["pastDue"]) == (
+        "2026-07-06",
+        "2026-05-06",
+        -61,
+        False,
+    )
     late = assess(member.rpc, LIMIT, "2026-05-07").data["openCases"]
     assert (late["pastDue"], late["items"][0]["pastDue"]) == (1, True)
     # the stored deadline is untouched: nothing written
@@ -88,7 +99,9 @@ def test_an_authorization_requirement_meets_the_payers_claims_history(member):
     _upload_837(member.rpc, "prior_auth_place_plan.837")
     out = assess(member.rpc, AUTH, "2026-03-31").data["futureClaims"]
     assert (out["procedureCodes"], out["fromMonth"], out["toMonth"]) == ("70551-70553", "2026-01", "2026-03")
-    months = [(m["month"], m["claims"], m["lines"], D(m["charges"]), m["linesWithoutAuthorization"]) for m in out["months"]]
+    months = [
+        (m["month"], m["claims"], m["lines"], D(m["charges"]), m["linesWithoutAuthorization"]) for m in out["months"]
+    ]
     assert months == [
         ("2026-01", 0, 0, D("0.00"), 0),
         ("2026-02", 0, 0, D("0.00"), 0),

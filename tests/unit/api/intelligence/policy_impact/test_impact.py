@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
+from itertools import pairwise
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -35,19 +36,25 @@ def test_a_payers_limit_copies_the_rule_it_replaces_with_its_days():
 
 
 def test_a_payer_id_alone_proposes_one_rule_per_payer_type_with_appeals():
-    found = impact.proposed_limits(rules.RULES, payer_type=None, payer_id="X1", days=30, effective_from=date(2026, 1, 1))
+    found = impact.proposed_limits(
+        rules.RULES, payer_type=None, payer_id="X1", days=30, effective_from=date(2026, 1, 1)
+    )
     assert {r.payer_type for r in found} == {t for t in rules.PAYER_TYPES if rules.appeal_levels(t)}
     assert all(r.plan == "X1" and r.days == 30 for r in found)
 
 
 def test_the_engine_applies_the_proposed_limit_from_its_date_only():
     facts = rules.CaseFacts("medicare", "MA", "MCR01", notice_date=date(2026, 3, 2), service_date=date(2026, 1, 20))
-    proposed = impact.proposed_limits(rules.RULES, payer_type="medicare", payer_id="MCR01", days=60, effective_from=date(2026, 1, 1))
+    proposed = impact.proposed_limits(
+        rules.RULES, payer_type="medicare", payer_id="MCR01", days=60, effective_from=date(2026, 1, 1)
+    )
     _, now = rules.case_deadlines(facts, rules.RULES)
     _, then = rules.case_deadlines(facts, (*rules.RULES, *proposed))
     # received 03-02 + 5 = 03-07; + 120 = 07-05 (Sunday) -> 07-06; + 60 = 05-06 (Wednesday)
     assert (now[0].deadline.due_on, then[0].deadline.due_on) == (date(2026, 7, 6), date(2026, 5, 6))
-    later = impact.proposed_limits(rules.RULES, payer_type="medicare", payer_id="MCR01", days=60, effective_from=date(2026, 4, 1))
+    later = impact.proposed_limits(
+        rules.RULES, payer_type="medicare", payer_id="MCR01", days=60, effective_from=date(2026, 4, 1)
+    )
     assert rules.case_deadlines(facts, (*rules.RULES, *later))[1][0].deadline.due_on == date(2026, 7, 6)
 
 
@@ -74,4 +81,4 @@ def test_months_back_and_monthly_figures():
 def test_months_back_are_consecutive_and_end_with_the_month(last, count):
     months = impact.months_back(last, count)
     assert len(months) == count and months[-1] == last.replace(day=1)
-    assert all((b.year * 12 + b.month) - (a.year * 12 + a.month) == 1 for a, b in zip(months, months[1:], strict=False))
+    assert all((b.year * 12 + b.month) - (a.year * 12 + a.month) == 1 for a, b in pairwise(months))

@@ -62,4 +62,6 @@ def test_the_interval_of_a_prevention_holds_its_estimate(denied, seed):
     cols = whatif.columns(rows)
     found = bootstrap.interval(cols.size, whatif.effect_of(cols, whatif.Prevention(0.5)), replications=400, seed=seed)
     assert found.low <= found.estimate + 1e-6 and found.estimate <= found.high + 1e-6
-    assert found == bootstrap.interval(cols.size, whatif.effect_of(cols, whatif.Prevention(0.5)), replications=400, seed=seed)
+    assert found == bootstrap.interval(
+        cols.size, whatif.effect_of(cols, whatif.Prevention(0.5)), replications=400, seed=seed
+    )

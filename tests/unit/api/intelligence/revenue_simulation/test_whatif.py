@@ -19,7 +19,16 @@ def rows() -> list[whatif.Row]:
     # D: paid 500, not denied.
     return [
         R("P", paid=0, denied=100, recovered=0, overturned=False, category="authorization", matched=100),
-        R("P", paid=300, denied=300, recovered=300, overturned=True, category="authorization", matched=300, days_to_recovery=90),
+        R(
+            "P",
+            paid=300,
+            denied=300,
+            recovered=300,
+            overturned=True,
+            category="authorization",
+            matched=300,
+            days_to_recovery=90,
+        ),
         R("P", paid=200, denied=200, recovered=200, overturned=True, category="medical_necessity", days_to_recovery=20),
         R("Q", paid=500, denied=0, recovered=0, overturned=False, category=None),
     ]
