@@ -20,8 +20,7 @@ select
     recovered_amount,
     paid_amount,
     days_to_pay,
-    -- revenueSimulation: the denial's category and CARC (the most denied money), and when it was overturned
+    -- revenueSimulation: the denial's category (the most denied money) and when it was overturned
     primary_denial_category,
-    primary_denial_carc,
     recovery_date
 from {{ ref('int_claim_payer_adjudications') }}
