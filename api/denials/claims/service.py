@@ -540,3 +540,44 @@ def link_denial_cases(db: Session, claim_id: int, user_id: int, case_id: int | N
     from api.denials.claims import links
 
     links.link_denial_cases(db, claim_id, user_id, case_id)
+
+
+@dataclass(frozen=True, slots=True)
+class PayerLine:
+    """A line of one of the client's claims of a payer (policyImpact's claims history)."""
+
+    claim_id: int
+    claim_key: str
+    line_number: int
+    procedure_code: str | None
+    units: Decimal
+    charge: Decimal
+    served_from: date  # the line's from date, else the claim's statement from
+    served_to: date
+
+
+def payer_lines(db: Session, *, payer_id: str, first: date, last: date, limit: int) -> list[PayerLine]:
+    """At most `limit` lines of the client's claims of the payer (payer id compared upper-cased; withdrawn
+    claims left out) served `first`..`last`, in date order."""
+    served = func.coalesce(ClaimLine.service_date_from, Claim.statement_from)
+    stmt = (
+        select(Claim.id, Claim.claim_key, ClaimLine, served.label("served"))
+        .join(ClaimLine, ClaimLine.claim_id == Claim.id)
+        .where(func.upper(func.trim(Claim.payer_id)) == payer_id.strip().upper(), Claim.state != "withdrawn")
+        .where(served >= first, served <= last)
+        .order_by(served, Claim.id, ClaimLine.line_number)
+        .limit(limit)
+    )
+    return [
+        PayerLine(
+            claim_id=claim_id,
+            claim_key=claim_key,
+            line_number=line.line_number,
+            procedure_code=line.procedure_code,
+            units=line.units or Decimal(1),
+            charge=line.charge,
+            served_from=day,
+            served_to=max(line.service_date_to or day, day),
+        )
+        for claim_id, claim_key, line, day in db.execute(stmt)
+    ]

@@ -419,3 +419,50 @@ def client_zone(db: Session) -> ZoneInfo:
     """The session client's time zone: the calendar its days and weeks are counted in (revenueOperations'
     weeks, revenueInvalidation's days), as the deadlines count theirs (``facts.client_today``)."""
     return case_facts_module.client_zone(db)
+
+
+@dataclass(frozen=True, slots=True)
+class AppealMove:
+    """A working case's first appeal deadline under the client's rules and under them plus proposed ones."""
+
+    case_id: int
+    payer_id: str | None
+    payer_type: str | None
+    assumed: bool
+    level: str | None
+    basis_date: date | None
+    before: date | None
+    after: date | None
+
+
+def _first_appeal_of(found: list[rules.Scheduled]) -> rules.Scheduled | None:
+    return next((s for s in found if s.deadline.rule.kind == "appeal"), None)
+
+
+def appeal_moves(db: Session, case_ids: Sequence[int], proposed: Sequence[rules.LimitRule]) -> list[AppealMove]:
+    """For each of the client's cases (in id order), its first appeal deadline computed by the engine
+    (``rules.case_deadlines``) from its stored facts with the client's rules, and again with `proposed`
+    added (a change not stored: policyImpact's what-if). Nothing is written."""
+    found = list(db.scalars(select(DenialCase).where(DenialCase.id.in_(list(case_ids))).order_by(DenialCase.id)))
+    facts = case_facts_module.case_facts(db, found)
+    current = case_facts_module.client_rules(db)
+    changed = (*current, *proposed)
+    out = []
+    for case in found:
+        kind, before = rules.case_deadlines(facts[case.id], current)
+        after = _first_appeal_of(rules.case_deadlines(facts[case.id], changed)[1])
+        first = _first_appeal_of(before)
+        shown = after or first
+        out.append(
+            AppealMove(
+                case_id=case.id,
+                payer_id=case.payer_id,
+                payer_type=kind.payer_type,
+                assumed=kind.assumed,
+                level=None if shown is None else shown.level,
+                basis_date=None if shown is None else shown.deadline.basis_date,
+                before=None if first is None else first.deadline.due_on,
+                after=None if after is None else after.deadline.due_on,
+            )
+        )
+    return out

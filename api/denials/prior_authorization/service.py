@@ -8,6 +8,7 @@ line numbers, codes and ids: never the claim key, the patient or a date of servi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -623,3 +624,33 @@ def today(db: Session) -> date:
 def require_claim(db: Session, claim_id: int) -> None:
     """NOT_FOUND unless the claim is the client's (a list filtered by another client's claim says so)."""
     claims.get_claim(db, claim_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ServedLine:
+    """A claim line as coverage reads it: its code, units and dates of service."""
+
+    claim_id: int
+    line_number: int
+    procedure_code: str
+    units: Decimal
+    served_from: date
+    served_to: date
+
+
+def covering_authorizations(db: Session, lines: Sequence[ServedLine]) -> dict[tuple[int, int], int | None]:
+    """For each (claim id, line number), the approved request of the claim that covers the line today
+    (``coverage.verdicts``: its code, dates and units; what missing_authorizations reads), None when none does."""
+    by_claim: dict[int, list[ServedLine]] = {}
+    for line in lines:
+        by_claim.setdefault(line.claim_id, []).append(line)
+    rows = db.scalars(select(PriorAuthorization).where(PriorAuthorization.claim_id.in_(list(by_claim))))
+    auths: dict[int, list[coverage.Authorization]] = {}
+    for row in rows:
+        auths.setdefault(row.claim_id, []).append(_as_rule(row))
+    out: dict[tuple[int, int], int | None] = {}
+    for claim_id, served in by_claim.items():
+        wanted = [coverage.Line(s.line_number, s.procedure_code, s.units, s.served_from, s.served_to) for s in served]
+        for verdict in coverage.verdicts(wanted, sorted(auths.get(claim_id, []), key=lambda a: a.id)):
+            out[(claim_id, verdict.line_number)] = verdict.covered_by
+    return out

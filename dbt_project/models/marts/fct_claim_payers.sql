@@ -19,5 +19,8 @@ select
     overturned,
     recovered_amount,
     paid_amount,
-    days_to_pay
+    days_to_pay,
+    -- revenueSimulation: the denial's category (the most denied money) and when it was overturned
+    primary_denial_category,
+    recovery_date
 from {{ ref('int_claim_payer_adjudications') }}

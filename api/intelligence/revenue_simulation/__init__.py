@@ -1,0 +1,1 @@
+"""revenueSimulation.*: revenue simulation (generated skeleton: say here what the namespace is for)."""
