@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from api.infra.services.container import Services
 from api.platform.auth import service as auth_service
 from api.rpc.executor import CallMeta, execute
 from api.rpc.procedure import rpc
+from launcher import demo_team
 from launcher.bootstrap import BootstrapResult
 
 DEMO_CLAIMS = 1500
@@ -38,7 +40,9 @@ class DemoResult:
     corpus_dir: Path
     token: str
     client_id: int
+    user_id: int
     batches: list[dict[str, Any]] = field(default_factory=list)
+    team: demo_team.TeamWork = field(default_factory=demo_team.TeamWork)
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,7 @@ def load(
     with services.database.transaction() as db:
         # The CLI runs on the server itself: it acts as the bootstrap admin without a password.
         _session, token = auth_service.issue_session(db, admin.user_id, ttl_hours=1)
-    result = DemoResult(corpus_dir=corpus, token=token, client_id=admin.client_id)
+    result = DemoResult(corpus_dir=corpus, token=token, client_id=admin.client_id, user_id=admin.user_id)
     # The CSV exports repeat what the X12 files say (claims, payments, denials); the bank deposits do
     # not, and give the three-way reconciliation its third side.
     files = sorted(p for p in corpus.iterdir() if p.suffix in (".837", ".835") or p.name == "deposits.csv")
@@ -114,7 +118,23 @@ def load(
             status = "confirmed"
         result.batches.append({"file": path.name, "batch": batch_id, "status": status})
         progress(f"{path.name}: batch {batch_id} {status}")
+    result.team = work_cases(services, result)
+    progress(
+        f"Demo team: {result.team.worked} cases worked, {result.team.decided} decided, "
+        f"{result.team.recovered:.2f} recovered (cases already worked are left alone)"
+    )
     return result
+
+
+def work_cases(services: Services, demo: DemoResult, *, today: date | None = None) -> demo_team.TeamWork:
+    """The demo team works its seeded share of the cases the remittances opened (launcher/demo_team.py), before
+    the pipeline run is queued so that the first build's case KPIs include the work."""
+    return demo_team.work(
+        lambda name, payload: _call(services, name, payload, token=demo.token, client_id=demo.client_id),
+        owner_user_id=demo.user_id,
+        seed=DEMO_SEED,
+        today=today or datetime.now(UTC).date(),
+    )
 
 
 def request_pipeline_run(services: Services, demo: DemoResult) -> int:
