@@ -237,16 +237,9 @@ def recovery_history(db: Session, *, opened_from: date, opened_to: date, limit: 
         DenialCase.remittance_date.is_(None) & (DenialCase.created_at >= start) & (DenialCase.created_at < end)
     )
     found = list(db.scalars(select(DenialCase).where(opened).order_by(DenialCase.id).limit(limit)))
-    ids = [c.id for c in found]
     first: dict[int, AppealOutcome] = {}
-    for i in range(0, len(ids), 1000):
-        stmt = (
-            select(AppealOutcome)
-            .where(AppealOutcome.case_id.in_(ids[i : i + 1000]))
-            .order_by(AppealOutcome.decided_on, AppealOutcome.id)
-        )
-        for outcome in db.scalars(stmt):
-            first.setdefault(outcome.case_id, outcome)
+    for outcome in sorted(outcomes_of_cases(db, [c.id for c in found]), key=lambda o: (o.decided_on, o.id)):
+        first.setdefault(outcome.case_id, outcome)
     out: list[RecoveryCase] = []
     for c in found:
         o = first.get(c.id)
@@ -298,13 +291,7 @@ def recorded_outcomes(db: Session, *, recorded_before: datetime) -> list[Recorde
 
 def last_outcomes(db: Session, case_ids: Sequence[int]) -> dict[int, tuple[str, int]]:
     """The last decision recorded on each of `case_ids` (decision, level); cases without one are left out."""
-    out: dict[int, tuple[str, int]] = {}
-    for start in range(0, len(case_ids), 500):
-        chunk = list(case_ids[start : start + 500])
-        stmt = select(AppealOutcome).where(AppealOutcome.case_id.in_(chunk)).order_by(AppealOutcome.id)
-        for o in db.scalars(stmt):
-            out[o.case_id] = (o.decision, o.level)
-    return out
+    return {o.case_id: (o.decision, o.level) for o in outcomes_of_cases(db, case_ids)}
 
 
 #: An appeal outcome row, named here for other namespaces.
@@ -312,8 +299,11 @@ OutcomeRow: TypeAlias = AppealOutcome
 
 
 def outcomes_of_cases(db: Session, case_ids: Sequence[int]) -> list[AppealOutcome]:
-    """The recorded decisions on the client's cases `case_ids`, per case in the order recorded."""
-    if not case_ids:
-        return []
-    stmt = select(AppealOutcome).where(AppealOutcome.case_id.in_(list(case_ids)))
-    return list(db.scalars(stmt.order_by(AppealOutcome.case_id, AppealOutcome.id)))
+    """The recorded decisions on the client's cases `case_ids`, per case in the order recorded (read in chunks
+    of 500 ids: a bound list of parameters on either database)."""
+    ids = sorted(set(case_ids))
+    found: list[AppealOutcome] = []
+    for start in range(0, len(ids), 500):
+        stmt = select(AppealOutcome).where(AppealOutcome.case_id.in_(ids[start : start + 500]))
+        found.extend(db.scalars(stmt.order_by(AppealOutcome.case_id, AppealOutcome.id)))
+    return found
