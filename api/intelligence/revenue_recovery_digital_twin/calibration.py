@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
@@ -107,13 +107,8 @@ def known_at(record: CaseRecord, as_of: date) -> CaseRecord:
     """The record as it was known at ``as_of`` (a later decision or ending not yet happened)."""
     decided = record.decided_on is not None and record.decided_on <= as_of
     ended = record.ended_on is not None and record.ended_on <= as_of
-    return CaseRecord(
-        opened_on=record.opened_on,
-        payer=record.payer,
-        category=record.category,
-        amount=record.amount,
-        owner=record.owner,
-        due_on=record.due_on,
+    return replace(
+        record,
         decided_on=record.decided_on if decided else None,
         decision=record.decision if decided else None,
         recovered=record.recovered if decided else 0.0,
