@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date
+from datetime import date
 
 from sqlalchemy.orm import Session
 
@@ -22,8 +22,7 @@ def case_items(db: Session, *, first: date | None, last: date | None, payer: str
     last_outcomes = outcomes.last_outcomes(db, [c.case_id for c in found])
     out = []
     for c in found:
-        at = c.decided_at if c.decided_at.tzinfo else c.decided_at.replace(tzinfo=UTC)
-        day = at.astimezone(zone).date()
+        day = c.decided_at.astimezone(zone).date()  # UTC-aware on both databases (UtcDateTime)
         payer_key = c.payer.upper()
         if (first and day < first) or (last and day > last) or (payer and payer_key != payer):
             continue

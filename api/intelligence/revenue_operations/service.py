@@ -40,7 +40,8 @@ def _mondays(zone: ZoneInfo, from_date: date | None, to_date: date | None) -> tu
 
 
 def _day(at: datetime, zone: ZoneInfo) -> date:
-    return (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(zone).date()
+    # stored times are UTC-aware on both databases (api.infra.db.base.UtcDateTime)
+    return at.astimezone(zone).date()
 
 
 def _events(db: Session, zone: ZoneInfo, until: datetime) -> list[weekly.Event]:
