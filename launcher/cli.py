@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -23,6 +24,8 @@ from launcher.demo import DEMO_CLAIMS, DemoError, request_pipeline_run, wait_for
 from launcher.demo import load as load_demo
 from launcher.scaffold import ScaffoldError, new_namespace
 from launcher.up import Platform, UpOptions
+from launcher.web_console import ConsoleBuildError
+from launcher.web_console import build as build_console
 
 app = typer.Typer(help="Denial-management platform operations", no_args_is_help=True)
 console = Console()
@@ -136,6 +139,18 @@ def up(
     code = Platform(settings, admin, options, console).run()
     # Everything `up` started is stopped: leave without the interpreter's exit hooks (see Platform.run).
     os._exit(code)
+
+
+@app.command("console")
+def console_cmd() -> None:
+    """Rebuild the web console: its types from the contract, the type check, the bundle (console/dist)."""
+    with tempfile.TemporaryDirectory() as work:
+        try:
+            build_console(Path(work))
+        except ConsoleBuildError as exc:
+            console.print(f"[red]Console build failed[/red]\n{exc}")
+            raise typer.Exit(1) from None
+    console.print("[green]Console built[/green]: console/src/gen/contract.ts and console/dist")
 
 
 @app.command("new-namespace")

@@ -21,6 +21,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     data_dir: Path = Field(default=Path("data/local"))
+    # The web console's build (console/dist, committed), served at `/`; absent -> no console.
+    web_console_dir: Path = Field(default=Path(__file__).resolve().parents[2] / "console" / "dist")
     database_url: str | None = None
     port: int = 8000
     environment: str = "local"

@@ -1,0 +1,1 @@
+"""The web console's static build (console/dist), served at `/`."""
