@@ -1,4 +1,5 @@
-// Bundles the console into dist/ (committed: `make up` serves it without Node): index.html, app.js, app.css.
+// Bundles the console into dist/ (committed: `make up` serves it without Node): index.html, app.js and
+// app.css (the CSS every module imports, bundled in import order).
 //
 //   node scripts/build.mjs [outdir]
 //
@@ -23,4 +24,3 @@ await build({
   logLevel: "warning",
 });
 copyFileSync(`${here}src/index.html`, `${outdir}/index.html`);
-copyFileSync(`${here}src/app.css`, `${outdir}/app.css`);
