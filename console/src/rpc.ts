@@ -72,8 +72,17 @@ function watch<T>(call: Promise<T>): Promise<T> {
   });
 }
 
+// Identical queries in flight share one call: two panels asking the same thing in the same tick would
+// otherwise put the call twice in one batch, which the server refuses for the whole batch.
+const inFlight = new Map<string, Promise<unknown>>();
+
 export function query<P extends QueryName>(name: P, ...args: Args<P>): Promise<Out<P>> {
-  return watch(client.query(name, args[0]) as Promise<Out<P>>);
+  const key = `${name}\u0000${JSON.stringify(args[0] ?? null)}`;
+  const pending = inFlight.get(key);
+  if (pending) return pending as Promise<Out<P>>;
+  const call = watch(client.query(name, args[0]) as Promise<Out<P>>).finally(() => inFlight.delete(key));
+  inFlight.set(key, call);
+  return call;
 }
 
 export function mutate<P extends MutationName>(name: P, ...args: Args<P>): Promise<Out<P>> {
