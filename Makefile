@@ -14,7 +14,7 @@ export DATA_DIR PORT
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DAGSTER_DISABLE_TELEMETRY := true
 
-.PHONY: up test test-unit check fmt install install-node migrate bootstrap serve bench clean
+.PHONY: up test test-unit check fmt install install-node console migrate bootstrap serve bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,17 @@ install: $(VENV)/.installed
 tests/e2e/node/node_modules/.package-lock.json: tests/e2e/node/package-lock.json
 	npm ci --prefix tests/e2e/node --no-audit --no-fund --loglevel=error
 
-install-node: tests/e2e/node/node_modules/.package-lock.json
+console/node_modules/.package-lock.json: console/package-lock.json
+	npm ci --prefix console --no-audit --no-fund --loglevel=error
+
+## install-node: the Node packages of the end-to-end tests (@trpc/client, Playwright, axe-core) and of the
+## web console's build (console/: only to rebuild it; `make up` serves the committed console/dist)
+install-node: tests/e2e/node/node_modules/.package-lock.json console/node_modules/.package-lock.json
+
+## console: rebuild the web console after changing a screen or a procedure (types from the contract,
+## type check, bundle); commit console/src/gen and console/dist with the change
+console: install install-node
+	$(PY) -m launcher.cli console
 
 migrate: install
 	$(PY) -m launcher.cli migrate
@@ -71,4 +81,4 @@ bench: install
 	$(PY) bench/rpc_overhead.py
 
 clean:
-	rm -rf $(VENV) data/local tests/e2e/node/node_modules
+	rm -rf $(VENV) data/local tests/e2e/node/node_modules console/node_modules

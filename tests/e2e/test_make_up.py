@@ -223,15 +223,20 @@ def test_dagster_ui_loads_the_code_location_with_every_definition(platform: Up) 
         assert served[kind] == expected[kind], f"{kind}: missing {expected[kind] - served[kind]}"
 
 
-def test_the_demo_pipeline_run_shows_in_operations_list_runs(platform: Up) -> None:
-    headers = login(platform)
+def wait_for_demo_run(up: Up, headers: dict[str, str]) -> dict[str, Any]:
+    """The demo's first pipeline run once it has finished (succeeded or failed)."""
 
     def finished_run() -> dict[str, Any] | None:
-        answer = httpx.get(f"{platform.api_url}/api/rpc/operations.listRuns", headers=headers, timeout=30.0)
+        answer = httpx.get(f"{up.api_url}/api/rpc/operations.listRuns", headers=headers, timeout=30.0)
         items = answer.json()["result"]["data"]["items"]
         return items[0] if items and items[0]["status"] in ("succeeded", "failed") else None
 
-    run = poll(platform, "the demo pipeline run", DEMO_RUN_S, finished_run)
+    return poll(up, "the demo pipeline run", DEMO_RUN_S, finished_run)
+
+
+def test_the_demo_pipeline_run_shows_in_operations_list_runs(platform: Up) -> None:
+    headers = login(platform)
+    run = wait_for_demo_run(platform, headers)
     assert run["status"] == "succeeded", f"{run}\n{platform.log_tail()}"
     batches = httpx.get(f"{platform.api_url}/api/rpc/ingestion.listImportBatches", headers=headers, timeout=30.0)
     assert {b["status"] for b in batches.json()["result"]["data"]["items"]} == {"confirmed"}

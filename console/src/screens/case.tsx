@@ -423,7 +423,8 @@ function AttachForm({ caseId, missing, onAttached }: { caseId: number; missing: 
   );
 }
 
-const OPEN_PACKET = new Set(["assembled", "submitted", "acknowledged", "info_requested", "info_supplied"]);
+// The packet the case is on: the newest not replaced by a later one (superseded) nor withdrawn.
+const PAST_PACKET = new Set(["superseded", "withdrawn"]);
 
 function AppealPanel(props: {
   caseId: number;
@@ -433,14 +434,15 @@ function AppealPanel(props: {
   onChange: () => void;
 }) {
   const { caseId, me, who } = props;
-  const packets = useLoad(() => query("appealAssembly.list", { caseId, limit: 20 }), [caseId]);
-  const actions = useLoad(() => query("approvedActions.list", { caseId, limit: 20 }), [caseId]);
+  // Reloaded when the case moves (an outcome recorded below decides the packet too).
+  const packets = useLoad(() => query("appealAssembly.list", { caseId, limit: 20 }), [caseId, props.caseState]);
+  const actions = useLoad(() => query("approvedActions.list", { caseId, limit: 20 }), [caseId, props.caseState]);
   const refresh = () => {
     packets.reload();
     actions.reload();
     props.onChange();
   };
-  const current = packets.data?.items.find((p) => OPEN_PACKET.has(p.state)) ?? null;
+  const current = packets.data?.items.find((p) => !PAST_PACKET.has(p.state)) ?? null;
   const forCurrent = (actions.data?.items ?? []).filter(
     (a) => current !== null && a.kind === "submit_appeal_packet" && a.payloadRef === String(current.id),
   );
@@ -456,7 +458,9 @@ function AppealPanel(props: {
           <Empty>No appeal packet yet.</Empty>
         )
       ) : null}
-      <LetterEditor caseId={caseId} hasPacket={current !== null} onAssembled={refresh} />
+      {current === null || current.state === "assembled" ? (
+        <LetterEditor caseId={caseId} hasPacket={current !== null} onAssembled={refresh} />
+      ) : null}
     </section>
   );
 }
