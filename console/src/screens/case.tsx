@@ -197,7 +197,7 @@ function DeadlinePanel({ caseId }: { caseId: number }) {
                   <td>
                     {item.limitDays} {item.businessDays ? "business" : "calendar"} days from {item.basis.replaceAll("_", " ")}{" "}
                     {day(item.basisDate)}
-                    <div className="muted">
+                    <div className="muted ref">
                       {item.ruleReference}
                       {item.assumed ? " (assumed: the payer's rule is not on file)" : ""}
                     </div>
