@@ -35,6 +35,8 @@ from tests.support.live_member import Member, invited
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SCREENSHOTS = REPO / "data" / "tmp" / "console-screenshots"
+# Three denials; row 3's due date (2026-13-40) is no date, so the row needs a repair before the batch posts.
+UPLOAD_CSV = REPO / "tests" / "fixtures" / "csv" / "hand" / "denials_due_date_hand.csv"
 PLAYWRIGHT_S = 900
 SCREENS = [
     "01-sign-in",
@@ -43,6 +45,8 @@ SCREENS = [
     "04-appeal-packet",
     "05-approval-tablet",
     "06-outcome",
+    "13-upload-review",
+    "14-upload-posted",
     *(
         f"{name}{suffix}"
         for suffix in ("", "-tablet")
@@ -122,6 +126,7 @@ def _run_playwright(up: Up, data_dir: Path, chromium: str, specialist: Member, a
         "CONSOLE_REPORT": str(data_dir / "playwright-report.json"),
         "CONSOLE_ARTIFACTS": str(data_dir / "playwright-artifacts"),
         "CONSOLE_EVIDENCE_PDF": str(_evidence_pdf(data_dir)),
+        "CONSOLE_UPLOAD_CSV": str(UPLOAD_CSV),
         "CONSOLE_ADMIN_EMAIL": ADMIN_EMAIL,
         "CONSOLE_ADMIN_PASSWORD": ADMIN_PASSWORD,
         "CONSOLE_SPECIALIST_EMAIL": "specialist@console.test",
@@ -196,3 +201,16 @@ def test_the_clicks_did_what_the_api_records(console_run: dict[str, Any]) -> Non
     [call] = admin.query("payerInteractions.forCase", {"caseId": case_id})["items"]
     assert (call["outcome"], call["referenceNumber"]) == ("appeal_required", "REF-4417")
     assert console_run["summary"]["pdfMagic"] == "%PDF-"
+
+
+def test_the_repaired_upload_posted_all_three_denials(console_run: dict[str, Any]) -> None:
+    admin: Member = console_run["admin"]
+    batch_id = console_run["summary"]["batchId"]
+    assert admin.query("ingestion.getImportBatch", {"batchId": batch_id})["status"] == "confirmed"
+    entries = admin.query("ingestion.listFinancialEntries", {"batchId": batch_id})["items"]
+    # By hand from the file: HD-1 300.00 (OA-18), HD-2 250.00 (CO-50, the repaired row), HD-3 90.00 (PI-16).
+    assert sorted((e["claimKey"], e["amount"], e["carc"]) for e in entries) == [
+        ("HD-1", "300.00", "18"),
+        ("HD-2", "250.00", "50"),
+        ("HD-3", "90.00", "16"),
+    ]

@@ -17,6 +17,7 @@ const SPECIALIST = { email: env("CONSOLE_SPECIALIST_EMAIL"), password: env("CONS
 const APPROVER = { email: env("CONSOLE_APPROVER_EMAIL"), password: env("CONSOLE_APPROVER_PASSWORD") };
 const ADMIN = { email: env("CONSOLE_ADMIN_EMAIL"), password: env("CONSOLE_ADMIN_PASSWORD") };
 const EVIDENCE = env("CONSOLE_EVIDENCE_PDF");
+const UPLOAD_CSV = env("CONSOLE_UPLOAD_CSV");
 const TABLET = { width: 820, height: 1180 };
 
 const summary = { screens: {}, violations: {}, urls: [], storage: [], consoleErrors: [] };
@@ -157,6 +158,31 @@ test("a specialist appeals a denial, a second person approves it, the outcome cl
   await expect(page.getByRole("region", { name: "Case summary" })).toContainText(/won/i);
   await look(page, "06-outcome");
   await specialistContext.close();
+});
+
+test("an upload with a bad row is reviewed, repaired and confirmed", async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  watchErrors(page, "uploader");
+  await signIn(page, SPECIALIST);
+  await page.goto("/#/uploads");
+  await page.getByLabel("File to upload").setInputFiles(UPLOAD_CSV);
+  await page.getByLabel("Kind of file").selectOption({ label: "CSV export (claims, payments, denials, deposits, contract terms)" });
+  await page.getByRole("button", { name: "Upload file" }).click();
+  await expect(page).toHaveURL(/#\/uploads\/\d+$/);
+  summary.batchId = Number(new URL(page.url()).hash.split("/").pop());
+  // Row 3's due date (2026-13-40) is no date: the row is invalid until repaired.
+  await page.getByRole("button", { name: "Repair row 3" }).click();
+  const repair = page.getByRole("form", { name: "Repair row 3" });
+  await repair.getByLabel("Appeal deadline", { exact: true }).fill("2026-04-15");
+  await look(page, "13-upload-review");
+  await repair.getByRole("button", { name: "Save repair" }).click();
+  await expect(page.getByRole("row", { name: /Row 3/ })).toContainText("Repaired");
+  await expect(page.getByText("Every included row is valid: confirm to post it.")).toBeVisible();
+  await page.getByRole("button", { name: "Confirm import" }).click();
+  await expect(page.getByText(/Posted 3 financial entries/)).toBeVisible();
+  await look(page, "14-upload-posted");
+  await context.close();
 });
 
 test("every other screen, as an administrator, at 1280 px and on a tablet", async ({ browser }) => {

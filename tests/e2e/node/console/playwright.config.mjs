@@ -15,6 +15,8 @@ export default defineConfig({
     baseURL: process.env.CONSOLE_BASE_URL,
     viewport: { width: 1280, height: 900 },
     launchOptions: { executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium" },
+    actionTimeout: 30_000,
+    navigationTimeout: 60_000,
     trace: "off",
     screenshot: "only-on-failure",
   },
