@@ -146,6 +146,17 @@ export function money(value: string | number | null | undefined): string {
   return Number.isFinite(n) ? usd.format(n) : String(value);
 }
 
+const count = new Intl.NumberFormat("en-US");
+/** A count with thousands separators; "—" for none. */
+export function num(value: number | null | undefined): string {
+  return value === null || value === undefined ? "—" : count.format(value);
+}
+
+/** A file size in words: KiB below a MiB. */
+export function size(bytes: number): string {
+  return bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1048576).toFixed(1)} MiB`;
+}
+
 export function pct(value: number | null | undefined, digits = 1): string {
   return value === null || value === undefined ? "—" : `${(value * 100).toFixed(digits)} %`;
 }

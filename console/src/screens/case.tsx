@@ -4,7 +4,7 @@
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import type { Me } from "../app";
 import { describe, type In, mutate, type Out, query, upload } from "../rpc";
-import { ActionButton, DaysLeft, day, Empty, ErrorNote, Field, Loading, money, pct, Screen, Section, useLoad, when } from "../ui";
+import { ActionButton, DaysLeft, day, Empty, ErrorNote, Field, Loading, money, pct, Screen, Section, size, useLoad, when } from "../ui";
 import "./case.css";
 
 type CaseView = Out<"cases.get">;
@@ -341,7 +341,7 @@ function EvidencePanel({ caseId }: { caseId: number }) {
                   <td>{d.title}</td>
                   <td>{words(d.docType)}</td>
                   <td>
-                    {d.mediaType} · {Math.ceil(d.sizeBytes / 1024)} KB{d.pageCount ? ` · ${d.pageCount} pages` : ""}
+                    {d.mediaType} · {size(d.sizeBytes)}{d.pageCount ? ` · ${d.pageCount} pages` : ""}
                   </td>
                   <td>{when(d.createdAt)}</td>
                 </tr>

@@ -4,7 +4,7 @@
 import { type ReactNode, useEffect, useId, useState } from "react";
 import definitions from "../gen/kpi_definitions.json";
 import { type In, type Out, query } from "../rpc";
-import { Empty, ErrorNote, Field, Loading, money, pct, Screen, Section, useLoad } from "../ui";
+import { Empty, ErrorNote, Field, Loading, money, num, pct, Screen, Section, useLoad } from "../ui";
 import { ChartFigure, type Series } from "./chart";
 import "./kpis.css";
 import { ALL_MONTHS, type MonthRange, MonthRangeForm, rangeText, SnapshotNote } from "./period";
@@ -14,8 +14,6 @@ type Metric = NonNullable<In<"analytics.trend">["metric"]>;
 type By = NonNullable<In<"analytics.breakdown">["by"]>;
 type DefinitionKey = keyof typeof definitions;
 
-const count = new Intl.NumberFormat("en-US");
-const num = (n: number) => count.format(n);
 const days = (n: number | null) => (n === null ? "—" : `${n.toFixed(1)} days`);
 
 interface TileSpec {

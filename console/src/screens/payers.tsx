@@ -3,7 +3,7 @@
 // with an Acknowledge action each. Every figure is the server's.
 import { useId, useState } from "react";
 import { describe, mutate, type Out, query } from "../rpc";
-import { Empty, ErrorNote, Field, Loading, money, pct, Screen, Section, useLoad, when } from "../ui";
+import { Empty, ErrorNote, Field, Loading, money, num, pct, Screen, Section, useLoad, when } from "../ui";
 import { ChartFigure } from "./chart";
 import { ALL_MONTHS, type MonthRange, MonthRangeForm, rangeText, SnapshotNote } from "./period";
 import "./payers.css";
@@ -11,8 +11,6 @@ import "./payers.css";
 type Score = Out<"payerIntelligence.scorecard">["items"][number];
 type Alert = Out<"payerChangeRadar.alerts">["items"][number];
 
-const count = new Intl.NumberFormat("en-US");
-const num = (n: number | null | undefined) => (n === null || n === undefined ? "—" : count.format(n));
 const days = (n: number | null | undefined) => (n === null || n === undefined ? "—" : `${n.toFixed(1)} days`);
 
 export function PayerScreen() {

@@ -3,7 +3,7 @@
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { href } from "../router";
 import { describe, type In, mutate, type Out, query, upload } from "../rpc";
-import { ActionButton, Empty, ErrorNote, Field, money, Screen, Section, useLoad, when } from "../ui";
+import { ActionButton, Empty, ErrorNote, Field, money, Screen, Section, size, useLoad, when } from "../ui";
 import "./uploads.css";
 
 type Batch = Out<"ingestion.getImportBatch">;
@@ -105,9 +105,6 @@ function words(name: string): string {
   return acronyms.charAt(0).toUpperCase() + acronyms.slice(1);
 }
 
-/** A file size in words: KiB below a MiB. */
-const size = (bytes: number) =>
-  bytes < 1048576 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1048576).toFixed(1)} MiB`;
 
 const kindLabel = (kind: string) => BATCH_KINDS[kind] ?? words(kind);
 
