@@ -127,6 +127,22 @@ export function ActionButton(props: {
   );
 }
 
+/** A row's "Show" button in a list with a detail panel: pressed while its row is the one shown; its
+ * accessible name says which row (`Show pattern X`) while the visible label stays short. */
+export function SelectButton(props: { label: string; what: string; selected: boolean; onSelect: () => void; quiet?: boolean }) {
+  return (
+    <button
+      type="button"
+      className={props.selected && !props.quiet ? "primary" : "secondary"}
+      aria-pressed={props.selected}
+      onClick={props.onSelect}
+    >
+      {props.label}
+      <span className="visually-hidden"> {props.what}</span>
+    </button>
+  );
+}
+
 export function Field(props: { label: string; children: (id: string) => ReactNode; hint?: string }) {
   const id = useId();
   return (

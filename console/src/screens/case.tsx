@@ -266,26 +266,29 @@ function RemittancePanel({ claimKey }: { claimKey: string }) {
   );
 }
 
-const DOC_TYPES: DocType[] = [
-  "clinical_notes",
-  "medical_records",
-  "physician_letter",
-  "payer_policy",
-  "authorization_proof",
-  "proof_of_submission",
-  "corrected_codes",
-  "coding_documentation",
-  "eligibility_verification",
-  "insurance_card",
-  "registration_correction",
-  "itemized_bill",
-  "remittance_advice",
-  "prior_payer_eob",
-  "credentialing_proof",
-  "contract_terms",
-  "correspondence",
-  "other",
-];
+// Every kind the contract allows, in the order shown; `satisfies` makes the type check fail when the
+// contract adds or drops a kind (the list cannot drift from the server's vocabulary).
+const DOC_TYPE_ORDER = {
+  clinical_notes: 0,
+  medical_records: 1,
+  physician_letter: 2,
+  payer_policy: 3,
+  authorization_proof: 4,
+  proof_of_submission: 5,
+  corrected_codes: 6,
+  coding_documentation: 7,
+  eligibility_verification: 8,
+  insurance_card: 9,
+  registration_correction: 10,
+  itemized_bill: 11,
+  remittance_advice: 12,
+  prior_payer_eob: 13,
+  credentialing_proof: 14,
+  contract_terms: 15,
+  correspondence: 16,
+  other: 17,
+} satisfies Record<DocType, number>;
+const DOC_TYPES = Object.keys(DOC_TYPE_ORDER) as DocType[];
 const words = (s: string) => s.replaceAll("_", " ");
 
 function EvidencePanel({ caseId }: { caseId: number }) {
@@ -686,23 +689,25 @@ function NotesPanel({ view, who, onAdded }: { view: CaseView; who: (id: number) 
   );
 }
 
-const CHANNELS = ["phone", "portal", "fax", "mail", "email"] as const;
-const CALL_OUTCOMES = [
-  "resolved",
-  "in_process",
-  "reprocessing",
-  "appeal_required",
-  "information_requested",
-  "denial_upheld",
-  "no_record",
-  "no_answer",
-  "other",
-] as const;
+type CallIn = In<"payerInteractions.log">;
+// As DOC_TYPES: the type check fails if the contract's vocabulary changes.
+const CHANNELS = Object.keys({ phone: 1, portal: 1, fax: 1, mail: 1, email: 1 } satisfies Record<CallIn["channel"], 1>) as CallIn["channel"][];
+const CALL_OUTCOMES = Object.keys({
+  resolved: 1,
+  in_process: 1,
+  reprocessing: 1,
+  appeal_required: 1,
+  information_requested: 1,
+  denial_upheld: 1,
+  no_record: 1,
+  no_answer: 1,
+  other: 1,
+} satisfies Record<CallIn["outcome"], 1>) as CallIn["outcome"][];
 
 function CallsPanel({ caseId, claimKey, payer }: { caseId: number; claimKey: string; payer: string }) {
   const calls = useLoad(() => query("payerInteractions.forCase", { caseId, limit: 50 }), [caseId]);
-  const [channel, setChannel] = useState<(typeof CHANNELS)[number]>("phone");
-  const [outcome, setOutcome] = useState<(typeof CALL_OUTCOMES)[number]>("in_process");
+  const [channel, setChannel] = useState<CallIn["channel"]>("phone");
+  const [outcome, setOutcome] = useState<CallIn["outcome"]>("in_process");
   const [summary, setSummary] = useState("");
   const [reference, setReference] = useState("");
   return (
@@ -731,7 +736,7 @@ function CallsPanel({ caseId, claimKey, payer }: { caseId: number; claimKey: str
           <div className="row">
             <Field label="Channel">
               {(id) => (
-                <select id={id} value={channel} onChange={(e) => setChannel(e.target.value as (typeof CHANNELS)[number])}>
+                <select id={id} value={channel} onChange={(e) => setChannel(e.target.value as CallIn["channel"])}>
                   {CHANNELS.map((c) => (
                     <option key={c}>{c}</option>
                   ))}
@@ -740,7 +745,7 @@ function CallsPanel({ caseId, claimKey, payer }: { caseId: number; claimKey: str
             </Field>
             <Field label="Outcome of the contact">
               {(id) => (
-                <select id={id} value={outcome} onChange={(e) => setOutcome(e.target.value as (typeof CALL_OUTCOMES)[number])}>
+                <select id={id} value={outcome} onChange={(e) => setOutcome(e.target.value as CallIn["outcome"])}>
                   {CALL_OUTCOMES.map((o) => (
                     <option key={o} value={o}>
                       {words(o)}
@@ -779,13 +784,14 @@ function CallsPanel({ caseId, claimKey, payer }: { caseId: number; claimKey: str
   );
 }
 
-const DECISIONS = ["won", "partially_won", "lost", "withdrawn"] as const;
+type Decision = In<"outcomes.record">["decision"];
+const DECISIONS = Object.keys({ won: 1, partially_won: 1, lost: 1, withdrawn: 1 } satisfies Record<Decision, 1>) as Decision[];
 
 function OutcomePanel(props: { caseId: number; caseState: string; atStake: string; onRecorded: () => void }) {
   const { caseId } = props;
   const outcomes = useLoad(() => query("outcomes.list", { caseId, limit: 20 }), [caseId, props.caseState]);
   const packets = useLoad(() => query("appealAssembly.list", { caseId, limit: 20 }), [caseId, props.caseState]);
-  const [decision, setDecision] = useState<(typeof DECISIONS)[number]>("won");
+  const [decision, setDecision] = useState<Decision>("won");
   const [amount, setAmount] = useState(props.atStake);
   const [decidedOn, setDecidedOn] = useState(() => new Date().toISOString().slice(0, 10));
   const [reference, setReference] = useState("");
@@ -827,7 +833,7 @@ function OutcomePanel(props: { caseId: number; caseState: string; atStake: strin
           <div className="row">
             <Field label="Decision">
               {(id) => (
-                <select id={id} value={decision} onChange={(e) => setDecision(e.target.value as (typeof DECISIONS)[number])}>
+                <select id={id} value={decision} onChange={(e) => setDecision(e.target.value as Decision)}>
                   {DECISIONS.map((d) => (
                     <option key={d} value={d}>
                       {words(d)}

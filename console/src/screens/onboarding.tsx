@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { Me } from "../app";
 import { type In, type Out, mutate, query } from "../rpc";
-import { ActionButton, day, Empty, Field, Screen, Section, useLoad, when } from "../ui";
+import { ActionButton, day, Empty, Field, Screen, Section, SelectButton, useLoad, when } from "../ui";
 import "./patterns.css";
 
 type Request = Out<"hospitalOnboarding.getRequest">;
@@ -130,14 +130,7 @@ export function OnboardingScreen({ me }: { me: Me }) {
                           <td className="num">{r.expectedVolumes.monthlyClaims.toLocaleString("en-US")}</td>
                           <td className="num">{r.expectedVolumes.monthlyDenials.toLocaleString("en-US")}</td>
                           <td>
-                            <button
-                              type="button"
-                              className={selected ? "primary" : "secondary"}
-                              aria-pressed={selected}
-                              onClick={() => setRequestId(r.id)}
-                            >
-                              Show<span className="visually-hidden"> request {r.hospitalName}</span>
-                            </button>
+                            <SelectButton label="Show" what={`request ${r.hospitalName}`} selected={selected} onSelect={() => setRequestId(r.id)} />
                           </td>
                         </tr>
                       );
@@ -470,14 +463,7 @@ function ActivationGates({ me }: { me: Me }) {
                         {g.recordings > 1 ? <div className="muted">{g.recordings} recordings (latest wins)</div> : null}
                       </td>
                       <td>
-                        <button
-                          type="button"
-                          className={selected ? "primary" : "secondary"}
-                          aria-pressed={selected}
-                          onClick={() => setGate(g.gate)}
-                        >
-                          Record<span className="visually-hidden"> gate {GATE_LABEL[g.gate]}</span>
-                        </button>
+                        <SelectButton label="Record" what={`gate ${GATE_LABEL[g.gate]}`} selected={selected} onSelect={() => setGate(g.gate)} />
                       </td>
                     </tr>
                   );

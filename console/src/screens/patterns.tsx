@@ -5,7 +5,7 @@
 // pattern / intervention / evidence record lives in React state: the route stays #/patterns.
 import { type FormEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { type In, type Out, mutate, query } from "../rpc";
-import { ActionButton, day, Empty, Field, Screen, Section, useLoad, when } from "../ui";
+import { ActionButton, day, Empty, Field, Screen, Section, SelectButton, useLoad, when } from "../ui";
 import "./patterns.css";
 import { Estimate, points, pValue, rate, ratio, sePoints } from "./stats";
 
@@ -227,14 +227,7 @@ function PatternTable(props: {
                     </td>
                     <td>{p.confirmed ? <span className="badge ok">✓ Confirmed</span> : <span className="badge">Not confirmed</span>}</td>
                     <td>
-                      <button
-                        type="button"
-                        className={selected ? "primary" : "secondary"}
-                        aria-pressed={selected}
-                        onClick={() => props.onSelect(p.patternKey)}
-                      >
-                        Show<span className="visually-hidden"> pattern {label}</span>
-                      </button>
+                      <SelectButton label="Show" what={`pattern ${label}`} selected={selected} onSelect={() => props.onSelect(p.patternKey)} />
                     </td>
                   </tr>
                 );
@@ -598,14 +591,7 @@ function Interventions(props: { patternKey: string | null; selected: number | nu
                           </td>
                           <td>{day(i.startDate)}</td>
                           <td>
-                            <button
-                              type="button"
-                              className={selected ? "primary" : "secondary"}
-                              aria-pressed={selected}
-                              onClick={() => props.onSelect(i.id)}
-                            >
-                              Show<span className="visually-hidden"> intervention {i.name}</span>
-                            </button>
+                            <SelectButton label="Show" what={`intervention ${i.name}`} selected={selected} onSelect={() => props.onSelect(i.id)} />
                           </td>
                         </tr>
                       );
@@ -728,14 +714,7 @@ function InterventionDetail({ id, onClose }: { id: number; onClose: () => void }
               items={d.items}
               caption="Evidence records of the intervention, newest first"
               action={(e) => (
-                <button
-                  type="button"
-                  className={recordId === e.id ? "primary" : "secondary"}
-                  aria-pressed={recordId === e.id}
-                  onClick={() => setRecordId(e.id)}
-                >
-                  Show<span className="visually-hidden"> evidence record {e.id}</span>
-                </button>
+                <SelectButton label="Show" what={`evidence record ${e.id}`} selected={recordId === e.id} onSelect={() => setRecordId(e.id)} />
               )}
             />
           )

@@ -3,7 +3,7 @@
 // with an Acknowledge action each. Every figure is the server's.
 import { useId, useState } from "react";
 import { describe, mutate, type Out, query } from "../rpc";
-import { Empty, ErrorNote, Field, Loading, money, num, pct, Screen, Section, useLoad, when } from "../ui";
+import { Empty, ErrorNote, Field, Loading, money, num, pct, Screen, Section, SelectButton, useLoad, when } from "../ui";
 import { ChartFigure } from "./chart";
 import { ALL_MONTHS, type MonthRange, MonthRangeForm, rangeText, SnapshotNote } from "./period";
 import "./payers.css";
@@ -125,14 +125,7 @@ function ScoreTable(props: { items: Score[]; selected: string | null; onSelect: 
                 <td className="num">{money(s.recoveredAmount)}</td>
                 <td className="num">{days(s.avgDaysToPay)}</td>
                 <td>
-                  <button
-                    type="button"
-                    className="secondary"
-                    aria-pressed={selected}
-                    onClick={() => props.onSelect(s.payerKey)}
-                  >
-                    Details<span className="visually-hidden"> for {name}</span>
-                  </button>
+                  <SelectButton label="Details" what={`for ${name}`} selected={selected} onSelect={() => props.onSelect(s.payerKey)} quiet />
                 </td>
               </tr>
             );
