@@ -33,6 +33,8 @@ from api.infra.discovery.namespaces import modules_named
 from api.infra.jobs.worker import Worker
 from api.infra.outbox.service import Outbox
 from api.infra.private_files import secure_data_dir
+from api.infra.rate_limit.bucket import Budget
+from api.infra.rate_limit.limiter import RateLimiter
 from api.infra.security_headers import SecurityHeadersMiddleware
 from api.infra.services.container import Services
 from api.infra.signing.secret import digest_key as load_digest_key
@@ -99,6 +101,10 @@ def build_services(settings: Settings | None = None) -> Services:
         job_worker=worker,
         marts=MartReader(settings.warehouse_dir),
         outbox=Outbox(settings, database),
+        rate_limiter=RateLimiter(
+            Budget(settings.rpc_rate_limit_per_second, settings.rpc_rate_limit_burst),
+            max_keys=settings.rpc_rate_limit_max_keys,
+        ),
         resolve_tenant=resolve_tenant,
         memberships_of=memberships_of,
         audit=anchor.record,

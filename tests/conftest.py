@@ -185,6 +185,11 @@ def open_stack(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             # Every test calls from the same TestClient address; the shared app must not throttle the suite's
             # own failed sign-ins (tests/integration/api/platform/auth/test_login_throttle.py uses the defaults).
             login_free_failures_per_address=1_000_000,
+            # ... nor rate-limit it: the suite is one caller address (every sign-in of the session) and a few
+            # tokens firing as fast as the app answers (the contract fuzz: ~20,000 calls per token). The limit
+            # itself is tested on a limiter with a hand-set clock (tests/integration/api/rpc/test_rate_limit.py).
+            rpc_rate_limit_per_second=1_000_000,
+            rpc_rate_limit_burst=1_000_000,
         )
         services = build_services(settings)
         try:

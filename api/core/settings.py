@@ -112,6 +112,16 @@ class Settings(BaseSettings):
     login_failure_window_seconds: int = 3600
     # The most calls one batched HTTP request may carry (every procedure).
     rpc_max_batch_calls: int = 20
+    # Per-caller rate limit of /api/rpc (api/infra/rate_limit): a token bucket per credential (session
+    # token, API key) or, for calls without one, per client address: RPC_RATE_LIMIT_PER_SECOND calls
+    # per second on average, RPC_RATE_LIMIT_BURST at once after a pause (each call of a batch counts).
+    # Over budget is TOO_MANY_REQUESTS with Retry-After. The defaults sit far above a person's use (a
+    # console screen sends a batch of a few calls; the e2e suites' busiest flows stay well under 100
+    # calls in a burst) and far below what one API process serves (bench/rpc_overhead.py: ~250 tenant
+    # queries a second in all). At most RPC_RATE_LIMIT_MAX_KEYS callers are remembered (~200 bytes each).
+    rpc_rate_limit_per_second: float = Field(default=20.0, gt=0, le=1_000_000)
+    rpc_rate_limit_burst: int = Field(default=200, ge=1)
+    rpc_rate_limit_max_keys: int = Field(default=100_000, ge=1)
 
     # API keys: an expiry is always set (default), never beyond the maximum.
     api_key_default_days: int = 90
@@ -199,6 +209,16 @@ class Settings(BaseSettings):
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError("DEFAULT_TIME_ZONE must be an IANA time zone name such as America/Chicago") from None
         return value
+
+    @model_validator(mode="after")
+    def _batch_fits_burst(self) -> Settings:
+        # A batch is charged all its calls at once: a burst below the largest batch would refuse it forever.
+        if self.rpc_rate_limit_burst < self.rpc_max_batch_calls:
+            raise ValueError(
+                f"RPC_RATE_LIMIT_BURST ({self.rpc_rate_limit_burst}) must be at least RPC_MAX_BATCH_CALLS "
+                f"({self.rpc_max_batch_calls}): a full batch could never be admitted"
+            )
+        return self
 
     @model_validator(mode="after")
     def _password_hash_floor(self) -> Settings:

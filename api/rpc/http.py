@@ -5,8 +5,15 @@ POST /api/rpc/a.b            body <json>              mutation
 GET|POST /api/rpc/a.b,c.d?batch=1  input {"0":..,"1":..}  batch, answer in call order
 
 Request-level failures (unparseable JSON, body too large, a batch refused as a
-whole) fail every call: one envelope for a single call, an array with one
-envelope per call for a batch, as tRPC v11 answers them.
+whole, a caller over its rate limit) fail every call: one envelope for a single
+call, an array with one envelope per call for a batch, as tRPC v11 answers them.
+
+Rate limit: each request is charged to its caller's budget (`Services.rate_limiter`,
+api/infra/rate_limit: the credential presented, else the client address) one unit
+per call, after the cheap whole-request refusals (method, batch shape) and before
+the body is read or anyone is authenticated. Over budget is TOO_MANY_REQUESTS (429)
+with Retry-After. Only /api/rpc is limited: health, JWKS and the console's files are
+other routes.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from api.infra.services.container import Services
-from api.rpc.errors import RpcError, error_envelope
+from api.rpc.errors import RpcError, error_envelope, to_rpc_error
 from api.rpc.executor import UNDEFINED, CallMeta, Envelope, execute, execute_async, run_public_async_ready
 from api.rpc.procedure import Procedure, Registry
 from api.rpc.uploads import SpoolContext, spool_json_upload, spool_multipart, spool_octet_stream, too_large
@@ -88,6 +95,15 @@ def _repeated_call(paths: list[str], procs: list[Procedure | None], inputs: list
     return None
 
 
+def caller_key(request: Request) -> tuple[str, str]:
+    """Who is charged for a request: the credential it presents (the token after the scheme, so
+    "Bearer x" and "bearer  x" are one caller), else its client address (as uvicorn reports it)."""
+    authorization = (request.headers.get("authorization") or "").strip()
+    if authorization:
+        return "credential", authorization.partition(" ")[2].strip() or authorization
+    return "address", request.client.host if request.client else "unknown"
+
+
 def batch_status(statuses: list[int]) -> int:
     distinct = set(statuses)
     return distinct.pop() if len(distinct) == 1 else 207
@@ -113,6 +129,11 @@ class RpcEndpoint:
             refusal = _batch_refusal(paths, procs, self.services.settings.rpc_max_batch_calls)
             if refusal is not None:
                 return _request_error(refusal, paths, is_batch)
+        throttled = self._over_budget(request, len(paths))
+        if throttled is not None:
+            response = _request_error(throttled, paths, is_batch)
+            response.headers["Retry-After"] = str(throttled.retry_after)
+            return response
         spool = SpoolContext(
             self.services.settings.landing_dir / ".spool", self._body_limit(procs[0] if not is_batch else None)
         )
@@ -120,6 +141,14 @@ class RpcEndpoint:
             return await self._handle(request, paths, procs, is_batch, spool)
         finally:
             spool.cleanup()  # spooled upload bytes are either linked into the landing zone by now or unwanted
+
+    def _over_budget(self, request: Request, calls: int) -> RpcError | None:
+        """The refusal of a request whose caller has spent its budget (each call counts), else None."""
+        limiter = self.services.rate_limiter
+        if limiter is None:
+            return None
+        decision = limiter.charge(limiter.key_of(*caller_key(request)), calls)
+        return None if decision.allowed else to_rpc_error(limiter.refusal(decision, calls))
 
     async def _handle(
         self, request: Request, paths: list[str], procs: list[Procedure | None], is_batch: bool, spool: SpoolContext

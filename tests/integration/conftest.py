@@ -23,7 +23,15 @@ def open_hand_world(backend: str, tmp_path_factory: pytest.TempPathFactory) -> I
     """One tenant on a fresh operational database of `backend`, with its own data directory."""
     admin = require_postgres() if backend == "postgres" else None
     with fresh_database(backend, tmp_path_factory.mktemp(f"hand_{backend}")) as url:
-        settings = Settings(data_dir=tmp_path_factory.mktemp("hand_data"), database_url=url, job_worker_enabled=False)
+        settings = Settings(
+            data_dir=tmp_path_factory.mktemp("hand_data"),
+            database_url=url,
+            job_worker_enabled=False,
+            # One token serves every test module of the shared hand world, as fast as the app answers: not
+            # rate-limited, as in tests/conftest.py's shared stack (the limit's own tests plant a limiter).
+            rpc_rate_limit_per_second=1_000_000,
+            rpc_rate_limit_burst=1_000_000,
+        )
         services = build_services(settings)
         try:
             with TestClient(create_app(services=services)) as http:

@@ -54,6 +54,7 @@ from api.core.settings import Settings
 from api.infra.db.session import Database
 from api.infra.jobs.worker import Worker
 from api.infra.outbox.service import Outbox
+from api.infra.rate_limit.limiter import RateLimiter
 from api.infra.signing.service import SigningKeys
 from api.infra.snapshot.reader import MartReader
 
@@ -126,6 +127,8 @@ class Services:
     marts: MartReader | None = None
     # Mail leaving the platform (invitations), delivered after the queuing call commits.
     outbox: Outbox | None = None
+    # Per-caller budgets of /api/rpc, charged by the router before a request's body is read; None: no limit.
+    rate_limiter: RateLimiter | None = None
     resolve_principal: PrincipalResolver = field(default=_unconfigured_principal)
     resolve_tenant: TenantResolver = field(default=_unconfigured_tenant)
     memberships_of: MembershipDirectory = field(default=_unconfigured_memberships)
