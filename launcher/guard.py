@@ -9,9 +9,13 @@ The guard learns of the launcher's end from the operating system, whatever way t
 
 - a pipe whose write end only the launcher holds: its read end, FD, reads end-of-file once the launcher
   is gone, on every POSIX system;
-- on Linux also a parent-death signal (``PR_SET_PDEATHSIG``: SIGTERM to the guard when the thread that
-  started it ends; the launcher starts it from its main thread), checked right after it is set, since
-  the launcher may have died before;
+- on Linux also a parent-death signal (``PR_SET_PDEATHSIG``: SIGUSR1, a signal of its own, to the guard
+  when the thread that started it ends; the launcher starts it from its main thread), checked right
+  after it is set, since the launcher may have died before. Its own signal, not SIGTERM: when a
+  multi-threaded launcher is killed, its main thread can end before the others, and until they have,
+  the guard's parent is still the launcher and the pipe still open; a SIGTERM would look like the
+  launcher's orderly request and the launcher's other children would be spared (measured: dbt survived
+  the launcher's SIGKILL that way);
 - on Linux it is a child subreaper (``PR_SET_CHILD_SUBREAPER``): processes COMMAND's tree orphans (a code
   server whose `dagster dev` died first) are re-parented to the guard instead of init, so they are still
   its descendants when it looks for them.
@@ -190,14 +194,17 @@ class Guard:
         signal.signal(signal.SIGTERM, self._on_terminate)
         signal.signal(signal.SIGHUP, self._on_terminate)
         signal.signal(signal.SIGINT, self._on_interrupt)
+        signal.signal(signal.SIGUSR1, self._on_launcher_death)
         _prctl(PR_SET_CHILD_SUBREAPER, 1)
-        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        _prctl(PR_SET_PDEATHSIG, signal.SIGUSR1)
         if os.getppid() != self.launcher_pid:
             self.launcher_gone = True
 
     def _on_terminate(self, signum: int, frame: FrameType | None) -> None:
-        # A parent-death SIGTERM and the launcher's own look alike; the pipe or getppid() tells them apart.
         self.terminate = True
+
+    def _on_launcher_death(self, signum: int, frame: FrameType | None) -> None:
+        self.launcher_gone = True
 
     def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
         self.interrupt = True
@@ -223,6 +230,10 @@ class Guard:
                     os.kill(self.command_pid, signal.SIGINT)
             elif action is not Action.WAIT:
                 self.end_tree(marked=action is Action.END_TREE_AND_MARKED)
+                self._look(0)
+                if self.launcher_gone and action is not Action.END_TREE_AND_MARKED:
+                    # The launcher died while the tree was ending: its other children are left to end.
+                    self.end_tree(marked=True)
                 if action is Action.END_LEFTOVERS and self.command_status is not None:
                     return exit_code(self.command_status)
                 return 128 + signal.SIGTERM  # ended on request, whatever the command's own status

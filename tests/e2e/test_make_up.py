@@ -431,6 +431,10 @@ def test_sigkill_of_the_launcher_during_the_demo_build_leaves_no_process_and_fre
             time.sleep(0.2)
         assert not left, f"left running after the launcher's SIGKILL: {_describe(left)}"
         assert _port_free(up.api_url) and _port_free(up.dagster_url)
+        # Ended, not finished: dbt writes run_results.json when a build completes (the build outlives the
+        # bound above on a fast machine, so "gone" alone would not tell a kill from a finished build).
+        finished = list(tmp_path.glob("warehouse/build/*/dbt_target/run_results.json"))
+        assert finished == [], "dbt ran to the end of its build after the launcher was killed"
     finally:
         stop(up)
 

@@ -51,9 +51,10 @@ if len(sys.argv) > 2:
 forever()
 """
 
-# The stand-in launcher: marks itself, starts TREE under the guard and a stubborn child of its own, says who is who.
+# The stand-in launcher: marks itself, starts TREE under the guard and a stubborn child of its own, says who is
+# who.
 LAUNCHER = r"""
-import json, os, signal, subprocess, sys
+import json, os, signal, subprocess, sys, threading
 from pathlib import Path
 from launcher.supervisor import launcher_marker, start_guarded
 out = Path(sys.argv[1])
@@ -62,6 +63,9 @@ tree = [sys.executable, "-c", sys.argv[2], str(out / "tree.pids"), *sys.argv[3:]
 guarded = start_guarded(tree, env=os.environ, cwd=Path.cwd(), log_path=out / "guard.log", marker=marker)
 own = subprocess.Popen([sys.executable, "-c", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
                         "while True: time.sleep(1)"])
+# Threads besides the main one, as the real launcher has: its SIGKILL ends the main thread before the others.
+for _ in range(4):
+    threading.Thread(target=signal.pause, daemon=True).start()
 (out / "launcher.json").write_text(json.dumps({"guard": guarded.process.pid, "own": own.pid}))
 code = guarded.process.wait()
 (out / "guard.code").write_text(str(code))
