@@ -1,11 +1,13 @@
 """The processes `up` runs besides the API, and how all of them stop within a bounded time.
 
-`dagster dev` runs in its own session (process group): a terminal's Ctrl-C
-reaches only the launcher, which then stops everything in order, and the whole
-Dagster tree (webserver, daemon, code servers and their gRPC children) can be
-signalled and, if it lingers, killed as one group. Dagster's own orderly
-shutdown takes 10-17 s (measured), longer than a developer waits, so it gets a short grace
-period and then SIGKILL; its instance storage is SQLite, which survives that.
+`dagster dev` runs under a guard (`launcher.guard`), each in a session (process group) of its own: a
+terminal's Ctrl-C reaches only the launcher, which then stops everything in order, and the guard ends
+the whole Dagster tree (webserver, daemon, code servers and their gRPC children) as one. The guard
+also ends it when the launcher dies without stopping it (SIGKILL, the out-of-memory killer): it reads
+end-of-file on a pipe only the launcher writes to, and on Linux gets a parent-death signal.
+Dagster's own orderly shutdown takes 10-17 s (measured), longer than a developer waits, so it gets a
+short grace period and then the guard's SIGTERM and SIGKILL; its instance storage is SQLite, which
+survives that.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import sys
 import sysconfig
 import threading
 import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,10 +28,13 @@ from typing import IO
 
 import psutil
 
+from launcher.guard import MARKER_ENV
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # Shutdown budget (the launcher promises to be gone within 10 s of SIGINT/SIGTERM).
 DAGSTER_GRACE_S = 3.0
 KILL_WAIT_S = 2.0
+GUARD_GRACE_S = 1.0  # the guard's SIGTERM-to-SIGKILL interval once the launcher asks it to end the tree
 
 
 def environment_bin() -> Path:
@@ -52,12 +58,17 @@ def child_environment(base: Mapping[str, str], **overrides: str) -> dict[str, st
 
 @dataclass
 class DagsterUi:
-    """A running `dagster dev` (leader of its own process group) and where its output goes."""
+    """A running `dagster dev` under its guard (`process`), and where its output goes.
+
+    `launcher_end` is the write end of the guard's pipe: held, never written, closed only by this
+    process's end, which the guard reads as end-of-file.
+    """
 
     process: subprocess.Popen[bytes]
     log_path: Path
     host: str
     port: int
+    launcher_end: int = -1
     _interrupted: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -66,8 +77,8 @@ class DagsterUi:
         return f"http://{self.host}:{self.port}"
 
     def interrupt(self) -> None:
-        """Start Dagster's own shutdown: SIGINT to `dagster dev`, which tells its webserver and
-        daemon through their shutdown pipes and closes its code servers."""
+        """Start Dagster's own shutdown: SIGINT to the guard, which forwards it to `dagster dev`, which
+        tells its webserver and daemon through their shutdown pipes and closes its code servers."""
         # Once only: a second SIGINT would cut `dagster dev`'s own shutdown short and orphan its children.
         with self._lock:
             if self._interrupted or self.process.poll() is not None:
@@ -76,15 +87,20 @@ class DagsterUi:
         _signal_quietly(self.process.pid, signal.SIGINT)
 
     def stop(self, grace: float = DAGSTER_GRACE_S) -> None:
-        """Interrupt, wait up to `grace` seconds, then SIGKILL whatever is left of the group."""
+        """Interrupt, wait up to `grace` seconds, then have the guard end whatever is left of the tree."""
         self.interrupt()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=max(grace, 0.0))
-        # The leader may be gone while its webserver or code servers still run: kill the group either way.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.process.wait(timeout=KILL_WAIT_S)
+        # SIGTERM to the guard: SIGTERM to the tree, GUARD_GRACE_S, SIGKILL, and the guard exits.
+        _signal_quietly(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=GUARD_GRACE_S + KILL_WAIT_S)
+        except subprocess.TimeoutExpired:
+            # A guard that does not answer: kill it and its group; the caller kills the descendants it recorded.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=KILL_WAIT_S)
 
 
 def _signal_quietly(pid: int, signum: int) -> None:
@@ -92,8 +108,62 @@ def _signal_quietly(pid: int, signum: int) -> None:
         os.kill(pid, signum)
 
 
-def start_dagster_ui(env: Mapping[str, str], host: str, port: int, log_path: Path) -> DagsterUi:
-    """`dagster dev` (webserver, daemon for sensors and schedules, code server) in a new session.
+def launcher_marker() -> str:
+    """Mark this process's environment so every process it starts from now on inherits the mark
+    (`launcher.guard.MARKER_ENV`); returns the mark, one per launcher run."""
+    # Always a new one: a mark inherited from whatever started this process belongs to that process.
+    value = f"{os.getpid()}-{uuid.uuid4().hex}"
+    os.environ[MARKER_ENV] = value
+    return value
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """A command running under `launcher.guard`: the guard's process and this process's end of its pipe."""
+
+    process: subprocess.Popen[bytes]
+    launcher_end: int
+
+
+def start_guarded(
+    command: list[str], *, env: Mapping[str, str], cwd: Path, log_path: Path, marker: str | None = None
+) -> Guarded:
+    """`command` under a guard (`launcher.guard`), the guard in a new session, output appended to `log_path`.
+
+    Call it from the main thread: the guard's parent-death signal follows the thread that started it.
+    With `marker` (`launcher_marker()`), the guard also ends every process carrying it once this
+    process is gone: the launcher's own children (a pipeline run's dbt and parse workers).
+    """
+    log: IO[bytes] = open(log_path, "ab")  # noqa: SIM115 - the child keeps its own copy of the descriptor
+    # os.pipe's descriptors are not inheritable: the write end stays in this process alone.
+    guard_end, launcher_end = os.pipe()
+    guard = [sys.executable, "-m", "launcher.guard", "--launcher-pid", str(os.getpid()), "--watch-fd", str(guard_end)]
+    guard += ["--grace", str(GUARD_GRACE_S), *(["--marker", marker] if marker else []), "--"]
+    try:
+        process = subprocess.Popen(
+            [*guard, *command],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            pass_fds=(guard_end,),
+        )
+    except BaseException:
+        os.close(launcher_end)
+        raise
+    finally:
+        log.close()
+        os.close(guard_end)
+    return Guarded(process, launcher_end)
+
+
+def start_dagster_ui(
+    env: Mapping[str, str], host: str, port: int, log_path: Path, marker: str | None = None
+) -> DagsterUi:
+    """`dagster dev` (webserver, daemon for sensors and schedules, code server) under a guard
+    (`start_guarded`, which says what `marker` does), each in a new session.
 
     Call it after this process handles SIGINT and SIGTERM itself (`cli.up` does): a
     handled signal is reset to its default in the child, an ignored one stays
@@ -103,31 +173,10 @@ def start_dagster_ui(env: Mapping[str, str], host: str, port: int, log_path: Pat
     for signum in (signal.SIGINT, signal.SIGTERM):
         if signal.getsignal(signum) == signal.SIG_IGN:
             raise RuntimeError(f"{signal.Signals(signum).name} is ignored; Dagster would inherit that and not stop")
-    log: IO[bytes] = open(log_path, "ab")  # noqa: SIM115 - the child keeps its own copy of the descriptor
-    try:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "dagster",
-                "dev",
-                "-w",
-                str(REPO_ROOT / "workspace.yaml"),
-                "-h",
-                host,
-                "-p",
-                str(port),
-            ],
-            cwd=REPO_ROOT,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    finally:
-        log.close()
-    return DagsterUi(process=process, log_path=log_path, host=host, port=port)
+    workspace = str(REPO_ROOT / "workspace.yaml")
+    command = [sys.executable, "-m", "dagster", "dev", "-w", workspace, "-h", host, "-p", str(port)]
+    guarded = start_guarded(command, env=env, cwd=REPO_ROOT, log_path=log_path, marker=marker)
+    return DagsterUi(guarded.process, log_path, host, port, launcher_end=guarded.launcher_end)
 
 
 def descendants() -> list[psutil.Process]:

@@ -3,11 +3,16 @@
 Order: (migrate, bootstrap: done by the caller) -> Dagster UI and the API ->
 in the background, the demo data through the real procedures and a pipeline
 run through `operations.runPipeline`, executed by this process's job worker.
-SIGINT or SIGTERM stops all of it within `SHUTDOWN_BUDGET_S`.
+SIGINT or SIGTERM stops all of it within `SHUTDOWN_BUDGET_S`: in order when it can, and when something
+holds the orderly shutdown up (an API request waiting on the database, which uvicorn cannot cancel), by
+SIGKILL to every descendant and an immediate exit at `FORCE_AT_S`. Nothing outlives the launcher
+however it ends: the Dagster UI's guard (`launcher.guard`) ends the Dagster tree and every process
+carrying this launcher's mark (`supervisor.launcher_marker`: the pipeline run's dbt and parse workers).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -30,16 +35,20 @@ from launcher.demo import DemoError, request_pipeline_run, wait_for_run
 from launcher.demo import load as load_demo
 from launcher.supervisor import (
     DAGSTER_GRACE_S,
+    KILL_WAIT_S,
     DagsterUi,
     child_environment,
     descendants,
     kill_leftovers,
+    launcher_marker,
     start_dagster_ui,
     wait_until,
 )
 
 log = logging.getLogger("launcher")
 SHUTDOWN_BUDGET_S = 10.0
+# The last resort starts early enough for its SIGKILLs and their reaping (<= KILL_WAIT_S) to fit the budget.
+FORCE_AT_S = SHUTDOWN_BUDGET_S - KILL_WAIT_S - 0.5
 API_GRACE_S = 3  # open HTTP connections get this long to finish after a stop signal
 WORKER_JOIN_S = 0.5  # a pipeline job in flight is abandoned, not awaited: it can take minutes
 BACKGROUND_THREADS = ("job-worker", "demo-loader")
@@ -80,6 +89,8 @@ class Platform:
         self.options = options
         self.console = console
         self.stop_requested = threading.Event()
+        self.stopped = threading.Event()  # the orderly shutdown has finished
+        self.marker: str | None = None  # set by run(), before any child process starts
         self._stop_started_at: float | None = None
         self.services = build_services(settings)
         # The app's lifespan would join the worker for up to 30 s on shutdown (a pipeline job runs for
@@ -113,6 +124,8 @@ class Platform:
         """
         signal.signal(signal.SIGINT, self._on_signal)
         signal.signal(signal.SIGTERM, self._on_signal)
+        # Before any child: every process started from here on inherits the mark, so the guard finds it.
+        self.marker = launcher_marker()
         threading.Thread(target=self._stop_watcher, name="stop-watcher", daemon=True).start()
         code = 0
         try:
@@ -140,11 +153,24 @@ class Platform:
         self.server.should_exit = True
 
     def _stop_watcher(self) -> None:
-        """Starts Dagster's shutdown as soon as a stop is requested, concurrently with the API's."""
+        """Starts Dagster's shutdown as soon as a stop is requested, concurrently with the API's, and
+        forces the exit if the orderly shutdown has not finished by `FORCE_AT_S`."""
         self.stop_requested.wait()
         self._stop_started_at = self._stop_started_at or time.monotonic()
         if self.dagster is not None:
             self.dagster.interrupt()
+        if not self.stopped.wait(wait_until(self._stop_started_at + FORCE_AT_S)):
+            self._force_exit()
+
+    def _force_exit(self) -> None:
+        """SIGKILL every descendant and leave now: the orderly shutdown is stuck (the promise is 10 s)."""
+        busy = sorted(t.name for t in threading.enumerate() if t.is_alive() and t is not threading.current_thread())
+        killed = kill_leftovers(descendants())
+        # os.write, not the console or logging: the stuck thread may hold their locks.
+        note = f"Orderly shutdown not done after {FORCE_AT_S:.1f}s (threads: {', '.join(busy)}); killed {killed}\n"
+        with contextlib.suppress(OSError):
+            os.write(2, note.encode())
+        os._exit(0)  # a stop was asked for and everything is stopped: not a failure
 
     def _start_dagster(self) -> DagsterUi:
         from pipelines.runner import ensure_dagster_home
@@ -159,7 +185,8 @@ class Platform:
         if self.settings.database_url:
             overrides["DATABASE_URL"] = self.settings.database_url
         env = child_environment(os.environ, **overrides)
-        ui = start_dagster_ui(env, self.options.dagster_host, self.options.dagster_port, data_dir / "dagster.log")
+        log_path = data_dir / "dagster.log"
+        ui = start_dagster_ui(env, self.options.dagster_host, self.options.dagster_port, log_path, self.marker)
         threading.Thread(target=self._watch_dagster, args=(ui,), name="dagster-watcher", daemon=True).start()
         return ui
 
@@ -254,3 +281,4 @@ class Platform:
         sys.stdout.flush()
         sys.stderr.flush()
         logging.shutdown()
+        self.stopped.set()
