@@ -205,6 +205,7 @@ class Platform:
         demo = "loading in the background (progress below)" if self.options.demo else "off (--no-demo)"
         self.console.print(
             Panel.fit(
+                f"Console:    {api}/ (sign in as the admin above)\n"
                 f"API:        {api}/api/rpc/system.ping\n"
                 f"Health:     {api}/api/health\n"
                 f"Dagster UI: {dagster} (assets, runs, sensors, schedules; log: {log_path})\n"
