@@ -33,6 +33,35 @@ export function useLoad<T>(load: () => Promise<T>, deps: DependencyList): Loaded
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+interface Page<T> {
+  items: T[];
+  nextCursor?: string | null;
+}
+
+/** A paged list: the first page (through useLoad, read again when `deps` change), then the pages a
+ * "load more" appends, following the server's cursor. `load(cursor)` reads one page (cursor null: the
+ * first); `loadMore` is null once the server says there is no next page. */
+export function usePages<T, P extends Page<T>>(
+  load: (cursor: string | null) => Promise<P>,
+  deps: DependencyList,
+): { first: Loaded<P>; more: T[]; loadMore: (() => Promise<void>) | null } {
+  const [more, setMore] = useState<T[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const first = useLoad(async () => {
+    const page = await load(null);
+    setMore([]);
+    setCursor(page.nextCursor ?? null);
+    return page;
+  }, deps);
+  const loadMore = async () => {
+    if (!cursor) return;
+    const page = await load(cursor);
+    setMore((m) => [...m, ...page.items]);
+    setCursor(page.nextCursor ?? null);
+  };
+  return { first, more, loadMore: cursor ? loadMore : null };
+}
+
 /** A screen: its heading, and `aria-busy` while its first answer is on the way (tests wait on it). */
 export function Screen(props: { title: string; busy: boolean; children: ReactNode; actions?: ReactNode }) {
   useEffect(() => {

@@ -3,7 +3,7 @@
 // with an Acknowledge action each. Every figure is the server's.
 import { useId, useState } from "react";
 import { describe, mutate, type Out, query } from "../rpc";
-import { Empty, ErrorNote, Field, Loading, money, num, pct, Screen, Section, SelectButton, useLoad, when } from "../ui";
+import { Empty, ErrorNote, Field, Loading, money, num, pct, Screen, Section, SelectButton, useLoad, usePages, when } from "../ui";
 import { ChartFigure } from "./chart";
 import { ALL_MONTHS, type MonthRange, MonthRangeForm, rangeText, SnapshotNote } from "./period";
 import "./payers.css";
@@ -16,20 +16,10 @@ const days = (n: number | null | undefined) => (n === null || n === undefined ? 
 export function PayerScreen() {
   const [range, setRange] = useState<MonthRange>(ALL_MONTHS);
   const [payer, setPayer] = useState<string | null>(null);
-  const [more, setMore] = useState<Score[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const scorecard = useLoad(async () => {
-    const page = await query("payerIntelligence.scorecard", { ...range, limit: 50 });
-    setMore([]);
-    setCursor(page.nextCursor ?? null);
-    return page;
-  }, [range.fromMonth, range.toMonth]);
-  const loadMore = async () => {
-    if (!cursor) return;
-    const page = await query("payerIntelligence.scorecard", { ...range, limit: 50, cursor });
-    setMore((m) => [...m, ...page.items]);
-    setCursor(page.nextCursor ?? null);
-  };
+  const { first: scorecard, more, loadMore } = usePages<Score, Out<"payerIntelligence.scorecard">>(
+    (cursor) => query("payerIntelligence.scorecard", cursor ? { ...range, limit: 50, cursor } : { ...range, limit: 50 }),
+    [range.fromMonth, range.toMonth],
+  );
   return (
     <Screen title="Payer scorecard" busy={scorecard.loading && !scorecard.data}>
       <MonthRangeForm value={range} onChange={setRange} label="Payer months" />
@@ -44,7 +34,7 @@ export function PayerScreen() {
               ) : (
                 <ScoreTable items={items} selected={payer} onSelect={setPayer} />
               )}
-              {cursor ? <LoadMore run={loadMore} /> : null}
+              {loadMore ? <LoadMore run={loadMore} /> : null}
             </>
           );
         }}

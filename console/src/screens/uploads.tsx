@@ -3,7 +3,7 @@
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { href } from "../router";
 import { describe, type In, mutate, type Out, query, upload } from "../rpc";
-import { ActionButton, Empty, ErrorNote, Field, money, Screen, Section, size, useLoad, when } from "../ui";
+import { ActionButton, Empty, ErrorNote, Field, money, Screen, Section, size, useLoad, usePages, when } from "../ui";
 import "./uploads.css";
 
 type Batch = Out<"ingestion.getImportBatch">;
@@ -154,23 +154,10 @@ let lastUpload: { id: number; duplicate: boolean } | null = null;
 
 export function UploadsScreen() {
   const [filters, setFilters] = useState<BatchFilters>({ limit: PAGE });
-  const [more, setMore] = useState<Batch[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const batches = useLoad(async () => {
-    const page = await query("ingestion.listImportBatches", filters);
-    setMore([]);
-    setCursor(page.nextCursor ?? null);
-    return page;
-  }, [JSON.stringify(filters)]);
-  const loadMore = async () => {
-    if (!cursor) return;
-    const page = await query("ingestion.listImportBatches", {
-      ...filters,
-      cursor,
-    });
-    setMore((m) => [...m, ...page.items]);
-    setCursor(page.nextCursor ?? null);
-  };
+  const { first: batches, more, loadMore } = usePages<Batch, Out<"ingestion.listImportBatches">>(
+    (cursor) => query("ingestion.listImportBatches", cursor ? { ...filters, cursor } : filters),
+    [JSON.stringify(filters)],
+  );
   return (
     <Screen title="Uploads" busy={batches.loading && !batches.data}>
       <UploadForm />
@@ -234,7 +221,7 @@ export function UploadsScreen() {
                   </table>
                 </div>
               )}
-              {cursor ? <ActionButton label="Load more batches" running="Loading batches" run={loadMore} /> : null}
+              {loadMore ? <ActionButton label="Load more batches" running="Loading batches" run={loadMore} /> : null}
             </>
           );
         }}

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from "react";
 import type { Me } from "../app";
 import { href } from "../router";
 import { type In, type Out, query } from "../rpc";
-import { DaysLeft, Empty, ErrorNote, Field, Loading, money, pct, Screen, useLoad } from "../ui";
+import { DaysLeft, Empty, ErrorNote, Field, Loading, money, pct, Screen, useLoad, usePages } from "../ui";
 
 type Filters = NonNullable<In<"humanAttention.queue">>;
 type Item = Out<"humanAttention.queue">["items"][number];
@@ -11,20 +11,10 @@ const STATES = ["open", "triaged", "in_appeal", "awaiting_payer"] as const;
 
 export function WorklistScreen(_props: { me: Me }) {
   const [filters, setFilters] = useState<Filters>({ limit: 50 });
-  const [more, setMore] = useState<Item[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const queue = useLoad(async () => {
-    const page = await query("humanAttention.queue", filters);
-    setMore([]);
-    setCursor(page.nextCursor ?? null);
-    return page;
-  }, [JSON.stringify(filters)]);
-  const loadMore = async () => {
-    if (!cursor) return;
-    const page = await query("humanAttention.queue", { ...filters, cursor });
-    setMore((m) => [...m, ...page.items]);
-    setCursor(page.nextCursor ?? null);
-  };
+  const { first: queue, more, loadMore } = usePages<Item, Out<"humanAttention.queue">>(
+    (cursor) => query("humanAttention.queue", cursor ? { ...filters, cursor } : filters),
+    [JSON.stringify(filters)],
+  );
   const items = [...(queue.data?.items ?? []), ...more];
   return (
     <Screen title="Worklist" busy={queue.loading && !queue.data}>
@@ -62,7 +52,7 @@ export function WorklistScreen(_props: { me: Me }) {
               </tbody>
             </table>
           )}
-          {cursor ? (
+          {loadMore ? (
             <button type="button" className="secondary" onClick={() => void loadMore()}>
               Load more
             </button>
