@@ -7,14 +7,22 @@ replaces the pointer with ``os.replace`` (atomic on POSIX), so a reader sees
 either the old snapshot or the new one, never a half-built mart. The last
 ``KEEP`` snapshots are kept so a reader that resolved the pointer just before
 a switch still finds its file.
+
+A publish killed without a chance to clean up (kill -9, the OOM killer) leaves at most a hidden
+``.marts_*.building`` copy (the size of the marts) or a pointer's temporary file, and the pointer as it
+was. Publishes take an exclusive lock on ``snapshots/.publish.lock``, so the next one knows no other
+publish owns such leftovers and removes them before it starts
+(tests/integration/pipelines/test_publish_crash.py kills one at both points).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,6 +88,40 @@ def publish_snapshot(
     (mart_schema,) = schemas
     now = now or datetime.now(UTC)
     make_private_dir(layout.snapshots_dir)
+    with _exclusive_publish(layout):
+        return _publish_locked(layout, build_db, tables, mart_schema, run_id, now, quarantines)
+
+
+@contextlib.contextmanager
+def _exclusive_publish(layout: WarehouseLayout) -> Iterator[None]:
+    """One publish at a time per DATA_DIR (an flock, released by the kernel if the process dies); inside
+    it, the leftovers of a publish that was killed belong to nobody and are removed."""
+    fd = os.open(layout.snapshots_dir / ".publish.lock", os.O_RDWR | os.O_CREAT, PRIVATE_FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        _remove_leftovers(layout)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def _remove_leftovers(layout: WarehouseLayout) -> None:
+    for leftover in layout.snapshots_dir.glob(f".{SNAPSHOT_PREFIX}*.building*"):
+        leftover.unlink(missing_ok=True)
+    # atomic_write_bytes' temporary files for the pointer (".published.json.<random>.tmp")
+    for leftover in layout.published_pointer.parent.glob(f".{layout.published_pointer.name}.*.tmp"):
+        leftover.unlink(missing_ok=True)
+
+
+def _publish_locked(
+    layout: WarehouseLayout,
+    build_db: Path,
+    tables: list[tuple[str, str]],
+    mart_schema: str,
+    run_id: str | None,
+    now: datetime,
+    quarantines: Sequence[Quarantine],
+) -> PublishResult:
     final = layout.snapshots_dir / _snapshot_name(now)
     building = final.with_name("." + final.name + ".building")
     building.unlink(missing_ok=True)
