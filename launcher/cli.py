@@ -19,6 +19,7 @@ from api.infra.db import migrate as migrations
 from api.infra.db.session import Database
 from api.infra.jobs.worker import Worker
 from api.infra.private_files import secure_data_dir
+from launcher.backup import BackupError, create_backup, restore_backup
 from launcher.bootstrap import BootstrapResult, bootstrap
 from launcher.demo import DEMO_CLAIMS, DemoError, request_pipeline_run, wait_for_run
 from launcher.demo import load as load_demo
@@ -139,6 +140,41 @@ def up(
     code = Platform(settings, admin, options, console).run()
     # Everything `up` started is stopped: leave without the interpreter's exit hooks (see Platform.run).
     os._exit(code)
+
+
+@app.command("backup")
+def backup_cmd(
+    destination: Annotated[Path, typer.Argument(help="A folder outside DATA_DIR; the backup is a new folder in it")],
+) -> None:
+    """Back up the operational database, the keys, the audit checkpoints, the landing zone, evidence, the
+    drop folders, the raw zone and the published marts snapshot (docs/operations.md). The API may keep
+    running: SQLite is copied with its online backup API, PostgreSQL with pg_dump."""
+    try:
+        result = create_backup(get_settings(), destination)
+    except BackupError as exc:
+        console.print(f"[red]Backup failed[/red]: {exc}")
+        raise typer.Exit(1) from None
+    console.print(
+        f"[green]Backup written[/green]: {result.path} ({result.database} database, {result.files} files, "
+        f"{result.bytes:,} bytes). It holds the keys and PHI: keep it as private as DATA_DIR."
+    )
+
+
+@app.command("restore")
+def restore_cmd(
+    source: Annotated[Path, typer.Argument(help="A backup-<UTC> folder written by `backup`")],
+) -> None:
+    """Restore a backup into an empty DATA_DIR and an empty DATABASE_URL database (same kind as the backup),
+    then migrate it to head. Every file is checked against the manifest before anything is written."""
+    try:
+        manifest = restore_backup(get_settings(), source)
+    except BackupError as exc:
+        console.print(f"[red]Restore refused[/red]: {exc}")
+        raise typer.Exit(1) from None
+    console.print(
+        f"[green]Restored[/green] the backup of {manifest['created_at']} ({len(manifest['files'])} files); "
+        "start the platform as usual."
+    )
 
 
 @app.command("console")
