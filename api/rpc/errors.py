@@ -9,6 +9,7 @@ to fix, and never echo PHI.
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 from api.core import errors as domain
@@ -73,6 +74,32 @@ DOMAIN_ERROR_CODES: dict[type[domain.DomainError], str] = {
     domain.RateLimited: "TOO_MANY_REQUESTS",
     domain.Unavailable: "SERVICE_UNAVAILABLE",
 }
+
+
+# A full disk (or quota, or file-size limit) under DATA_DIR or the database: the call saved nothing (the
+# spool and the landing zone write to temporary names first; the database rolls back), so it is answered
+# as a service problem the caller can simply repeat, not as a bug.
+_STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+STORAGE_FULL_RETRY_S = 60
+
+
+def storage_full(exc: BaseException) -> RpcError | None:
+    """SERVICE_UNAVAILABLE with Retry-After when `exc` says the storage is full, else None. Knows the OS
+    error numbers, SQLite's SQLITE_FULL and PostgreSQL's disk_full (SQLSTATE 53100) on a driver error."""
+    orig = getattr(exc, "orig", None)  # SQLAlchemy wraps the driver's error
+    full = (
+        (isinstance(exc, OSError) and exc.errno in _STORAGE_ERRNOS)
+        or getattr(orig, "sqlite_errorname", None) == "SQLITE_FULL"
+        or getattr(orig, "sqlstate", None) == "53100"
+    )
+    if not full:
+        return None
+    return RpcError(
+        "SERVICE_UNAVAILABLE",
+        "The platform's storage is full, so nothing was saved. Send the same request again once an operator "
+        "has freed space.",
+        retry_after=STORAGE_FULL_RETRY_S,
+    )
 
 
 def to_rpc_error(exc: domain.DomainError) -> RpcError:

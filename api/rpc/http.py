@@ -18,6 +18,7 @@ other routes.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import anyio
@@ -26,12 +27,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from api.infra.services.container import Services
-from api.rpc.errors import RpcError, error_envelope, to_rpc_error
+from api.rpc.errors import RpcError, error_envelope, storage_full, to_rpc_error
 from api.rpc.executor import UNDEFINED, CallMeta, Envelope, execute, execute_async, run_public_async_ready
 from api.rpc.procedure import Procedure, Registry
 from api.rpc.uploads import SpoolContext, spool_json_upload, spool_multipart, spool_octet_stream, too_large
 
 JSON = "application/json"
+
+log = logging.getLogger("api.rpc.http")
 
 
 def _json_response(payload: Any, status: int) -> Response:
@@ -158,6 +161,14 @@ class RpcEndpoint:
             inputs = await self._read_inputs(request, paths, procs, is_batch, spool)
         except RpcError as err:
             return _request_error(err, paths, is_batch)
+        except OSError as exc:  # spooling an upload onto a full disk; the spool is removed by the caller
+            full = storage_full(exc)
+            if full is None:
+                raise
+            log.warning("rpc %s: storage full while spooling the request (%s)", ",".join(paths), type(exc).__name__)
+            response = _request_error(full, paths, is_batch)
+            response.headers["Retry-After"] = str(full.retry_after)
+            return response
         repeated = _repeated_call(paths, procs, inputs) if is_batch else None
         if repeated is not None:
             return _request_error(repeated, paths, is_batch)  # before any call runs (or authenticates)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 
 import pytest
 
@@ -51,3 +52,38 @@ def test_a_subclass_takes_its_parents_code():
 def test_the_unmapped_base_is_refused_not_guessed():
     with pytest.raises(TypeError, match="no mapped domain error"):
         to_rpc_error(errors.DomainError("raised without a kind"))
+
+
+def test_a_full_disk_quota_or_file_size_limit_is_service_unavailable_with_a_retry() -> None:
+    import errno
+
+    from api.rpc.errors import STORAGE_FULL_RETRY_S, storage_full
+
+    for number in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        err = storage_full(OSError(number, os.strerror(number)))
+        assert err is not None
+        assert (err.code, err.http_status, err.retry_after) == ("SERVICE_UNAVAILABLE", 503, STORAGE_FULL_RETRY_S)
+        assert "nothing was saved" in err.message
+    assert storage_full(OSError(errno.EACCES, "Permission denied")) is None
+    assert storage_full(ValueError("no")) is None
+
+
+def test_the_databases_own_disk_full_errors_are_recognised_through_sqlalchemys_wrapper() -> None:
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    from api.rpc.errors import storage_full
+
+    sqlite_full = sqlite3.OperationalError("database or disk is full")
+    sqlite_full.sqlite_errorcode = sqlite3.SQLITE_FULL  # what sqlite3 sets on the error it raises
+    sqlite_full.sqlite_errorname = "SQLITE_FULL"
+    assert storage_full(OperationalError("INSERT ...", {}, sqlite_full)) is not None
+
+    class PgDiskFull(Exception):
+        sqlstate = "53100"  # PostgreSQL disk_full (Appendix A, class 53: insufficient resources)
+
+    assert storage_full(OperationalError("INSERT ...", {}, PgDiskFull())) is not None
+    locked = sqlite3.OperationalError("database is locked")
+    locked.sqlite_errorname = "SQLITE_BUSY"
+    assert storage_full(OperationalError("INSERT ...", {}, locked)) is None
