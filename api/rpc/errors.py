@@ -102,6 +102,33 @@ def storage_full(exc: BaseException) -> RpcError | None:
     )
 
 
+# The database went away under a call (restarted, failed over, stopped) or cannot be reached: SQLAlchemy
+# marks a broken connection as invalidated (and its pool reconnects on the next checkout); psycopg gives
+# SQLSTATE class 08 (connection exception, PostgreSQL Appendix A) or 57P01-57P03 (admin or crash shutdown,
+# cannot connect now), or no SQLSTATE at all when no connection could be made.
+_SHUTDOWN_SQLSTATES = frozenset({"57P01", "57P02", "57P03"})
+DATABASE_RETRY_S = 5
+
+
+def database_unavailable(exc: BaseException) -> RpcError | None:
+    """SERVICE_UNAVAILABLE with Retry-After when `exc` is the database going away or being unreachable."""
+    orig = getattr(exc, "orig", None)
+    if not getattr(exc, "connection_invalidated", False):
+        if orig is None or not hasattr(orig, "sqlstate"):  # only PostgreSQL's driver carries a SQLSTATE
+            return None
+        state = orig.sqlstate
+        gone = state is not None and (state.startswith("08") or state in _SHUTDOWN_SQLSTATES)
+        unreachable = state is None and type(orig).__name__ == "OperationalError"
+        if not (gone or unreachable):
+            return None
+    return RpcError(
+        "SERVICE_UNAVAILABLE",
+        "The database is not reachable right now (it may be restarting), so this call did not complete. Retry in "
+        "a few seconds; if it was a change, check whether it took effect before sending it again.",
+        retry_after=DATABASE_RETRY_S,
+    )
+
+
 def to_rpc_error(exc: domain.DomainError) -> RpcError:
     """The wire form of a domain error: its code from DOMAIN_ERROR_CODES, its message and details."""
     for cls in type(exc).__mro__:

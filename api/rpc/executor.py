@@ -25,7 +25,7 @@ from api.core.services import AuditRecord
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.infra.services.container import Services
 from api.rpc.context import Context, PublicContext, UserContext
-from api.rpc.errors import RpcError, error_envelope, storage_full, to_rpc_error
+from api.rpc.errors import RpcError, database_unavailable, error_envelope, storage_full, to_rpc_error
 from api.rpc.procedure import Procedure
 from api.rpc.schema import Prevalidated
 from api.rpc.validation import validate_input
@@ -191,6 +191,9 @@ def _failure(path: str, exc: Exception) -> tuple[Envelope, int]:
     elif (full := storage_full(exc)) is not None:
         log.warning("rpc %s: storage full (%s); nothing was saved", path, type(exc).__name__)
         err = full
+    elif (gone := database_unavailable(exc)) is not None:
+        log.warning("rpc %s: the database is unreachable (%s)", path, type(exc).__name__)
+        err = gone
     else:
         ref = uuid.uuid4().hex[:12]
         # Only the exception type and code locations are logged: messages can carry PHI.

@@ -87,3 +87,32 @@ def test_the_databases_own_disk_full_errors_are_recognised_through_sqlalchemys_w
     locked = sqlite3.OperationalError("database is locked")
     locked.sqlite_errorname = "SQLITE_BUSY"
     assert storage_full(OperationalError("INSERT ...", {}, locked)) is None
+
+
+def test_the_database_going_away_is_service_unavailable_and_other_database_errors_are_not() -> None:
+    import sqlite3
+
+    import psycopg
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    from api.rpc.errors import DATABASE_RETRY_S, database_unavailable
+
+    class AdminShutdown(psycopg.OperationalError):
+        sqlstate = "57P01"  # terminating connection due to administrator command
+
+    class ConnectionFailure(psycopg.OperationalError):
+        sqlstate = "08006"
+
+    class UndefinedTable(psycopg.errors.ProgrammingError):
+        sqlstate = "42P01"
+
+    for orig in (AdminShutdown(), ConnectionFailure(), psycopg.OperationalError("connection refused")):
+        err = database_unavailable(OperationalError("SELECT 1", {}, orig))
+        assert err is not None and (err.code, err.retry_after) == ("SERVICE_UNAVAILABLE", DATABASE_RETRY_S)
+    invalidated = OperationalError("SELECT 1", {}, Exception("gone"), connection_invalidated=True)
+    assert database_unavailable(invalidated) is not None
+    assert database_unavailable(ProgrammingError("SELECT x", {}, UndefinedTable())) is None
+    assert (
+        database_unavailable(OperationalError("SELECT 1", {}, sqlite3.OperationalError("database is locked"))) is None
+    )
+    assert database_unavailable(OSError("no")) is None
