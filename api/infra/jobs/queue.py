@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, CursorResult, Update, func, select, update
+from sqlalchemy import ColumnElement, CursorResult, Update, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from api.infra.db.base import utcnow
@@ -270,17 +270,58 @@ def fail(
 def requeue_stale(database: Database, *, older_than: timedelta, now: datetime | None = None) -> int:
     """Give back jobs whose worker vanished (lock older than `older_than`); returns how many.
 
-    A job that already used all its attempts goes to `dead` instead, so a job
-    that crashes its worker every time cannot loop forever.
+    A live worker refreshes its job's lock (`heartbeat`), so only a job whose worker stopped beating (its
+    process killed, its host gone) gets here. A job that already used all its attempts goes to `dead`
+    instead, so a job that crashes its worker every time cannot loop forever.
     """
     now = now or utcnow()
-    cutoff = now - older_than
-    stale = (Job.status == "running", Job.locked_at < cutoff)
+    return _give_back(database, (Job.status == "running", Job.locked_at < now - older_than), now)
+
+
+def heartbeat(database: Database, job: Job, *, now: datetime | None = None) -> bool:
+    """Refresh the lock of a job this worker still owns, so a long job is never taken for a lost one;
+    False when the lock was taken away meanwhile."""
+    with database.transaction(write=True) as db:
+        statement = update(Job).where(*_owned(job)).values(locked_at=now or utcnow())
+        return _rowcount(db, statement.execution_options(synchronize_session=False)) == 1
+
+
+def parse_worker_id(worker_id: str) -> tuple[str, int] | None:
+    """(machine, pid) of a worker id `<machine>:<pid>:<random>` (`Worker`), or None for another form."""
+    parts = worker_id.rsplit(":", 2)
+    if len(parts) != 3 or not parts[0] or not parts[1].isdigit():
+        return None
+    return parts[0], int(parts[1])
+
+
+def requeue_orphaned(
+    database: Database, *, machine: str, alive: Callable[[int], bool], now: datetime | None = None
+) -> int:
+    """Give back at once the running jobs of workers on this `machine` whose process is gone (killed,
+    out of memory): waiting for their lock to go stale would leave the work undone that long. Only the
+    machine's own processes can be checked; a pid reused by another process merely looks alive, and its
+    job is then given back by `requeue_stale` as before."""
+    now = now or utcnow()
+    with database.transaction() as db:
+        running = db.execute(select(Job.id, Job.locked_by).where(Job.status == "running")).all()
+    orphans = [
+        job_id
+        for job_id, locked_by in running
+        if (owner := parse_worker_id(locked_by or "")) is not None and owner[0] == machine and not alive(owner[1])
+    ]
+    if not orphans:
+        return 0
+    # Keyed on the owner too: a job re-claimed meanwhile by a live worker is left alone.
+    owned = [(Job.id == job_id) & (Job.locked_by == locked_by) for job_id, locked_by in running if job_id in orphans]
+    return _give_back(database, (Job.status == "running", or_(*owned)), now)
+
+
+def _give_back(database: Database, where: tuple[ColumnElement[bool], ...], now: datetime) -> int:
     with database.transaction(write=True) as db:
         dead = _rowcount(
             db,
             update(Job)
-            .where(*stale, Job.attempts >= Job.max_attempts)
+            .where(*where, Job.attempts >= Job.max_attempts)
             .values(
                 status="dead",
                 finished_at=now,
@@ -293,7 +334,7 @@ def requeue_stale(database: Database, *, older_than: timedelta, now: datetime | 
         requeued = _rowcount(
             db,
             update(Job)
-            .where(*stale)
+            .where(*where)
             .values(
                 status="queued",
                 run_after=now,
