@@ -32,9 +32,7 @@ def _register(member, http, scopes=("system/Claim.rs", "system/Coverage.rs")) ->
 
 
 def _token(http, client: SmartTestClient, scope: str = "system/Claim.rs system/Coverage.rs", **claims: Any) -> Any:
-    return http.post(
-        f"{BASE}/auth/token", data=client.token_request(client.assertion(**claims), scope), headers=FORM
-    )
+    return http.post(f"{BASE}/auth/token", data=client.token_request(client.assertion(**claims), scope), headers=FORM)
 
 
 def _bearer(http, client: SmartTestClient, scope: str = "system/Claim.rs system/Coverage.rs") -> dict[str, str]:
@@ -44,9 +42,7 @@ def _bearer(http, client: SmartTestClient, scope: str = "system/Claim.rs system/
 
 
 def _claim(member, charges: list[str]) -> dict:
-    lines = [
-        {"procedureCode": "99213", "charge": c, "serviceDateFrom": "2025-03-01", "units": "1"} for c in charges
-    ]
+    lines = [{"procedureCode": "99213", "charge": c, "serviceDateFrom": "2025-03-01", "units": "1"} for c in charges]
     return member.rpc.mutation("claims.create", claim_body(lines=lines)).data
 
 
@@ -114,9 +110,7 @@ def test_another_clients_claims_are_never_reached(http, make_member):
     before_theirs = http.get(f"{BASE}/Claim", params={"_cursor": their_claim["id"] - 1}, headers=bearer).json()
     assert all(e["resource"]["id"] != str(their_claim["id"]) for e in before_theirs.get("entry", []))
     # An X-Client-Id header cannot move the token to another client either.
-    moved = http.get(
-        f"{BASE}/Claim/{their_claim['id']}", headers={**bearer, "X-Client-Id": str(theirs.client_id)}
-    )
+    moved = http.get(f"{BASE}/Claim/{their_claim['id']}", headers={**bearer, "X-Client-Id": str(theirs.client_id)})
     assert moved.status_code == 404
 
 

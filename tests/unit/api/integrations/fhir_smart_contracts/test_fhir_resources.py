@@ -61,7 +61,9 @@ def test_an_invalid_resource_never_leaves():
 
 
 def test_capability_statement():
-    statement = fhir.capability("https://platform.example/api/rpc/fhirSmartContracts.token", "https://platform.example/fhir/r4")
+    statement = fhir.capability(
+        "https://platform.example/api/rpc/fhirSmartContracts.token", "https://platform.example/fhir/r4"
+    )
     parsed = CapabilityStatement.model_validate(statement)
     assert parsed.fhirVersion == "4.0.1"
     rest = statement["rest"][0]
