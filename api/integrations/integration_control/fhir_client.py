@@ -239,26 +239,35 @@ def _same_base(url: str, base: str) -> bool:
     return (a.scheme, a.netloc) == (b.scheme, b.netloc) and (a.path + "/").startswith(b.path.rstrip("/") + "/")
 
 
+def _valid(entry: Any, index: int, resource_type: str, step: str) -> dict[str, Any] | None:
+    """The entry's resource validated as R4 `resource_type`; None for another type (an
+    OperationOutcome of search mode outcome, an included resource)."""
+    resource = entry.get("resource") if isinstance(entry, dict) else None
+    if not isinstance(resource, dict):
+        raise FhirPullRefused(f"{step}: entry {index} has no resource")
+    if resource.get("resourceType") != resource_type:
+        return None
+    try:
+        parsed = _MODELS[resource_type].model_validate(resource)
+    except ValidationError as exc:
+        raise FhirPullRefused(
+            f"{step}: entry {index} is not a valid R4 {resource_type} ({exc.error_count()} errors)"
+        ) from None
+    valid: dict[str, Any] = orjson.loads(parsed.model_dump_json())
+    return valid
+
+
+def _next_link(bundle: dict[str, Any]) -> str | None:
+    links = [link for link in bundle.get("link") or [] if isinstance(link, dict)]
+    following = next((link.get("url") for link in links if link.get("relation") == "next"), None)
+    return following if isinstance(following, str) else None
+
+
 def _entries(bundle: Any, resource_type: str, step: str) -> tuple[list[dict[str, Any]], str | None]:
     if not isinstance(bundle, dict) or bundle.get("resourceType") != "Bundle" or bundle.get("type") != "searchset":
         raise FhirPullRefused(f"{step}: the answer is not a searchset Bundle")
-    found: list[dict[str, Any]] = []
-    for index, entry in enumerate(bundle.get("entry") or []):
-        resource = entry.get("resource") if isinstance(entry, dict) else None
-        if not isinstance(resource, dict):
-            raise FhirPullRefused(f"{step}: entry {index} has no resource")
-        if resource.get("resourceType") != resource_type:
-            continue  # OperationOutcome / included resources (search mode outcome / include)
-        try:
-            parsed = _MODELS[resource_type].model_validate(resource)
-        except ValidationError as exc:
-            raise FhirPullRefused(
-                f"{step}: entry {index} is not a valid R4 {resource_type} ({exc.error_count()} errors)"
-            ) from None
-        found.append(orjson.loads(parsed.model_dump_json()))
-    links = [link for link in bundle.get("link") or [] if isinstance(link, dict)]
-    following = next((link.get("url") for link in links if link.get("relation") == "next"), None)
-    return found, (following if isinstance(following, str) else None)
+    found = [_valid(entry, index, resource_type, step) for index, entry in enumerate(bundle.get("entry") or [])]
+    return [r for r in found if r is not None], _next_link(bundle)
 
 
 def _refusal(step: str, status: int, answer: Any) -> FhirPullRefused:
@@ -320,7 +329,8 @@ def pull(
 ) -> PullResult:
     """Get a token for `config` with the private key, then page through each resource type by search
     (from `since_cursor`'s URL for a type when given, else its first page), stopping at
-    `limits.max_resources`. TLS is verified against the system store plus `ca_bundle`."""
+    `limits.max_resources`. TLS is verified against the system store plus `ca_bundle` (the caller
+    passes `settings.fhir_client_ca_bundle_path`)."""
     unknown = [t for t in resource_types if t not in _MODELS]
     if unknown:
         raise InvalidInput(f"This client pulls {' and '.join(_MODELS)}; not {unknown[0][:40]}")
