@@ -134,6 +134,9 @@ class Settings(BaseSettings):
     # Integration credentials (passwords, private keys, client secrets) are encrypted at rest with
     # AES-GCM under the key at `integration_secrets_key_path` (default DATA_DIR/keys), never in the DB.
     integration_secrets_key_path: Path | None = None
+    # Extra CA certificates (PEM) an `ehr` integration's FHIR server may be signed by, trusted besides the
+    # system store (a hospital's private CA). TLS is always verified; unset = the system store only.
+    fhir_client_ca_bundle_path: Path | None = None
 
     # OIDC (production identity provider). Unset = local identity provider only.
     oidc_issuer: str | None = None
@@ -155,7 +158,8 @@ class Settings(BaseSettings):
     smart_key_publish_ahead_hours: int = Field(default=24, ge=0)
 
     # The platform's address as outside clients reach it (no trailing slash). The SMART token endpoint,
-    # and so the `aud` every client assertion must carry, is {public_base_url}/api/rpc/fhirSmartContracts.token;
+    # and so the `aud` every client assertion must carry, is {public_base_url}/api/rpc/fhirSmartContracts.token
+    # (RPC) or {public_base_url}/fhir/r4/auth/token (the FHIR REST facade, whose links also start here);
     # a setting, not the request's Host header, which the caller chooses.
     public_base_url: str = "http://localhost:8000"
     # Lifetime of a SMART backend access token (fhirSmartContracts.token), seconds.

@@ -462,6 +462,12 @@ def claim_record(db: Session, claim_id: int) -> ClaimRecord | None:
     return ClaimRecord(claim, list(lines), latest, adjudicated)
 
 
+def claim_ids_after(db: Session, after_id: int, limit: int) -> list[int]:
+    """The client's claim ids greater than `after_id`, ascending, at most `limit`: a stable order to page
+    through every claim by id (FHIR search in fhirSmartContracts)."""
+    return list(db.scalars(select(Claim.id).where(Claim.id > after_id).order_by(Claim.id).limit(limit)))
+
+
 #: The claim row the published functions answer: other contexts name it here, never through models.
 ClaimRow: TypeAlias = Claim
 

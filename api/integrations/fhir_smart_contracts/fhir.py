@@ -15,14 +15,24 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from fhir.resources.R4B.bundle import Bundle
 from fhir.resources.R4B.capabilitystatement import CapabilityStatement
 from fhir.resources.R4B.claim import Claim
 from fhir.resources.R4B.claimresponse import ClaimResponse
 from fhir.resources.R4B.coverage import Coverage
 from fhir.resources.R4B.explanationofbenefit import ExplanationOfBenefit
+from fhir.resources.R4B.operationoutcome import OperationOutcome
 from pydantic import BaseModel, ValidationError
 
 from api.integrations.fhir_smart_contracts.scopes import RESOURCES
+
+#: The searchable types (the REST facade pages them by claim id).
+SEARCHABLE = ("Claim", "Coverage")
+_COUNT_PARAM = {
+    "name": "_count",
+    "type": "number",
+    "documentation": "Page size, 1 to 100; follow the Bundle's next link for the next page",
+}
 
 FHIR_VERSION = "4.0.1"
 # The day this statement's content last changed (FHIR requires a date; a fixed one keeps it stable).
@@ -36,6 +46,8 @@ _MODELS: dict[str, type[BaseModel]] = {
     "ExplanationOfBenefit": ExplanationOfBenefit,
     "Coverage": Coverage,
     "CapabilityStatement": CapabilityStatement,
+    "Bundle": Bundle,
+    "OperationOutcome": OperationOutcome,
 }
 _CLAIM_TYPE = "http://terminology.hl7.org/CodeSystem/claim-type"
 _ADJUDICATION = "http://terminology.hl7.org/CodeSystem/adjudication"
@@ -280,9 +292,10 @@ def coverage(facts: ClaimFacts) -> dict[str, Any]:
     return validated(resource)
 
 
-def capability(token_url: str) -> dict[str, Any]:
-    """The CapabilityStatement: the four resources with their read interaction, secured by SMART
-    Backend Services (client_credentials with private_key_jwt, RS384/ES384) at `token_url`."""
+def capability(token_url: str, rest_base: str) -> dict[str, Any]:
+    """The CapabilityStatement: the four resources with their read interaction (Claim and Coverage also
+    searchable), secured by SMART Backend Services (client_credentials with private_key_jwt,
+    RS384/ES384) at `token_url`; served as REST at `rest_base` and over the RPC router."""
     return validated(
         {
             "resourceType": "CapabilityStatement",
@@ -293,7 +306,10 @@ def capability(token_url: str) -> dict[str, Any]:
             "format": ["json"],
             "software": {"name": "denial-platform"},
             "implementation": {
-                "description": "FHIR reads travel over the RPC router: fhirSmartContracts.read {resourceType, id}"
+                "url": rest_base,
+                "description": f"FHIR R4 REST at {rest_base} (read; search with _count and next links on "
+                f"{' and '.join(SEARCHABLE)}); the same reads over the RPC router: fhirSmartContracts.read "
+                "{resourceType, id}",
             },
             "rest": [
                 {
@@ -319,8 +335,45 @@ def capability(token_url: str) -> dict[str, Any]:
                             }
                         ],
                     },
-                    "resource": [{"type": r, "interaction": [{"code": "read"}]} for r in RESOURCES],
+                    "resource": [
+                        {
+                            "type": r,
+                            "interaction": [{"code": "read"}] + ([{"code": "search-type"}] if r in SEARCHABLE else []),
+                            **({"searchParam": [_COUNT_PARAM]} if r in SEARCHABLE else {}),
+                        }
+                        for r in RESOURCES
+                    ],
                 }
             ],
+        }
+    )
+
+
+def searchset(base: str, resources: Sequence[dict[str, Any]], self_url: str, next_url: str | None) -> dict[str, Any]:
+    """A searchset Bundle of resources already validated (FHIR R4 3.1.1.4: `link` self and next; each
+    entry's fullUrl is `{base}/{type}/{id}`, search mode `match`)."""
+    links = [{"relation": "self", "url": self_url}]
+    if next_url is not None:
+        links.append({"relation": "next", "url": next_url})
+    return validated(
+        {
+            "resourceType": "Bundle",
+            "type": "searchset",
+            "link": links,
+            "entry": [
+                {"fullUrl": f"{base}/{r['resourceType']}/{r['id']}", "resource": r, "search": {"mode": "match"}}
+                for r in resources
+            ],
+        }
+    )
+
+
+def operation_outcome(code: str, diagnostics: str) -> dict[str, Any]:
+    """An OperationOutcome with one error issue (FHIR R4 issue-type `code`: login, forbidden,
+    not-found, invalid, throttled, exception, ...)."""
+    return validated(
+        {
+            "resourceType": "OperationOutcome",
+            "issue": [{"severity": "error", "code": code, "diagnostics": diagnostics}],
         }
     )

@@ -126,7 +126,7 @@ def capability(ctx: PublicContext) -> CapabilityOut:
     method private_key_jwt, signing algorithms RS384/ES384."""
     endpoint = service.token_endpoint(ctx.services.settings.public_base_url)
     return CapabilityOut(
-        statement=fhir.capability(endpoint),
+        statement=fhir.capability(endpoint, service.rest_base(ctx.services.settings.public_base_url)),
         token_endpoint=endpoint,
         grant_types_supported=["client_credentials"],
         token_endpoint_auth_methods_supported=list(fhir.AUTH_METHODS),

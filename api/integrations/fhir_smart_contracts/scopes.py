@@ -74,3 +74,9 @@ def allows_read(scopes: Iterable[str], resource: str) -> bool:
     """Whether these (granted) scopes let a client read one `resource` by id."""
     wanted = Scope(resource, frozenset("r"))
     return any(s is not None and covers(s, wanted) for s in (parse(x) for x in scopes))
+
+
+def allows_search(scopes: Iterable[str], resource: str) -> bool:
+    """Whether these (granted) scopes let a client search `resource` (v2 `s`; v1 `read` covers it)."""
+    wanted = Scope(resource, frozenset("s"))
+    return any(s is not None and covers(s, wanted) for s in (parse(x) for x in scopes))

@@ -16,7 +16,7 @@ from sqlalchemy import Select, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from api.core.errors import Forbidden, NotFound, PreconditionFailed, Unauthenticated
+from api.core.errors import Forbidden, InvalidInput, NotFound, PreconditionFailed, Unauthenticated
 from api.denials.claims import service as claims
 from api.infra.db.lookup import get_by_id
 from api.integrations.fhir_smart_contracts import assertion, fhir, jwks, scopes
@@ -25,12 +25,28 @@ from api.platform.auth import service as auth
 from api.platform.organizations import service as organizations
 
 TOKEN_PATH = "/api/rpc/fhirSmartContracts.token"
+#: The FHIR REST facade (`routes.py`): its base and its token endpoint, under the same public base URL.
+REST_BASE_PATH = "/fhir/r4"
+REST_TOKEN_PATH = REST_BASE_PATH + "/auth/token"
+#: Resource types a client can search (page through without knowing ids): one resource per claim.
+SEARCHABLE = fhir.SEARCHABLE
+MAX_SEARCH_COUNT = 100
 CLIENT_ID_PREFIX = "smart_"
 
 
 def token_endpoint(public_base_url: str) -> str:
     """The token endpoint URL: what every client assertion's `aud` must be."""
     return public_base_url.rstrip("/") + TOKEN_PATH
+
+
+def rest_base(public_base_url: str) -> str:
+    """The FHIR REST base URL (`{base}/fhir/r4`)."""
+    return public_base_url.rstrip("/") + REST_BASE_PATH
+
+
+def rest_token_endpoint(public_base_url: str) -> str:
+    """The REST facade's token endpoint: the `aud` of assertions sent to it."""
+    return public_base_url.rstrip("/") + REST_TOKEN_PATH
 
 
 def view(row: SmartClient) -> dict[str, Any]:
@@ -233,3 +249,28 @@ def read(db: Session, resource_type: str, resource_id: str, granted: frozenset[s
     if resource_type in ("ClaimResponse", "ExplanationOfBenefit") and not facts.adjudicated:
         raise NotFound(f"{resource_type}/{resource_id} was not found: the claim has no adjudication yet")
     return _BUILDERS[resource_type](facts)
+
+
+def _resource(db: Session, resource_type: str, record: claims.ClaimRecord) -> dict[str, Any]:
+    return _BUILDERS[resource_type](_facts(db, record))
+
+
+def search(
+    db: Session, resource_type: str, *, after_id: int, count: int, granted: frozenset[str] | None
+) -> tuple[list[dict[str, Any]], int | None]:
+    """A page of the caller's client's `resource_type` resources (Claim or Coverage: one per claim) in
+    claim id order after `after_id`, validated; and the id to continue after (None: the last page)."""
+    if resource_type not in SEARCHABLE:
+        raise InvalidInput(f"Searching {resource_type} is not supported; search {' or '.join(SEARCHABLE)}")
+    if granted is not None and not scopes.allows_search(granted, resource_type):
+        raise Forbidden(f"This access token's scopes do not allow searching {resource_type}")
+    if not 1 <= count <= MAX_SEARCH_COUNT:
+        raise InvalidInput(f"_count must be between 1 and {MAX_SEARCH_COUNT}")
+    ids = claims.claim_ids_after(db, after_id, count + 1)
+    page, more = ids[:count], len(ids) > count
+    found: list[dict[str, Any]] = []
+    for claim_id in page:
+        record = claims.claim_record(db, claim_id)
+        if record is not None:
+            found.append(_resource(db, resource_type, record))
+    return found, (page[-1] if more and page else None)

@@ -61,11 +61,21 @@ def test_an_invalid_resource_never_leaves():
 
 
 def test_capability_statement():
-    statement = fhir.capability("https://platform.example/api/rpc/fhirSmartContracts.token")
+    statement = fhir.capability(
+        "https://platform.example/api/rpc/fhirSmartContracts.token", "https://platform.example/fhir/r4"
+    )
     parsed = CapabilityStatement.model_validate(statement)
     assert parsed.fhirVersion == "4.0.1"
     rest = statement["rest"][0]
     assert [r["type"] for r in rest["resource"]] == ["Claim", "ClaimResponse", "ExplanationOfBenefit", "Coverage"]
-    assert all(r["interaction"] == [{"code": "read"}] for r in rest["resource"])
+    interactions = {r["type"]: [i["code"] for i in r["interaction"]] for r in rest["resource"]}
+    assert interactions == {
+        "Claim": ["read", "search-type"],
+        "ClaimResponse": ["read"],
+        "ExplanationOfBenefit": ["read"],
+        "Coverage": ["read", "search-type"],
+    }
+    assert statement["implementation"]["url"] == "https://platform.example/fhir/r4"
+    assert "fhirSmartContracts.read" in statement["implementation"]["description"]  # both wires are true
     uris = rest["security"]["extension"][0]["extension"]
     assert uris == [{"url": "token", "valueUri": "https://platform.example/api/rpc/fhirSmartContracts.token"}]
