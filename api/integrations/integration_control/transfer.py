@@ -98,14 +98,14 @@ class Plan:
 
 
 def plan(entries: list[Entry], known: Mapping[tuple[str, str], str], *, max_bytes: int, max_files: int) -> Plan:
-    """Decide per listed entry: `ignore` (not a regular file), `skip` (this version is in the ledger:
+    """Decide per listed entry: `ignore` (not a regular file, or hidden), `skip` (this version is in the ledger:
     landed, unconverted or refused before), `refuse` (a name that cannot land, or over `max_bytes`),
     `fetch` (new; the oldest `max_files` of them), `defer` (new, past the per-run cap: the next run).
     `known` maps (name, fingerprint) to the ledger state."""
     decisions: list[Decision] = []
     fetching = 0
     for entry in sorted(entries, key=lambda e: (e.mtime, e.name)):
-        if not entry.regular:
+        if not entry.regular or entry.name.startswith("."):  # hidden: an upload in progress, or not ours
             decisions.append(Decision(entry, "ignore"))
             continue
         if (entry.name, fingerprint_of(entry)) in known:
