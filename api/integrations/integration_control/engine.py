@@ -70,7 +70,7 @@ class RunJob:
     integration_id: int
     kind: str
     config: dict[str, Any]
-    secrets: dict[str, str] = field(repr=False)
+    secrets: dict[str, str] | None = field(repr=False)  # None: sealed under another key
     conversion: Conversion
     source_folder: Path | None  # a folder bank_feed; None: SFTP
     landing: Path  # the drop folder, or the quarantine when no converter is wired
@@ -112,9 +112,9 @@ def _load(database: Database, scope: TenantScope, run_id: int, data_dir: Path, k
         if conversion is None:
             return f"a {row.kind} integration moves no files itself (its runs are recorded)"
         try:
-            secrets = service.open_secrets(row, key)
+            secrets: dict[str, str] | None = service.open_secrets(row, key)
         except sealing.SealError:
-            secrets = {}  # the SFTP login then says no credentials; the sealed text never leaves
+            secrets = None  # the run fails saying so; the sealed text never leaves
         known = {
             (t.source_ref, t.source_fingerprint): t.state
             for t in db.scalars(select(IntegrationTransfer).where(IntegrationTransfer.integration_id == row.id))
@@ -135,6 +135,8 @@ def _load(database: Database, scope: TenantScope, run_id: int, data_dir: Path, k
 def _open(job: RunJob, limits: Limits) -> Source:
     if job.source_folder is not None:
         return FolderSource(job.source_folder)
+    if job.secrets is None:
+        raise TransferError("the stored credentials do not open with this installation's key; configure them again")
     path = job.config.get("inbound_path") if job.kind == "clearinghouse" else job.config.get("remote_path")
     if not path or not job.config.get("host") or not job.config.get("host_key_fingerprint"):
         raise TransferError("the configuration lacks the host, remote folder or host key fingerprint")
@@ -373,16 +375,16 @@ def execute(
     try:
         state, _reason = _transfer(database, scope, loaded, source, limits, observer)
     except TransferError as exc:
-        _fail_midway(database, scope, run_id, str(exc))
+        fail_run(database, scope, run_id, str(exc))
         state = "failed"
     finally:
         source.close()
     return {"runId": run_id, "state": state}
 
 
-def _fail_midway(database: Database, scope: TenantScope, run_id: int, message: str) -> None:
-    """The connection broke mid-run: what landed keeps its ledger rows (the next run resumes); the
-    run's recorded progress gains the error and the run fails."""
+def fail_run(database: Database, scope: TenantScope, run_id: int, message: str) -> None:
+    """Fail a run mid-way (the connection broke, or the job's last attempt crashed): what landed keeps
+    its ledger rows (the next run resumes); the run's recorded progress gains the error."""
     with database.transaction() as db:
         set_scope(db, scope)
         run = db.get(IntegrationRun, run_id)

@@ -34,12 +34,20 @@ def run_integration_job(ctx: JobContext) -> dict[str, Any]:
         # No file names: a partner's name may carry PHI; the run record has them, the log does not.
         log.info("integration run %s: a file %s", run_id, outcome)
 
-    return engine.execute(
-        ctx.database,
-        TenantScope(ctx.organization_id, client_id),
-        run_id,
-        data_dir=ctx.settings.resolved_data_dir,
-        secrets_key=service.secrets_key(ctx.settings),
-        limits=engine.Limits.of(ctx.settings),
-        observer=progress,
-    )
+    scope = TenantScope(ctx.organization_id, client_id)
+    try:
+        return engine.execute(
+            ctx.database,
+            scope,
+            run_id,
+            data_dir=ctx.settings.resolved_data_dir,
+            secrets_key=service.secrets_key(ctx.settings),
+            limits=engine.Limits.of(ctx.settings),
+            observer=progress,
+        )
+    except Exception as exc:
+        # Retried attempts resume from the ledger; the last one fails the run, so it does not stay
+        # `running` (blocking the next start) with nobody executing it. The type only: no message.
+        if ctx.attempt >= service.RUN_JOB_ATTEMPTS:
+            engine.fail_run(ctx.database, scope, run_id, f"the run stopped on an internal error ({type(exc).__name__})")
+        raise

@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 import os
+import time
 import uuid
 from pathlib import Path
 
@@ -114,7 +115,18 @@ def ledger(services, integration_id: int) -> list[tuple[str, str]]:
         return [(r.source_ref, r.state) for r in rows]
 
 
-def execute(services, owner, integration_id: int, observer) -> dict:
+def server_log_after(sftp: SftpServer, offset: int, *, until: str) -> str:
+    """sshd's log since `offset`, once it shows `until` (sshd writes a connection's end after the
+    client has gone) or after a few seconds."""
+    for _ in range(100):
+        text = sftp.log.read_bytes()[offset:].decode(errors="replace")
+        if until in text:
+            return text
+        time.sleep(0.05)
+    return text
+
+
+def execute(services, owner, integration_id: int, observer=None, limits=None) -> dict:
     """Start a run through the API, then execute it with the engine the job handler calls, watching
     between files; the queued job then finds the run finished and leaves it alone."""
     started = owner.rpc.mutation("integrationControl.start", {"id": integration_id}).data
@@ -125,7 +137,7 @@ def execute(services, owner, integration_id: int, observer) -> dict:
         started["id"],
         data_dir=settings.resolved_data_dir,
         secrets_key=service.secrets_key(settings),
-        limits=engine.Limits.of(settings),
+        limits=limits or engine.Limits.of(settings),
         observer=observer,
     )
     run_queued(services, service.RUN_JOB_KIND, owner.client_id)
@@ -226,7 +238,7 @@ def test_a_wrong_host_key_fails_the_run_before_any_login_and_moves_nothing(team,
     seen = sftp.log.stat().st_size
     failed = run(owner, services, integration)
     # sshd's own log: the connection ended before authentication; no password or key was ever offered
-    server_side = sftp.log.read_bytes()[seen:].decode()
+    server_side = server_log_after(sftp, seen, until="[preauth]")
     assert "[preauth]" in server_side and "password" not in server_side and "publickey" not in server_side
     assert failed["state"] == "failed" and failed["files"] == []
     (error,) = failed["errors"]
@@ -354,3 +366,16 @@ def test_bank_feeds_over_sftp_and_from_a_folder(team, services, sftp, remote):
     assert landed(landing(services, owner, folder_feed)) == {"lockbox_0601.835": ERA_1}
     assert moved["counts"]["ignored"] == 1
     assert run(owner, services, folder_feed)["counts"]["skipped"] == 1
+
+
+def test_a_run_takes_at_most_the_file_cap_and_the_next_run_the_rest(team, services, sftp, remote):
+    owner, manager = team
+    for i, data in enumerate((ERA_1, ERA_2, ERA_3)):
+        put(remote, f"{i}.835", data, 1_780_000_000 + i)
+    integration = live(owner, manager, clearinghouse(sftp, remote))
+    capped = engine.Limits(max_file_bytes=1_000, max_files=2, timeout_seconds=10)
+    first = execute(services, owner, integration, limits=capped)
+    assert first["state"] == "succeeded" and [f["name"] for f in first["files"]] == ["0.835", "1.835"]
+    assert (first["counts"]["moved"], first["counts"]["deferred"]) == (2, 1)
+    rest = run(owner, services, integration)
+    assert [f["name"] for f in rest["files"]] == ["2.835"] and rest["counts"]["deferred"] == 0
