@@ -138,6 +138,13 @@ class Settings(BaseSettings):
     # system store (a hospital's private CA). TLS is always verified; unset = the system store only.
     fhir_client_ca_bundle_path: Path | None = None
 
+    # An integration run (clearinghouse / bank feed transfer): each file at most this size (a bigger one is
+    # refused, never read past the cap), at most this many new files per run (the rest wait for the next),
+    # and the SFTP connect / handshake / login / read timeout.
+    integration_run_max_file_bytes: int = Field(default=64 * 1_048_576, ge=1)
+    integration_run_max_files: int = Field(default=500, ge=1)
+    integration_transfer_timeout_seconds: float = Field(default=30.0, gt=0, le=600)
+
     # OIDC (production identity provider). Unset = local identity provider only.
     oidc_issuer: str | None = None
     oidc_audience: str | None = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from api.infra.db.base import Base, BigId, CreatedAtMixin, IdMixin, TenantScoped, UtcDateTime
@@ -72,3 +72,29 @@ class IntegrationRun(IdMixin, CreatedAtMixin, TenantScoped, Base):
     counts: Mapped[dict[str, int]] = mapped_column(JSON, default=dict)
     errors: Mapped[list[str]] = mapped_column(JSON, default=list)
     reason: Mapped[str | None] = mapped_column(String(500), default=None)
+
+
+class IntegrationTransfer(IdMixin, CreatedAtMixin, TenantScoped, Base):
+    """The ledger of what a run moved: one row per remote file version (`source_ref` + `source_fingerprint`,
+    size and mtime from the listing), written right after the file landed (or was refused for good), so a
+    later run skips it and a crashed run is resumed without landing anything twice.
+
+    state: `landed` (in the drop folder, `landed_name`), `unconverted` (a format whose converter is not
+    wired yet: the raw file kept in the feeds quarantine), `refused` (over the size cap, or a name that
+    cannot land; the same version is not fetched again, a changed one is)."""
+
+    __tablename__ = "integration_transfers"
+    __table_args__ = (
+        UniqueConstraint("integration_id", "source_ref", "source_fingerprint", name="uq_integration_transfers_source"),
+        Index("ix_integration_transfers_run", "run_id"),
+    )
+
+    integration_id: Mapped[int] = mapped_column(BigId, ForeignKey("integrations.id", ondelete="CASCADE"))
+    run_id: Mapped[int] = mapped_column(BigId, ForeignKey("integration_runs.id", ondelete="CASCADE"))
+    source_ref: Mapped[str] = mapped_column(String(1024))
+    source_fingerprint: Mapped[str] = mapped_column(String(100))
+    state: Mapped[str] = mapped_column(String(12))
+    landed_name: Mapped[str | None] = mapped_column(String(400), default=None)
+    landed_sha256: Mapped[str | None] = mapped_column(String(64), default=None)
+    bytes: Mapped[int] = mapped_column(BigInteger, default=0)
+    reason: Mapped[str | None] = mapped_column(String(300), default=None)

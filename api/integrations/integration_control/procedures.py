@@ -132,7 +132,10 @@ def transition(ctx: Context, input: TransitionIn) -> IntegrationOut:
 def start(ctx: Context, input: StartIn) -> RunOut:
     """Start a run of an active integration (any other state is PRECONDITION_FAILED; a run still
     running is CONFLICT). PRECONDITION_FAILED while operationalControl pauses the client or
-    `integration_run` (no run is started; start it again after resume)."""
+    `integration_run` (no run is started; start it again after resume). A clearinghouse or bank feed
+    run is then executed by the job worker: new files fetched (SFTP with the host key checked, or the
+    feed's folder), landed in the drop folder, recorded in the run; a pause mid-run cancels it between
+    files and the next run continues. Other kinds are recorded by their caller (`record`)."""
     run = service.start(ctx.db, input.id, user_id=ctx.user_id)
     ctx.note("integration_run", run.id)
     return RunOut.model_validate(run)
@@ -148,7 +151,8 @@ def cancel(ctx: Context, input: RunRef) -> RunOut:
 
 @router.mutation("record")
 def record(ctx: Context, input: RecordIn) -> RunOut:
-    """Record a running run's results (files, counts, errors) and finish it as succeeded or failed."""
+    """Record a running run's results (files, counts, errors) and finish it as succeeded or failed:
+    for runs driven from outside (the engine records the clearinghouse and bank feed runs itself)."""
     run = service.record(
         ctx.db,
         input.run_id,

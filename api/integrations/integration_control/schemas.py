@@ -178,9 +178,15 @@ class RunOut(Output):
     started_by: int
     created_at: datetime
     finished_at: datetime | None
-    files: list[dict[str, Any]]
-    counts: dict[str, int]
-    errors: list[str]
+    files: list[dict[str, Any]] = Field(
+        description="Per file: name (the remote name), bytes, sha256; runs the platform executes add "
+        "landedAs and state (landed, unconverted, refused)"
+    )
+    counts: dict[str, int] = Field(
+        description="files and errors; runs the platform executes add listed, moved, skipped (already in the "
+        "ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden)"
+    )
+    errors: list[str] = Field(description="Per file or per run, without credentials or file contents")
     reason: str | None
 
 

@@ -19,9 +19,11 @@ from api.core.lifecycle import transition as move
 from api.core.settings import Settings
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
+from api.infra.db.tenant_filter import get_scope
+from api.infra.jobs.queue import enqueue
 from api.infra.private_files import private_dir
 from api.infra.signing.secret import load_or_create
-from api.integrations.integration_control import checks, sealing
+from api.integrations.integration_control import checks, sealing, transfer
 from api.integrations.integration_control.lifecycle import INTEGRATION, RUN, TRANSITION_MOVES
 from api.integrations.integration_control.models import Integration, IntegrationEvent, IntegrationRun
 from api.integrations.operational_control import service as control
@@ -30,6 +32,8 @@ from api.platform.organizations.service import require_independent
 SECRET_FIELDS = ("password", "private_key", "client_secret")
 PAUSE_TASK = "integration_run"  # operationalControl: a run is a transfer with stored credentials
 LIVE_STATES = ("active", "suspended")
+RUN_JOB_KIND = "integration.run"  # executed by `engine.execute` (job_handlers.py)
+RUN_JOB_ATTEMPTS = 3  # a retried attempt resumes from the ledger
 
 
 def secrets_key(settings: Settings) -> bytes:
@@ -288,7 +292,9 @@ def get_run(db: Session, run_id: int) -> IntegrationRun:
 
 def start(db: Session, integration_id: int, *, user_id: int) -> IntegrationRun:
     """Start a run of an active integration; one running run at a time. Refused while the client or
-    `integration_run` is paused (operationalControl); recording or cancelling a started run is not."""
+    `integration_run` is paused (operationalControl); recording or cancelling a started run is not.
+    A kind with a transport gets its `integration.run` job queued in this transaction (the engine moves
+    the files); the others are recorded by their caller (`record`)."""
     row = get(db, integration_id)
     control.require_not_paused(db, PAUSE_TASK)
     if row.state != "active":
@@ -301,6 +307,13 @@ def start(db: Session, integration_id: int, *, user_id: int) -> IntegrationRun:
     run = IntegrationRun(integration_id=row.id, config_version=row.config_version, state="running", started_by=user_id)
     db.add(run)
     db.flush()
+    if transfer.conversion_for(row.kind, row.config) is not None:
+        # A kind with a transport (clearinghouse, bank_feed) is executed by the job worker after this
+        # commits; the others (ehr, sftp_drop) are driven from outside and recorded with `record`.
+        scope = get_scope(db)
+        assert scope is not None
+        payload = {"runId": run.id, "clientId": row.client_id}
+        enqueue(db, RUN_JOB_KIND, payload, organization_id=scope.organization_id, max_attempts=RUN_JOB_ATTEMPTS)
     return run
 
 
