@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from api.core.errors import InvalidInput
 from api.core.lifecycle import transition as move
 from api.core.settings import Settings
 from api.infra.db.base import utcnow
@@ -203,6 +204,8 @@ def _convert(tmp: Path, job: RunJob, shown: str) -> str:
         return _sha256_of(tmp)
     try:
         data = convert(tmp.read_bytes())
+    except InvalidInput as exc:  # the converters' messages name records and totals, never account data
+        raise FileError(f"{shown}: not converted: {exc.message}") from None
     except ValueError as exc:
         raise FileError(f"{shown}: conversion failed ({type(exc).__name__})") from None
     with tmp.open("wb") as out:

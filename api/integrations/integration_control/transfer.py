@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from api.integrations.integration_control import bai2_deposits
+
 MAX_NAME_BYTES = 200  # of a landed name (UTF-8): room for a hash suffix under the usual 255-byte limit
 #: Suffixes the pipeline's drop sensor loads as X12 (pipelines/warehouse/sources.py X12_SUFFIXES).
 X12_SUFFIXES = frozenset({".835", ".837", ".x12", ".edi", ".txt", ".dat"})
@@ -138,13 +140,19 @@ class Conversion:
     add_suffix: str = ""  # appended when it does not (the drop sensor picks files by suffix)
 
 
-#: The converters' seam, by (kind, file format). 835 and other X12 land as they are. BAI2 bank files
-#: are to become a deposits CSV (a pure `bai2 bytes -> csv bytes` function, written elsewhere): wire it
-#: as `Conversion(bai2_to_deposits_csv, frozenset({".csv"}), ".csv")`; until then they are quarantined.
+def bai2_to_deposits_csv(data: bytes) -> bytes:
+    """A BAI2 bank file as the deposits CSV the drop folder loads (`bai2_deposits`: which details are
+    deposits, their trace numbers); a file whose totals do not add up is refused whole (InvalidInput)."""
+    csv, _ = bai2_deposits.to_deposits_csv(data)
+    return csv
+
+
+#: The converters' seam, by (kind, file format). 835 and other X12 land as they are; BAI2 bank files land
+#: as the deposits CSV they hold (the three-way cash match reads it: fct_bank_deposits).
 CONVERSIONS: dict[tuple[str, str], Conversion] = {
     ("clearinghouse", "x12"): Conversion(as_is, X12_SUFFIXES, ".x12"),
     ("bank_feed", "835"): Conversion(as_is, X12_SUFFIXES, ".x12"),
-    ("bank_feed", "bai2"): Conversion(None),
+    ("bank_feed", "bai2"): Conversion(bai2_to_deposits_csv, frozenset({".csv"}), ".csv"),
 }
 
 

@@ -26,6 +26,7 @@ from api.integrations.integration_control.models import IntegrationRun, Integrat
 from api.platform.activation_governance.gates import GATE_NAMES
 from tests.support.denial_case_rows import add_colleague
 from tests.support.jobs import run_queued
+from tests.support.paths import REPO
 from tests.support.sshd import SftpServer, running_sshd
 
 WRONG_FP = "SHA256:" + base64.b64encode(hashlib.sha256(b"another host").digest()).decode().rstrip("=")
@@ -333,8 +334,11 @@ def test_oversize_files_and_hostile_names_are_refused_and_the_others_land(team, 
 
 def test_bank_feeds_over_sftp_and_from_a_folder(team, services, sftp, remote):
     owner, manager = team
-    bai2 = b"01,122099999,123456789,260601,0200,1,,,2/\n02,123456789,122099999,1,260601,0200,,2/\n99,0,1,2/\n"
-    put(remote, "deposits_0601.bai", bai2, 1_780_000_000)
+    # tests/fixtures/bai2/multi_group.bai2 (hand-written; its figures are worked out in the parser's tests).
+    bai2 = (REPO / "tests" / "fixtures" / "bai2" / "multi_group.bai2").read_bytes()
+    damaged = bai2.replace(b"49,102965,5/", b"49,102966,5/")  # an account total off by one cent
+    put(remote, "deposits_1120.bai", bai2, 1_780_000_000)
+    put(remote, "deposits_1121.bai", damaged, 1_780_000_001)
     by_sftp = {
         "kind": "bank_feed",
         "fileFormat": "bai2",
@@ -347,15 +351,26 @@ def test_bank_feeds_over_sftp_and_from_a_folder(team, services, sftp, remote):
         "privateKey": sftp.client_key,
     }
     bai2_feed = live(owner, manager, by_sftp)
-    quarantined = run(owner, services, bai2_feed)
-    # No BAI2 converter is wired yet: the raw file is kept in the feeds quarantine, never in the drop folder.
-    assert quarantined["state"] == "succeeded"
-    assert (quarantined["counts"]["unconverted"], quarantined["counts"]["moved"]) == (1, 0)
-    feeds = service.feed_root(services.settings.resolved_data_dir, owner.client_id)
-    assert landed(feeds / ".quarantine" / f"integration_{bai2_feed}") == {"deposits_0601.bai": bai2}
-    assert landed(landing(services, owner, bai2_feed)) == {}
-    assert ledger(services, bai2_feed) == [("deposits_0601.bai", "unconverted")]
+    converted = run(owner, services, bai2_feed)
+    # The good file lands as the deposits CSV the drop folder loads; the damaged one is refused whole.
+    assert converted["state"] == "failed"
+    assert (converted["counts"]["moved"], converted["counts"]["failed"]) == (1, 1)
+    [error] = converted["errors"]
+    assert error.startswith("deposits_1121.bai: not converted:") and "102966" in error
+    assert "555566667777" not in error  # no account number in the run record
+    files = landed(landing(services, owner, bai2_feed))
+    assert list(files) == ["deposits_1120.bai.csv"]
+    rows = files["deposits_1120.bai.csv"].decode().splitlines()
+    # By hand from the file: the four deposit details (165, 115, 165, 195) with their trace numbers.
+    assert [line.split(",")[:3] for line in rows[1:]] == [
+        ["2026-11-19", "1250.50", "EFT20261119A"],
+        ["2026-11-19", "987.65", "CHK556677"],
+        ["2026-11-20", "2500.00", "EFT20261120B"],
+        ["2026-11-20", "100.01", "BR0008"],
+    ]
+    assert ledger(services, bai2_feed)[0] == ("deposits_1120.bai", "landed")
 
+    feeds = service.feed_root(services.settings.resolved_data_dir, owner.client_id)
     by_folder = {"kind": "bank_feed", "fileFormat": "835", "transport": "folder", "folder": "lockbox"}
     folder_feed = live(owner, manager, by_folder)
     source = feeds / "lockbox"

@@ -88,14 +88,16 @@ def test_landed_names_get_the_suffix_the_drop_sensor_loads():
     assert transfer.landed_name("ERA0602", x12) == "ERA0602.x12"
     assert transfer.landed_name("era.835", x12) == "era.835"
     assert transfer.landed_name("era.TXT", x12) == "era.TXT"
-    assert transfer.landed_name("deposits.bai", transfer.CONVERSIONS[("bank_feed", "bai2")]) == "deposits.bai"
+    assert transfer.landed_name("deposits.bai", transfer.CONVERSIONS[("bank_feed", "bai2")]) == "deposits.bai.csv"
+    assert transfer.landed_name("deposits.csv", transfer.CONVERSIONS[("bank_feed", "bai2")]) == "deposits.csv"
     assert transfer.alternate_name("era.835", "0123456789ab" + "f" * 52) == "era.0123456789ab.835"
 
 
 def test_conversions_per_kind():
     assert transfer.conversion_for("clearinghouse", {}) == transfer.CONVERSIONS[("clearinghouse", "x12")]
     assert transfer.conversion_for("bank_feed", {"file_format": "835"}).convert is transfer.as_is
-    assert transfer.conversion_for("bank_feed", {"file_format": "bai2"}).convert is None  # not wired: quarantine
+    bai2 = transfer.conversion_for("bank_feed", {"file_format": "bai2"})
+    assert bai2 is not None and bai2.convert is transfer.bai2_to_deposits_csv
     assert transfer.conversion_for("ehr", {}) is None and transfer.conversion_for("sftp_drop", {}) is None
 
 
