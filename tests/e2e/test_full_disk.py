@@ -95,9 +95,10 @@ def test_an_upload_on_a_full_landing_disk_is_refused_whole_and_succeeds_once_spa
             )
             assert as_json.json()["error"]["data"]["code"] == "SERVICE_UNAVAILABLE", as_json.text
             # Nothing kept: no batch, no spool file, no partial landing file.
-            assert http.get("/api/rpc/ingestion.listImportBatches", headers=headers).json()["result"]["data"][
-                "items"
-            ] == []
+            assert (
+                http.get("/api/rpc/ingestion.listImportBatches", headers=headers).json()["result"]["data"]["items"]
+                == []
+            )
             assert _files_under(small_landing) == before
             assert http.get("/api/rpc/system.ping").status_code == 200
             assert http.get("/api/health").status_code == 200

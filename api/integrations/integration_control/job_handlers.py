@@ -1,4 +1,4 @@
-"""The `integration.run` job: execute a started run of a clearinghouse or bank feed integration.
+"""The `integration.run` job: execute a started run of a clearinghouse, bank feed or ehr integration.
 
 `integrationControl.start` queues it in its transaction, so it runs only once the run row committed.
 A retried attempt (a worker lost, a database outage) resumes the same run from the ledger.
@@ -12,7 +12,7 @@ from typing import Any
 from api.infra.db.tenant_filter import TenantScope
 from api.infra.jobs.handlers import JobContext, register_handler
 from api.infra.jobs.queue import PermanentJobError
-from api.integrations.integration_control import engine, service
+from api.integrations.integration_control import ehr_pull, engine, fhir_client, service
 
 log = logging.getLogger("api.integrations.integration_control")
 
@@ -36,6 +36,16 @@ def run_integration_job(ctx: JobContext) -> dict[str, Any]:
 
     scope = TenantScope(ctx.organization_id, client_id)
     try:
+        if service.run_kind(ctx.database, scope, run_id) == "ehr":
+            return ehr_pull.execute(
+                ctx.database,
+                scope,
+                run_id,
+                data_dir=ctx.settings.resolved_data_dir,
+                secrets_key=service.secrets_key(ctx.settings),
+                limits=fhir_client.Limits(timeout_seconds=ctx.settings.integration_transfer_timeout_seconds),
+                ca_bundle=ctx.settings.fhir_client_ca_bundle_path,
+            )
         return engine.execute(
             ctx.database,
             scope,

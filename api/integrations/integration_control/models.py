@@ -72,6 +72,8 @@ class IntegrationRun(IdMixin, CreatedAtMixin, TenantScoped, Base):
     counts: Mapped[dict[str, int]] = mapped_column(JSON, default=dict)
     errors: Mapped[list[str]] = mapped_column(JSON, default=list)
     reason: Mapped[str | None] = mapped_column(String(500), default=None)
+    # An ehr run cut short by its cap: per resource type, the next page's URL, where the next run goes on.
+    resume: Mapped[dict[str, str] | None] = mapped_column(JSON, default=None)
 
 
 class IntegrationTransfer(IdMixin, CreatedAtMixin, TenantScoped, Base):

@@ -134,8 +134,11 @@ def start(ctx: Context, input: StartIn) -> RunOut:
     running is CONFLICT). PRECONDITION_FAILED while operationalControl pauses the client or
     `integration_run` (no run is started; start it again after resume). A clearinghouse or bank feed
     run is then executed by the job worker: new files fetched (SFTP with the host key checked, or the
-    feed's folder), landed in the drop folder, recorded in the run; a pause mid-run cancels it between
-    files and the next run continues. Other kinds are recorded by their caller (`record`)."""
+    feed's folder), landed in the drop folder (BAI2 as the deposits CSV it holds), recorded in the run;
+    a pause mid-run cancels it between files and the next run continues. An ehr run pulls Coverage and
+    Claim from the EHR's FHIR R4 server (SMART Backend Services) and lands the resources not seen before
+    as NDJSON under the client's feeds folder; one cut short by its cap goes on at the next run. An
+    sftp_drop's runs are recorded by their caller (`record`)."""
     run = service.start(ctx.db, input.id, user_id=ctx.user_id)
     ctx.note("integration_run", run.id)
     return RunOut.model_validate(run)
@@ -152,7 +155,7 @@ def cancel(ctx: Context, input: RunRef) -> RunOut:
 @router.mutation("record")
 def record(ctx: Context, input: RecordIn) -> RunOut:
     """Record a running run's results (files, counts, errors) and finish it as succeeded or failed:
-    for runs driven from outside (the engine records the clearinghouse and bank feed runs itself)."""
+    for runs driven from outside (the platform records the clearinghouse, bank feed and ehr runs itself)."""
     run = service.record(
         ctx.db,
         input.run_id,

@@ -19,7 +19,8 @@ from api.core.lifecycle import transition as move
 from api.core.settings import Settings
 from api.infra.db.base import utcnow
 from api.infra.db.lookup import get_by_id, where_given
-from api.infra.db.tenant_filter import get_scope
+from api.infra.db.session import Database
+from api.infra.db.tenant_filter import TenantScope, get_scope, set_scope
 from api.infra.jobs.queue import enqueue
 from api.infra.private_files import private_dir
 from api.infra.signing.secret import load_or_create
@@ -307,14 +308,25 @@ def start(db: Session, integration_id: int, *, user_id: int) -> IntegrationRun:
     run = IntegrationRun(integration_id=row.id, config_version=row.config_version, state="running", started_by=user_id)
     db.add(run)
     db.flush()
-    if transfer.conversion_for(row.kind, row.config) is not None:
-        # A kind with a transport (clearinghouse, bank_feed) is executed by the job worker after this
-        # commits; the others (ehr, sftp_drop) are driven from outside and recorded with `record`.
+    if row.kind == "ehr" or transfer.conversion_for(row.kind, row.config) is not None:
+        # A kind with a transport (clearinghouse and bank_feed files, ehr FHIR pulls) is executed by the job
+        # worker after this commits; an sftp_drop is filled from outside and its runs recorded with `record`.
         scope = get_scope(db)
         assert scope is not None
         payload = {"runId": run.id, "clientId": row.client_id}
         enqueue(db, RUN_JOB_KIND, payload, organization_id=scope.organization_id, max_attempts=RUN_JOB_ATTEMPTS)
     return run
+
+
+def run_kind(database: Database, scope: TenantScope, run_id: int) -> str | None:
+    """The kind of the integration a run belongs to (None: the run is gone), read in its own transaction."""
+    with database.transaction(write=False) as db:
+        set_scope(db, scope)
+        return db.scalar(
+            select(Integration.kind)
+            .join(IntegrationRun, IntegrationRun.integration_id == Integration.id)
+            .where(IntegrationRun.id == run_id)
+        )
 
 
 def cancel(db: Session, run_id: int, *, reason: str) -> IntegrationRun:

@@ -10066,11 +10066,20 @@ validation: CheckOut[]
 }
 export interface RunOut {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]
@@ -10130,11 +10139,20 @@ validation: CheckOut[]
 }
 export interface RunOut {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]
@@ -10160,11 +10178,20 @@ runId: number
 export declare namespace integrationControl__cancel__out {
 export interface Output {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]
@@ -10301,11 +10328,20 @@ validation: CheckOut[]
 }
 export interface RunOut {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]
@@ -10365,11 +10401,20 @@ validation: CheckOut[]
 }
 export interface RunOut {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]
@@ -10442,11 +10487,20 @@ validation: CheckOut[]
 }
 export interface RunOut {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]
@@ -10492,11 +10546,20 @@ transaction?: (string | null)
 export declare namespace integrationControl__record__out {
 export interface Output {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]
@@ -10519,11 +10582,20 @@ id: number
 export declare namespace integrationControl__start__out {
 export interface Output {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]
@@ -10580,11 +10652,20 @@ validation: CheckOut[]
 }
 export interface RunOut {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]
@@ -10733,11 +10814,20 @@ validation: CheckOut[]
 }
 export interface RunOut {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]
@@ -10807,11 +10897,20 @@ validation: CheckOut[]
 }
 export interface RunOut {
 configVersion: number
+/**
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ */
 counts: {
 [k: string]: number | undefined
 }
 createdAt: string
+/**
+ * Per file or per run, without credentials or file contents
+ */
 errors: string[]
+/**
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ */
 files: {
 [k: string]: unknown | undefined
 }[]

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
+import json
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import httpx
 import pytest
@@ -27,13 +29,18 @@ from joserfc.jwk import RSAKey
 
 from api.app import build_services, create_app
 from api.core.settings import Settings
-from api.integrations.integration_control import fhir_client
+from api.infra.db.tenant_filter import TenantScope
+from api.integrations.integration_control import ehr_pull, fhir_client
+from api.integrations.integration_control import service as integration_service
 from api.integrations.integration_control.fhir_client import FhirPullRefused, FhirUnreachable, Limits, pull
 from api.integrations.integration_control.schemas import EhrConfig
+from api.integrations.integration_control.service import RUN_JOB_KIND
+from api.platform.activation_governance.gates import GATE_NAMES
 from tests.conftest import fresh_database, make_user
 from tests.integration.api.denials.claims.conftest import claim_body
+from tests.support.jobs import run_queued
 from tests.support.rpc_client import Rpc
-from tests.support.tenancy import new_organization
+from tests.support.tenancy import join, new_organization
 
 BOTH = ("system/Coverage.rs", "system/Claim.rs")
 
@@ -104,6 +111,9 @@ class World:
     a: Tenant
     b: Tenant
     claim_only: Tenant  # client A's second registration: Claim only
+    services: Any = None
+    manager_a: Rpc | None = None  # a manager of A's organization: approves A's integrations
+    organization_a: int = 0
 
 
 def _private_pem(key: rsa.RSAPrivateKey) -> str:
@@ -124,11 +134,16 @@ def _register(member: Rpc, scopes: tuple[str, ...], claims: list[dict[str, Any]]
     return Tenant(member, claims, pem, kid, row["smartClientId"])
 
 
-def _member(services: Any, http: httpx.Client) -> Rpc:
+@overload
+def _member(services: Any, http: httpx.Client) -> Rpc: ...
+@overload
+def _member(services: Any, http: httpx.Client, *, with_org: Literal[True]) -> tuple[Rpc, int]: ...
+def _member(services: Any, http: httpx.Client, *, with_org: bool = False) -> Rpc | tuple[Rpc, int]:
     user_id, email, password = make_user(services)
     org = new_organization(services, user_id)
     token = Rpc(http).mutation("auth.login", {"email": email, "password": password}).data["token"]
-    return Rpc(http, token, org["firstClientId"])
+    member = Rpc(http, token, org["firstClientId"])
+    return (member, org["id"]) if with_org else member
 
 
 def _claim(member: Rpc, key: str, charges: list[str]) -> dict[str, Any]:
@@ -147,6 +162,7 @@ def world(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Wo
             data_dir=folder / "data",
             database_url=url,
             public_base_url=base_url,
+            fhir_client_ca_bundle_path=ca,  # the integration runs' worker trusts the test CA
             job_worker_enabled=False,
             login_free_failures_per_address=1_000_000,
             rpc_rate_limit_per_second=1_000_000,
@@ -173,16 +189,20 @@ def world(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Wo
                 time.sleep(0.02)
             assert server.started, "uvicorn did not start"
             with httpx.Client(base_url=base_url, verify=str(ca), timeout=30) as http:
-                member_a, member_b = _member(services, http), _member(services, http)
+                (member_a, org_a), member_b = _member(services, http, with_org=True), _member(services, http)
                 # Client A: two claims, 80.00 and 120.50 + 30.00 = 150.50; client B: one of 999.00.
                 claims_a = [_claim(member_a, "PCN-A-1", ["80.00"]), _claim(member_a, "PCN-A-2", ["120.50", "30.00"])]
                 claims_b = [_claim(member_b, "PCN-B-1", ["999.00"])]
+                _user, _email, _password, manager_token = join(services, Rpc(http), org_a, "manager")
                 yield World(
                     base_url,
                     ca,
                     _register(member_a, BOTH, claims_a),
                     _register(member_b, BOTH, claims_b),
                     _register(member_a, ("system/Claim.rs",), claims_a),
+                    services,
+                    Rpc(http).as_(manager_token, member_a.client_id),
+                    org_a,
                 )
         finally:
             server.should_exit = True
@@ -297,3 +317,118 @@ def test_tls_is_verified(world: World) -> None:
 def test_a_cursor_off_the_configured_base_is_not_followed(world: World) -> None:
     with pytest.raises(FhirPullRefused, match="leaves the configured FHIR base"):
         _pull(world, world.a, since_cursor={"Coverage": "https://evil.example/fhir/r4/Coverage?_count=1"})
+
+
+# The ehr integration's runs (integrationControl.start -> the integration.run job -> ehr_pull), pulling
+# from this server as client A's registered SMART client, on A's own installation (the same server here).
+def _ehr_integration(world: World, private_key: str | None = None) -> int:
+    """An active ehr integration of client A pulling from this server: created and validated by A's
+    member, approved by A's manager, activated."""
+    member, manager = world.a.member, world.manager_a
+    assert manager is not None
+    config = {
+        **_config(world, world.a).model_dump(mode="json", by_alias=True),
+        "privateKey": private_key or world.a.key_pem,
+    }
+    created = member.mutation(
+        "integrationControl.create", {"key": f"ehr-{uuid.uuid4().hex[:6]}", "name": "EHR", "config": config}
+    ).data
+    assert member.mutation("integrationControl.validate", {"id": created["id"]}).data["passed"]
+    manager.mutation("integrationControl.approve", {"id": created["id"]}).data
+    member.mutation("integrationControl.activate", {"id": created["id"]}).data
+    return int(created["id"])
+
+
+def _ehr_run(world: World, integration_id: int) -> dict[str, Any]:
+    member = world.a.member
+    started = member.mutation("integrationControl.start", {"id": integration_id}).data
+    run_queued(world.services, RUN_JOB_KIND, member.client_id)
+    last = member.query("integrationControl.get", {"id": integration_id}).data["lastRun"]
+    assert last["id"] == started["id"]
+    return dict(last)
+
+
+def _ehr_files(world: World, integration_id: int) -> dict[str, list[dict[str, Any]]]:
+    folder = ehr_pull.landing_folder(
+        world.services.settings.resolved_data_dir, world.a.member.client_id, integration_id
+    )
+    return (
+        {p.name: [json.loads(line) for line in p.read_text().splitlines()] for p in sorted(folder.glob("*.ndjson"))}
+        if folder.is_dir()
+        else {}
+    )
+
+
+def test_an_ehr_run_lands_the_new_resources_once_and_a_later_run_only_what_changed(world: World) -> None:
+    integration = _ehr_integration(world)
+    first = _ehr_run(world, integration)
+    ids = [str(c["id"]) for c in world.a.claims]
+    assert first["state"] == "succeeded", first
+    assert (first["counts"]["listed"], first["counts"]["moved"], first["counts"]["skipped"]) == (4, 4, 0)
+    files = _ehr_files(world, integration)
+    assert sorted(name.split("-")[0] for name in files) == ["Claim", "Coverage"]
+    claims = next(v for k, v in files.items() if k.startswith("Claim-"))
+    # By hand: A's two claims, 80.00 and 120.50 + 30.00 = 150.50; B's claim (999.00) never.
+    assert [(r["id"], Decimal(str(r["total"]["value"]))) for r in claims] == [
+        (ids[0], Decimal("80.00")),
+        (ids[1], Decimal("150.50")),
+    ]
+
+    again = _ehr_run(world, integration)
+    assert (again["state"], again["counts"]["moved"], again["counts"]["skipped"]) == ("succeeded", 0, 4)
+    assert _ehr_files(world, integration) == files  # nothing landed twice
+
+    # A new claim of A's: the next run lands its Claim and Coverage only.
+    extra = _claim(world.a.member, f"PCN-A-{uuid.uuid4().hex[:4]}", ["10.00"])
+    world.a.claims.append(extra)  # the module's later tests see A's three claims
+    third = _ehr_run(world, integration)
+    assert (third["counts"]["moved"], third["counts"]["skipped"]) == (2, 4)
+    assert sorted((f["name"].split("-")[0], f["resources"]) for f in third["files"]) == [("Claim", 1), ("Coverage", 1)]
+
+
+def test_an_ehr_run_cut_short_resumes_from_where_it_stopped(world: World) -> None:
+    integration = _ehr_integration(world)
+    services = world.services
+    scope = TenantScope(world.organization_a, world.a.member.client_id)
+    started = world.a.member.mutation("integrationControl.start", {"id": integration}).data
+    small = Limits(max_resources=len(world.a.claims) + 1, page_size=1)  # every Coverage and one Claim
+    ehr_pull.execute(
+        services.database,
+        scope,
+        started["id"],
+        data_dir=services.settings.resolved_data_dir,
+        secrets_key=integration_service.secrets_key(services.settings),
+        limits=small,
+        ca_bundle=world.ca,
+    )
+    cut = world.a.member.query("integrationControl.get", {"id": integration}).data["lastRun"]
+    assert (cut["state"], cut["counts"]["moved"], cut["counts"]["unfinished_types"]) == (
+        "succeeded",
+        len(world.a.claims) + 1,
+        1,
+    )
+    rest = _ehr_run(world, integration)
+    assert rest["counts"]["moved"] == len(world.a.claims) - 1  # the Claims the first run did not reach
+    assert rest["counts"]["unfinished_types"] == 0
+
+
+def test_an_ehr_run_while_paused_pulls_nothing_and_a_refused_key_fails_the_run(world: World) -> None:
+    integration = _ehr_integration(world)
+    member = world.a.member
+    for gate in GATE_NAMES:  # a live client: resuming is allowed
+        member.mutation("activationGovernance.recordGate", {"gate": gate, "passed": True, "evidence": "checked"}).data
+    started = member.mutation("integrationControl.start", {"id": integration}).data
+    member.mutation("operationalControl.pause", {"task": "integration_run", "reason": "EHR maintenance"}).data
+    try:
+        run_queued(world.services, RUN_JOB_KIND, member.client_id)
+    finally:
+        member.mutation("operationalControl.resume", {"task": "integration_run", "reason": "done"}).data
+    paused = member.query("integrationControl.get", {"id": integration}).data["lastRun"]
+    assert (paused["id"], paused["state"]) == (started["id"], "cancelled")
+    assert _ehr_files(world, integration) == {}
+
+    # The server no longer knows the key: the run fails saying why, with no key material in it.
+    stranger = _private_pem(rsa.generate_private_key(public_exponent=65537, key_size=2048))
+    failed = _ehr_run(world, _ehr_integration(world, stranger))
+    assert failed["state"] == "failed"
+    assert "unknown key" in failed["errors"][0] and "PRIVATE" not in failed["errors"][0]
