@@ -5,8 +5,8 @@ before, as NDJSON, in `DATA_DIR/feeds/client_<id>/ehr/integration_<id>/`.
 What moved is the ledger (`integration_transfers`): one row per resource version (`<type>/<id>` and the
 SHA-256 of its canonical JSON), written in one short transaction right after the files landed. A later run
 lands only new or changed resources; a run killed after landing and before its ledger commit is repeated
-without a duplicate file, because a file is named by its content (`<type>-<sha256[:12]>.ndjson`) and the
-same content is never written twice. A pull cut short by its cap records where each type stopped
+without a duplicate file, because a file is named by its content (`<type>-<sha256[:12]>.ndjson`) and lands
+as a fetched file does (`engine.land_bytes`: the same content is never written twice). A pull cut short by its cap records where each type stopped
 (`integration_runs.resume`); the next run goes on from there. The operationalControl pause is checked
 before the pull and again before anything lands. No network I/O happens inside a transaction.
 """
@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,8 +27,7 @@ from api.core.lifecycle import transition as move
 from api.infra.db.base import utcnow
 from api.infra.db.session import Database
 from api.infra.db.tenant_filter import TenantScope, set_scope
-from api.infra.private_files import PRIVATE_FILE, private_dir
-from api.integrations.integration_control import fhir_client, sealing, service
+from api.integrations.integration_control import engine, fhir_client, sealing, service
 from api.integrations.integration_control.lifecycle import RUN
 from api.integrations.integration_control.models import Integration, IntegrationRun, IntegrationTransfer
 from api.integrations.integration_control.schemas import EhrConfig
@@ -126,31 +123,6 @@ def _paused(database: Database, scope: TenantScope) -> bool:
         return bool(control.reasons_paused(db, service.PAUSE_TASK))
 
 
-def _land(folder: Path, name: str, data: bytes) -> None:
-    """Write `data` under `name` atomically (temp file, fsync, rename, fsync of the folder); the same
-    content already there is left as it is."""
-    private_dir(folder)
-    final = folder / name
-    if final.exists() and final.read_bytes() == data:
-        return
-    fd, tmp = tempfile.mkstemp(prefix=".incoming-", suffix=".part", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, PRIVATE_FILE)
-        os.replace(tmp, final)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    folder_fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(folder_fd)
-    finally:
-        os.close(folder_fd)
-
-
 def _finish(
     database: Database,
     scope: TenantScope,
@@ -215,6 +187,7 @@ def execute(
         reason = f"{paused_message(service.PAUSE_TASK)} — pulled but not landed; the next run after resume pulls again"
         _finish(database, scope, run_id, "cancelled", reason=reason)
         return {"runId": run_id, "state": "cancelled"}
+    engine.clear_temp_files(loaded.landing)
     return _land_and_record(database, scope, loaded, pulled)
 
 
@@ -228,7 +201,7 @@ def _land_and_record(
         data = ndjson(items)
         sha = hashlib.sha256(data).hexdigest()
         name = f"{resource_type}-{sha[:12]}.ndjson"
-        _land(job.landing, name, data)
+        name = engine.land_bytes(job.landing, name, data)
         files.append({"name": name, "bytes": len(data), "sha256": sha, "resources": len(items), "state": "landed"})
         ledger.extend(
             IntegrationTransfer(

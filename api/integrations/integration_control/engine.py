@@ -234,7 +234,25 @@ def _fetch_and_land(source: Source, job: RunJob, entry: Entry, limit: int) -> tu
             tmp.unlink()
 
 
-def _clear_temp_files(folder: Path) -> None:
+def land_bytes(folder: Path, name: str, data: bytes) -> str:
+    """Land `data` under `name` in `folder` as a fetched file lands (hidden temp file, fsync, `_place`);
+    the name it landed under."""
+    private_dir(folder)
+    fd, temp = tempfile.mkstemp(prefix=transfer.TEMP_PREFIX, suffix=transfer.TEMP_SUFFIX, dir=folder)
+    tmp = Path(temp)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            os.fchmod(out.fileno(), PRIVATE_FILE)
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        return _place(tmp, folder, name, hashlib.sha256(data).hexdigest())
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def clear_temp_files(folder: Path) -> None:
     """A run killed mid-file left its hidden temp file: one running run per integration, so it is ours."""
     if folder.is_dir():
         for leftover in folder.glob(f"{transfer.TEMP_PREFIX}*{transfer.TEMP_SUFFIX}"):
@@ -367,7 +385,7 @@ def execute(
         reason = f"{paused_message(service.PAUSE_TASK)} — nothing was moved; start a run again after resume"
         _finish(database, scope, run_id, "cancelled", Progress(), reason)
         return {"runId": run_id, "state": "cancelled"}
-    _clear_temp_files(loaded.landing)
+    clear_temp_files(loaded.landing)
     try:
         source = _open(loaded, limits)
     except TransferError as exc:

@@ -4,11 +4,6 @@ snapshot published before, and the next publish removes what the killed one left
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import duckdb
@@ -17,7 +12,7 @@ import pytest
 from pipelines.warehouse.layout import WarehouseLayout
 from pipelines.warehouse.publish import publish_snapshot
 from pipelines.warehouse.snapshot import open_published
-from tests.support.paths import REPO
+from tests.support.killed import kill_at_marker
 
 WORKER = Path(__file__).with_name("crash_publish_worker.py")
 
@@ -33,29 +28,9 @@ def _build_db(layout: WarehouseLayout, run: str, rows: int) -> Path:
 
 
 def _kill_publish_at(layout: WarehouseLayout, build_db: Path, pause_at: str, marker: Path) -> None:
-    worker = subprocess.Popen(
-        [sys.executable, str(WORKER), str(layout.data_dir), str(build_db), pause_at, str(marker)],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not marker.exists():
-            if worker.poll() is not None:
-                pytest.fail(f"the worker exited early: {worker.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-            if time.monotonic() > deadline:
-                pytest.fail(f"the worker never reached the {pause_at} rename")
-            time.sleep(0.05)
-        worker.send_signal(signal.SIGKILL)
-        worker.wait(timeout=30)
-    finally:
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait()
-    assert worker.returncode == -signal.SIGKILL
-    assert b"published" not in worker.stdout.read()  # type: ignore[union-attr]
+    args = (str(layout.data_dir), str(build_db), pause_at, str(marker))
+    printed = kill_at_marker(WORKER, *args, marker=marker, what=f"the {pause_at} rename")
+    assert b"published" not in printed
 
 
 def _served_count(layout: WarehouseLayout) -> int:

@@ -7,10 +7,6 @@ Long: the running worker's heartbeat keeps the lock fresh, so no other worker ta
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -24,7 +20,7 @@ from api.infra.jobs import queue
 from api.infra.jobs.handlers import HandlerRegistry, JobContext
 from api.infra.jobs.models import Job
 from api.infra.jobs.worker import Worker, machine_identity
-from tests.support.paths import REPO
+from tests.support.killed import kill_at_marker
 
 
 @pytest.fixture
@@ -42,26 +38,8 @@ def _job(database, job_id: int) -> Job:
 
 
 def _killed_while_running(database, kind: str, job_id: int, marker: Path) -> None:
-    worker = subprocess.Popen(
-        [sys.executable, str(Path(__file__).with_name("crash_job_worker.py")), database.url, kind, str(marker)],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not marker.exists():
-            if worker.poll() is not None:
-                pytest.fail(f"the worker exited early: {worker.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-            if time.monotonic() > deadline:
-                pytest.fail("the worker never started the job")
-            time.sleep(0.05)
-        worker.send_signal(signal.SIGKILL)
-        worker.wait(timeout=30)
-    finally:
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait()
+    script = Path(__file__).with_name("crash_job_worker.py")
+    kill_at_marker(script, database.url, kind, str(marker), marker=marker, what="the job")
     assert marker.read_text() == str(job_id)
 
 
