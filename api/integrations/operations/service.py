@@ -32,7 +32,10 @@ def request_run(
         JOB_KIND,
         {"pipeline_run_id": run.id, "data_dir": str(data_dir)},
         organization_id=organization_id,
-        max_attempts=1,
+        # A pipeline failure never retries (the handler records it and raises PermanentJobError); the second
+        # attempt is for a worker lost mid-run (killed, out of memory), whose job the next worker gives back:
+        # the run is built anew (a build of its own, an atomic publish), so the request is not lost.
+        max_attempts=2,
     )
     run.job_id = job.id
     db.flush()
