@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from types import FrameType
 
-from api.app import build_services
+from api.app import build_services, load_procedures
 from api.core.settings import Settings
 from api.infra.jobs.worker import Worker
 from api.infra.private_files import PRIVATE_FILE
@@ -52,6 +52,9 @@ run_launcher:
 """
 
 
+DAGSTER_PG_SCHEME = "postgresql+psycopg2://"
+
+
 class DeploymentError(RuntimeError):
     """The profile's configuration is incomplete (said in words for the operator)."""
 
@@ -68,6 +71,10 @@ def write_dagster_home(settings: Settings) -> Path:
     so every run is in the one PostgreSQL run storage."""
     if not settings.dagster_pg_url:
         raise DeploymentError("DAGSTER_PG_URL is not set: Dagster's PostgreSQL storage needs its URL")
+    if not settings.dagster_pg_url.startswith(DAGSTER_PG_SCHEME):
+        # dagster-postgres binds NOTIFY's payload as a parameter, which psycopg 3 (SQLAlchemy 2.1's default
+        # PostgreSQL driver) sends to the server as $1: a syntax error. Its own driver, psycopg2, is named.
+        raise DeploymentError(f"DAGSTER_PG_URL must start with {DAGSTER_PG_SCHEME} (dagster-postgres' driver)")
     home = settings.resolved_data_dir / "dagster"
     home.mkdir(parents=True, exist_ok=True)
     path = home / "dagster.yaml"
@@ -78,6 +85,7 @@ def write_dagster_home(settings: Settings) -> Path:
 
 def run_workers(settings: Settings, *, threads: int, grace_seconds: float) -> int:
     """Run ``threads`` job workers until SIGTERM/SIGINT; returns the number of leftover processes killed."""
+    load_procedures()  # registers every domain's job handlers (the API does it when it builds its app)
     services = build_services(settings.model_copy(update={"job_worker_enabled": True}))
     template = services.job_worker
     assert template is not None  # job_worker_enabled was set just above

@@ -57,9 +57,7 @@ def published_snapshot(context: dg.AssetExecutionContext, warehouse: WarehouseRe
     # ContractStop (a failure no tenant can be held responsible for) fails this step: nothing publishes.
     # A build on the PostgreSQL warehouse was exported to build_db; its relations carry that database's name.
     catalog = database_name(warehouse.warehouse_url) if warehouse.warehouse_url else None
-    quarantines = find_quarantines(
-        build_db, build_db.parent / "dbt_target", dbt_project.manifest_path, catalog=catalog
-    )
+    quarantines = find_quarantines(build_db, build_db.parent / "dbt_target", dbt_project.manifest_path, catalog=catalog)
     for q in quarantines:
         context.log.warning(f"client {q.client_id} quarantined: {q.reason}")
     result = publish_snapshot(layout, build_db, tables, run_id=context.run_id, quarantines=quarantines)

@@ -7,8 +7,8 @@ import shutil
 import psycopg
 import pytest
 
-from pipelines.warehouse.layout import WarehouseLayout
 from pipelines.runner import run_pipeline
+from pipelines.warehouse.layout import WarehouseLayout
 from pipelines.warehouse.pg_export import BUILD_LOCK_KEY, build_lock
 from pipelines.warehouse.pg_load import dbt_build_postgres, load_into_postgres
 from pipelines.warehouse.raw_tables import RAW_SCHEMAS
