@@ -23,6 +23,7 @@ from launcher.backup import BackupError, create_backup, restore_backup
 from launcher.bootstrap import BootstrapResult, bootstrap
 from launcher.demo import DEMO_CLAIMS, DemoError, request_pipeline_run, wait_for_run
 from launcher.demo import load as load_demo
+from launcher.deployment import DeploymentError, run_workers, write_dagster_home
 from launcher.scaffold import ScaffoldError, new_namespace
 from launcher.up import Platform, UpOptions
 from launcher.web_console import ConsoleBuildError
@@ -111,6 +112,30 @@ def serve(host: str = "127.0.0.1", port: int | None = None, reload: bool = False
     uvicorn.run(
         "api.main:app", host=host, port=port or settings.port, reload=reload, log_level="info", access_log=False
     )
+
+
+@app.command()
+def worker(
+    threads: int | None = typer.Option(None, min=1, max=32, help="Worker threads (default: JOB_WORKER_THREADS)"),
+    grace: float = typer.Option(30.0, min=0, help="Seconds the jobs in hand get to finish after SIGTERM"),
+) -> None:
+    """Run the job worker as its own process (the API processes then run with JOB_WORKER_ENABLED=false)
+    until SIGTERM or SIGINT. Applies no migration: the `migrate` step of the deployment does."""
+    settings = get_settings()
+    _configure_logging()
+    run_workers(settings, threads=threads or settings.job_worker_threads, grace_seconds=grace)
+
+
+@app.command("dagster-home")
+def dagster_home_cmd() -> None:
+    """Write DATA_DIR/dagster/dagster.yaml for the deployment profile: Dagster's storage on DAGSTER_PG_URL,
+    the queued run coordinator (DAGSTER_MAX_CONCURRENT_RUNS); point DAGSTER_HOME at the folder printed."""
+    try:
+        home = write_dagster_home(get_settings())
+    except DeploymentError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from None
+    console.print(f"[green]DAGSTER_HOME ready[/green]: {home}")
 
 
 @app.command()

@@ -111,12 +111,15 @@ def run_pipeline(
     persist_runs: bool = False,
     parse_workers: int | None = None,
     on_event: StepListener | None = None,
+    warehouse_url: str | None = None,
 ) -> RunSummary:
     """Materialise the pipeline (or ``selection``: asset keys or group names) in this process.
 
     ``persist_runs`` records the run in ``DATA_DIR/dagster`` (visible in ``dagster dev`` with
     that DAGSTER_HOME); otherwise an ephemeral instance is used. ``on_event(step_key, kind)``
-    is called as steps start and finish (the CLI's progress display).
+    is called as steps start and finish (the CLI's progress display). ``warehouse_url`` (a PostgreSQL
+    URL) builds the marts there instead of in DuckDB (``pipelines.warehouse.pg_export``); the
+    published snapshot is DuckDB either way.
     """
     from dagster import DagsterInstance
 
@@ -129,7 +132,9 @@ def run_pipeline(
     secure_data_dir(data_dir)
     database_url = database_url or default_database_url(data_dir)
     ensure_manifest()
-    warehouse = WarehouseResource(data_dir=str(data_dir), database_url=database_url, parse_workers=parse_workers)
+    warehouse = WarehouseResource(
+        data_dir=str(data_dir), database_url=database_url, parse_workers=parse_workers, warehouse_url=warehouse_url
+    )
     defs = build_definitions(warehouse)
     job = defs.resolve_job_def("full_pipeline")
     keys = _selection_keys(defs, selection)
@@ -277,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
             [], "--select", help="Asset key or group to run (repeatable); default everything."
         ),
         persist: bool = typer.Option(False, help="Record the run in DATA_DIR/dagster for the Dagster UI."),
+        warehouse_url: str = typer.Option(
+            os.environ.get("WAREHOUSE_URL") or "",
+            help="PostgreSQL warehouse URL (default: DuckDB under DATA_DIR).",
+        ),
     ) -> None:
         console = Console(file=sys.__stdout__)
         log_path = ensure_dagster_home(data_dir) / "last_run.log"
@@ -310,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
                 selection=list(select) or None,
                 persist_runs=persist,
                 on_event=on_event,
+                warehouse_url=warehouse_url or None,
             )
             progress.update(overall, total=1, completed=1)
         table = Table(title=f"run {summary.run_id} - {summary.status} in {summary.seconds:.1f}s")

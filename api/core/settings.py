@@ -211,6 +211,17 @@ class Settings(BaseSettings):
 
     job_worker_enabled: bool = True
     job_poll_seconds: float = 1.0
+    # `launcher.cli worker` (the job worker as its own process): how many worker threads it runs.
+    job_worker_threads: int = Field(default=2, ge=1, le=32)
+
+    # The deployment past one machine (docs/operations.md). WAREHOUSE_URL: the marts build on this
+    # PostgreSQL database (dbt --target postgres) and are exported into the DuckDB snapshot the API reads;
+    # unset, they build in DuckDB under DATA_DIR. DAGSTER_PG_URL: Dagster's run, event and schedule
+    # storage (`launcher.cli dagster-home` writes the dagster.yaml naming it); unset, SQLite under DATA_DIR.
+    warehouse_url: str | None = None
+    dagster_pg_url: str | None = None
+    dagster_max_concurrent_runs: int = Field(default=2, ge=1, le=64)
+    dagster_max_concurrent_steps: int = Field(default=4, ge=1, le=64)
 
     @field_validator("default_time_zone")
     @classmethod

@@ -17,6 +17,8 @@ import dagster as dg
 from sqlalchemy import Engine, create_engine
 
 from pipelines.warehouse.layout import WarehouseLayout
+from pipelines.warehouse.pg_export import plain_url
+from pipelines.warehouse.pg_load import dbt_postgres_env
 
 
 class WarehouseResource(dg.ConfigurableResource["WarehouseResource"]):
@@ -25,6 +27,9 @@ class WarehouseResource(dg.ConfigurableResource["WarehouseResource"]):
     data_dir: str
     database_url: str
     parse_workers: int | None = None
+    #: PostgreSQL warehouse (``WAREHOUSE_URL``): dbt builds there and the marts are exported to the
+    #: run's DuckDB build file (``pipelines.warehouse.pg_export``); None builds in DuckDB.
+    warehouse_url: str | None = None
 
     @property
     def layout(self) -> WarehouseLayout:
@@ -44,12 +49,15 @@ class WarehouseResource(dg.ConfigurableResource["WarehouseResource"]):
         layout = self.layout
         build_db = layout.build_db_for(run_id)
         build_db.parent.mkdir(parents=True, exist_ok=True)
-        return {
+        env = {
             "DBT_DUCKDB_PATH": str(build_db),
             "DBT_WAREHOUSE_DIR": str(layout.warehouse_dir),
             "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
             "DBT_TARGET": "duckdb",
         }
+        if self.warehouse_url:
+            env.update(dbt_postgres_env(plain_url(self.warehouse_url), schema="analytics"))
+        return env
 
 
 DEFAULT_DATA_DIR = "data/local"
@@ -79,8 +87,11 @@ def build_engine(url: str) -> Engine:
 
 
 def default_warehouse(environ: Mapping[str, str] | None = None) -> WarehouseResource:
-    """The warehouse resource configured by ``DATA_DIR`` and ``DATABASE_URL`` (``os.environ`` by default)."""
+    """The warehouse resource configured by ``DATA_DIR``, ``DATABASE_URL`` and ``WAREHOUSE_URL`` (``os.environ``
+    by default)."""
     env = os.environ if environ is None else environ
     data_dir = Path(env.get("DATA_DIR") or DEFAULT_DATA_DIR).resolve()
     database_url = env.get("DATABASE_URL") or default_database_url(data_dir)
-    return WarehouseResource(data_dir=str(data_dir), database_url=database_url)
+    return WarehouseResource(
+        data_dir=str(data_dir), database_url=database_url, warehouse_url=env.get("WAREHOUSE_URL") or None
+    )

@@ -127,15 +127,24 @@ def _attribute(con: duckdb.DuckDBPyConnection, node: dict[str, Any], relation: s
     ).fetchall()
 
 
-def find_quarantines(build_db: Path, target_dir: Path, declared_manifest: Path) -> list[Quarantine]:
+def find_quarantines(
+    build_db: Path, target_dir: Path, declared_manifest: Path, *, catalog: str | None = None
+) -> list[Quarantine]:
     """Tenants to quarantine for the contract tests that failed in this build; ContractStop when a
-    failure cannot be attributed to tenants."""
+    failure cannot be attributed to tenants.
+
+    dbt names relations ``"<database>"."<schema>"."<name>"``: the build file is attached under the
+    name its relations carry, ``catalog`` (the warehouse database's name when the build ran on
+    PostgreSQL and was exported to ``build_db``, ``pipelines.warehouse.pg_export``) or its file stem."""
     failed = failed_contract_tests(target_dir, declared_manifest)
     if not failed:
         return []
     out: list[Quarantine] = []
-    con = duckdb.connect(str(build_db), read_only=True)
+    con = duckdb.connect()
     try:
+        alias = '"' + (catalog or build_db.stem).replace('"', '""') + '"'
+        con.execute(f"attach '{str(build_db).replace(chr(39), chr(39) * 2)}' as {alias} (read_only)")
+        con.execute(f"use {alias}")
         for node in failed:
             relation = node.get("relation_name")
             if node["status"] not in ("warn", "fail") or not relation:

@@ -93,6 +93,10 @@ class Worker:
         self._thread = threading.Thread(target=self._loop, name=f"job-worker-{self.worker_id}", daemon=True)
         self._thread.start()
 
+    def request_stop(self) -> None:
+        """Stop claiming jobs; the job in hand finishes (`stop` waits for it)."""
+        self._stop.set()
+
     def stop(self, timeout: float = 30.0) -> None:
         """Ask the thread to finish its current job and exit; wait up to `timeout` seconds."""
         self._stop.set()

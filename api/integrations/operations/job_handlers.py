@@ -71,8 +71,14 @@ def run_pipeline_job(ctx: JobContext) -> dict[str, Any]:
     selection = _mark_running(ctx, run_id, started)
     try:
         # Persisted in DATA_DIR/dagster: analysts see API-triggered runs in the Dagster UI too.
+        # With WAREHOUSE_URL the marts build on PostgreSQL and are exported to the DuckDB snapshot the API reads.
         summary = run_pipeline(
-            data_dir, ctx.database.url, selection=selection or None, persist_runs=True, on_event=_progress(run_id)
+            data_dir,
+            ctx.database.url,
+            selection=selection or None,
+            persist_runs=True,
+            on_event=_progress(run_id),
+            warehouse_url=ctx.settings.warehouse_url if ctx.settings is not None else None,
         )
     except Exception as exc:  # noqa: BLE001 - whatever failed is recorded on the run, then the job is dead
         finished = utcnow()

@@ -11,6 +11,7 @@ it it never parses; the freshness check covers both cases, and the file lock in
 parsing twice. The result is cached per process, so every caller shares one assets definition.
 """
 
+import contextlib
 import functools
 import os
 import shutil
@@ -29,7 +30,9 @@ from pipelines.defs.dbt.project import dbt_executable, dbt_project, ensure_manif
 from pipelines.defs.dbt.translator import PlatformDbtTranslator
 from pipelines.defs.resources import WarehouseResource
 from pipelines.warehouse.layout import BUILD_COMPLETE, make_private_tree
-from pipelines.warehouse.quarantine import build_vars
+from pipelines.warehouse.pg_export import build_lock, export_build, plain_url, split_relation
+from pipelines.warehouse.pg_load import load_into_postgres
+from pipelines.warehouse.quarantine import build_vars, failed_contract_tests
 
 TRANSLATOR = PlatformDbtTranslator()
 #: What `dbt build`'s event stream yields (dagster-dbt's `DbtCliInvocation.stream`).
@@ -49,12 +52,46 @@ def build_dbt_models() -> dg.AssetsDefinition:
         context: dg.AssetExecutionContext, dbt: DbtCliResource, warehouse: WarehouseResource
     ) -> Iterator[DbtEvent]:
         """`dbt build` (seeds, models and tests) into the build database; tests report as asset checks."""
-        build_dir = warehouse.layout.build_db_for(context.run_id).parent
-        # The dbt subprocess reads its paths from the environment (profiles.yml, sources yml);
-        # dagster-dbt copies os.environ when the invocation starts, so runs in parallel threads
-        # take turns setting it and each subprocess keeps its own run's paths.
-        with _ENVIRONMENT:
-            os.environ.update(warehouse.dbt_env(context.run_id))
+        build_db = warehouse.layout.build_db_for(context.run_id)
+        build_dir = build_db.parent
+        pg = warehouse.warehouse_url
+        with contextlib.ExitStack() as stack:
+            if pg:
+                # The PostgreSQL warehouse (pipelines.warehouse.pg_export): builds take turns on it; the
+                # raw zone and the extract are loaded into it first.
+                stack.enter_context(build_lock(pg))
+                load_into_postgres(warehouse.layout, plain_url(pg))
+            yield from _dbt_build(context, dbt, warehouse, build_dir / "dbt_target")
+            if pg:
+                # The publish step reads the marts (and the failing rows of failed contract tests) from
+                # the run's DuckDB build file, whichever engine built them.
+                failing = failed_contract_tests(build_dir / "dbt_target", dbt_project.manifest_path)
+                extra = [split_relation(n[key]) for n in failing for key in _RELATIONS if n.get(key)]
+                export_build(pg, build_db, extra)
+        make_private_tree(build_dir / "dbt_target")
+        (build_dir / BUILD_COMPLETE).touch()
+        prune_builds(warehouse.layout.builds_dir, keep=2)
+
+    return dbt_models
+
+
+#: the relations of a failed test the quarantine reads: its stored failing rows and the model it tests
+_RELATIONS = ("relation_name", "model_relation")
+
+
+def _dbt_build(
+    context: dg.AssetExecutionContext, dbt: DbtCliResource, warehouse: WarehouseResource, target_dir: Path
+) -> Iterator[DbtEvent]:
+    """`dbt build` of this run, its target (duckdb or postgres) and paths set by ``warehouse.dbt_env``."""
+    # The dbt subprocess reads its paths from the environment (profiles.yml, sources yml);
+    # dagster-dbt copies os.environ when the invocation starts, so runs in parallel threads
+    # take turns setting it and each subprocess keeps its own run's paths. The variables are
+    # put back afterwards: a PostgreSQL warehouse's password stays out of this process's environment.
+    with _ENVIRONMENT:
+        variables = warehouse.dbt_env(context.run_id)
+        before = {key: os.environ.get(key) for key in variables}
+        os.environ.update(variables)
+        try:
             # Contract tests warn here; the publish step quarantines the tenants whose rows fail them.
             # Unit tests check the models' logic on static inputs, the same on every run: dbt advises
             # leaving them out of production builds; the test suite runs them
@@ -62,14 +99,15 @@ def build_dbt_models() -> dg.AssetsDefinition:
             invocation = dbt.cli(
                 ["build", "--exclude-resource-type", "unit_test", "--vars", build_vars()],
                 context=context,
-                target_path=build_dir / "dbt_target",
+                target_path=target_dir,
             )
-        yield from invocation.stream()
-        make_private_tree(build_dir / "dbt_target")
-        (build_dir / BUILD_COMPLETE).touch()
-        prune_builds(warehouse.layout.builds_dir, keep=2)
-
-    return dbt_models
+        finally:
+            for key, value in before.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+    yield from invocation.stream()
 
 
 def __getattr__(name: str) -> Any:
@@ -132,6 +170,8 @@ def dbt_resource() -> DbtCliResource:
     return PlatformDbtCli(
         project_dir=str(dbt_project.project_dir),
         profiles_dir=str(dbt_project.profiles_dir),
-        target="duckdb",
+        # No --target: profiles.yml's target is DBT_TARGET, which each run's `WarehouseResource.dbt_env`
+        # sets (duckdb, or postgres with WAREHOUSE_URL).
+        target=None,
         dbt_executable=dbt_executable(),
     )

@@ -8,6 +8,7 @@ import duckdb
 from pipelines.defs.dbt.assets import dbt_models
 from pipelines.defs.dbt.project import dbt_project
 from pipelines.defs.resources import WarehouseResource
+from pipelines.warehouse.pg_export import database_name
 from pipelines.warehouse.publish import publish_snapshot
 from pipelines.warehouse.quarantine import find_quarantines
 
@@ -54,7 +55,9 @@ def published_snapshot(context: dg.AssetExecutionContext, warehouse: WarehouseRe
         build_db = layout.latest_complete_build() or build_db
     tables = mart_tables(str(build_db))
     # ContractStop (a failure no tenant can be held responsible for) fails this step: nothing publishes.
-    quarantines = find_quarantines(build_db, build_db.parent / "dbt_target", dbt_project.manifest_path)
+    # A build on the PostgreSQL warehouse was exported to build_db; its relations carry that database's name.
+    catalog = database_name(warehouse.warehouse_url) if warehouse.warehouse_url else None
+    quarantines = find_quarantines(build_db, build_db.parent / "dbt_target", dbt_project.manifest_path, catalog=catalog)
     for q in quarantines:
         context.log.warning(f"client {q.client_id} quarantined: {q.reason}")
     result = publish_snapshot(layout, build_db, tables, run_id=context.run_id, quarantines=quarantines)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
+
 import psycopg
 import pytest
 
+from pipelines.runner import run_pipeline
 from pipelines.warehouse.layout import WarehouseLayout
+from pipelines.warehouse.pg_export import BUILD_LOCK_KEY, build_lock
 from pipelines.warehouse.pg_load import dbt_build_postgres, load_into_postgres
 from pipelines.warehouse.raw_tables import RAW_SCHEMAS
 from pipelines.warehouse.snapshot import open_published
@@ -66,5 +70,49 @@ def test_loader_replaces_tables_on_a_second_load(pipeline_world, pg_server):
         assert types["paid_amount"] == "numeric"
         assert types["payment_date"] == "date"
         assert types["remark_codes"] == "text"
+    finally:
+        drop_pg_database(pg_server, url)
+
+
+def test_pipeline_with_a_postgres_warehouse_publishes_the_same_marts(pipeline_world, pg_server, tmp_path):
+    """WAREHOUSE_URL: the whole pipeline (Dagster's dbt asset on PostgreSQL, export, publish) serves the
+    numbers the DuckDB build serves, from a DuckDB snapshot the API reads as always."""
+    data_dir = tmp_path / "data"
+    shutil.copytree(pipeline_world.data_dir, data_dir, symlinks=True)
+    url = create_pg_database(pg_server)
+    try:
+        with measured_after_generated_history():
+            summary = run_pipeline(data_dir, f"sqlite:///{data_dir / 'platform.db'}", warehouse_url=url)
+        assert summary.success, summary.errors
+        with open_published(data_dir) as on_pg, open_published(pipeline_world.data_dir) as on_duckdb:
+            assert on_pg.run_id == summary.run_id
+            assert on_pg.tables == on_duckdb.tables  # every mart, with the same row counts
+            published = set(on_pg.tables)
+            for name, sql in KEY_TOTALS.items():
+                mine = on_pg.connection.execute(sql.format(schema="")).fetchall()
+                theirs = on_duckdb.connection.execute(sql.format(schema="")).fetchall()
+                assert mine == theirs, name
+        with psycopg.connect(url) as conn:  # the build ran there: its marts are in the warehouse database
+            built = {
+                name
+                for (name,) in conn.execute(
+                    "select table_name from information_schema.tables where table_schema = 'marts'"
+                ).fetchall()
+            }
+        assert published <= built
+    finally:
+        drop_pg_database(pg_server, url)
+
+
+def test_builds_on_one_warehouse_take_turns(pg_server):
+    """The build lock is held for a whole build: a second build waits for it (pg_try_advisory_lock says so)."""
+    url = create_pg_database(pg_server)
+    try:
+        with build_lock(url), psycopg.connect(url, autocommit=True) as other:
+            (free,) = other.execute("select pg_try_advisory_lock(%s)", [BUILD_LOCK_KEY]).fetchone() or (None,)
+            assert free is False
+        with psycopg.connect(url, autocommit=True) as other:
+            (free,) = other.execute("select pg_try_advisory_lock(%s)", [BUILD_LOCK_KEY]).fetchone() or (None,)
+            assert free is True
     finally:
         drop_pg_database(pg_server, url)
