@@ -8,6 +8,7 @@ on the database. The only time bound asserted is the one the launcher promises f
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import sqlite3
@@ -15,6 +16,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -24,6 +26,8 @@ from tests.e2e.conftest import ADMIN_EMAIL, ADMIN_PASSWORD
 from tests.e2e.test_make_up import (
     DEMO_RUN_S,
     SHUTDOWN_BOUND_S,
+    Up,
+    login,
     poll,
     start_up,
     stop,
@@ -110,14 +114,39 @@ def _describe(processes: list[psutil.Process]) -> list[tuple[int, list[str]]]:
     return described
 
 
-def test_sigkill_of_the_launcher_during_the_demo_build_leaves_no_process_and_frees_both_ports(tmp_path: Path) -> None:
+def _posted(up: Up, headers: dict[str, str]) -> list[tuple[str, str, int]]:
+    """Every import batch: its file, status and entries posted (what a re-run must not post again)."""
+    answer = httpx.get(
+        f"{up.api_url}/api/rpc/ingestion.listImportBatches", params={"input": '{"limit": 100}'}, headers=headers
+    )
+    assert answer.status_code == 200, answer.text
+    items = answer.json()["result"]["data"]["items"]
+    return sorted((b["sourceFilename"], b["status"], b["entriesPosted"]) for b in items)
+
+
+def _runs(up: Up, headers: dict[str, str]) -> list[dict[str, Any]]:
+    answer = httpx.get(f"{up.api_url}/api/rpc/operations.listRuns", headers=headers, timeout=30.0)
+    assert answer.status_code == 200, answer.text
+    return list(answer.json()["result"]["data"]["items"])
+
+
+def test_sigkill_of_the_launcher_during_the_demo_build_leaves_no_process_and_the_next_start_finishes_the_run(
+    tmp_path: Path,
+) -> None:
     """The launcher killed without a chance to stop anything (kill -9, the OOM killer) while the demo's dbt
-    build runs: the Dagster tree (under its guard) and the launcher's own children (dbt) still end."""
+    build runs: the Dagster tree (under its guard) and the launcher's own children (dbt) still end. Started
+    again on the same DATA_DIR, with nothing else asked of it, the platform finishes the interrupted
+    pipeline run by itself (its job given back at once: its worker's process is gone) and publishes, with
+    nothing posted twice."""
     up = start_up(tmp_path, "--demo-claims", "20")
     try:
         wait_for_api(up)
         launcher = psutil.Process(up.proc.pid)
         dbt = poll(up, "the demo build's dbt process", DEMO_RUN_S, lambda: _dbt_build_in(launcher.children()))
+        headers = login(up)
+        posted = _posted(up, headers)
+        [interrupted] = _runs(up, headers)
+        assert interrupted["status"] == "running", interrupted
         tree = launcher.children(recursive=True)
         names = [" ".join(p.cmdline()[1:4]) for p in tree if _running(p)]
         assert any("dagster dev" in name for name in names), names  # the Dagster UI runs beside the build
@@ -137,8 +166,28 @@ def test_sigkill_of_the_launcher_during_the_demo_build_leaves_no_process_and_fre
         # bound above on a fast machine, so "gone" alone would not tell a kill from a finished build).
         finished = list(tmp_path.glob("warehouse/build/*/dbt_target/run_results.json"))
         assert finished == [], "dbt ran to the end of its build after the launcher was killed"
+        assert not (tmp_path / "warehouse" / "published.json").exists()  # nothing was published half-way
     finally:
         stop(up)
+
+    again = start_up(tmp_path, "--no-demo")
+    try:
+        wait_for_api(again)
+        headers = login(again)
+
+        def interrupted_run_ended() -> dict[str, Any] | None:
+            runs = {r["id"]: r for r in _runs(again, headers)}
+            run = runs.get(interrupted["id"])
+            return run if run and run["status"] in ("succeeded", "failed") else None
+
+        run = poll(again, "the interrupted pipeline run", DEMO_RUN_S, interrupted_run_ended)
+        assert run["status"] == "succeeded", f"{run}\n{again.log_tail()}"
+        assert [r["id"] for r in _runs(again, headers)] == [interrupted["id"]]  # finished, not run anew
+        pointer = json.loads((tmp_path / "warehouse" / "published.json").read_text())
+        assert Path(pointer["snapshot"]).is_file() and pointer["tables"]
+        assert _posted(again, headers) == posted
+    finally:
+        stop(again)
 
 
 def test_sigterm_while_a_request_waits_on_the_database_during_the_build_still_ends_everything_in_ten_seconds(
