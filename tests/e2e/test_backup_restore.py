@@ -207,9 +207,13 @@ def test_a_backup_taken_while_serving_restores_into_an_installation_that_answers
     assert Path(pointer["snapshot"]).is_relative_to(restored.data_dir)
     with open_published(restored.data_dir) as snap:
         assert snap.connection.execute("select word, answer from fct_probe").fetchall() == [("restored", 42)]
+    # Restored, the installation is occupied: a second restore onto it is refused (on each backend's check).
+    again = restored.cli("restore", str(folder))
+    assert again.returncode == 1 and "restore into an empty" in again.stdout.replace("\n", " ")
 
 
-def test_a_damaged_backup_or_an_occupied_target_is_refused_before_anything_is_written(sites) -> None:
+@pytest.mark.parametrize("backend", ["sqlite"])  # verifying files is the same whatever the database
+def test_a_damaged_backup_is_refused_before_anything_is_written(sites) -> None:
     original, restored, backups = sites
     proc, base_url = start_server(original.env, original.log)
     try:
@@ -234,8 +238,6 @@ def test_a_damaged_backup_or_an_occupied_target_is_refused_before_anything_is_wr
     assert restored.tables() == 0
     assert not any(p.is_file() for p in (restored.data_dir / "landing").rglob("*"))
 
-    # Mended, it restores; a second restore onto the same installation is refused (it is occupied).
-    damaged.write_bytes(bytes(data[:0]) + bytes([data[0] ^ 1]) + bytes(data[1:]))
+    # Mended, it restores.
+    damaged.write_bytes(bytes([data[0] ^ 1]) + bytes(data[1:]))
     assert restored.cli("restore", str(folder)).returncode == 0
-    again = restored.cli("restore", str(folder))
-    assert again.returncode == 1 and "restore into an empty" in again.stdout.replace("\n", " ")
