@@ -44,7 +44,7 @@ from api.integrations.operational_control import service as control
 from api.integrations.operational_control.scopes import paused_message
 
 MAX_ERRORS = 200  # as `integrationControl.record` takes
-COUNTS = ("listed", "moved", "skipped", "unconverted", "refused", "deferred", "failed", "ignored")
+COUNTS = ("listed", "moved", "skipped", "refused", "deferred", "failed", "ignored")
 Observer = Callable[[str, str], None]  # (remote name, what happened to it), after its row committed
 
 
@@ -74,7 +74,7 @@ class RunJob:
     secrets: dict[str, str] | None = field(repr=False)  # None: sealed under another key
     conversion: Conversion
     source_folder: Path | None  # a folder bank_feed; None: SFTP
-    landing: Path  # the drop folder, or the quarantine when no converter is wired
+    landing: Path  # the client's drop folder for this integration
     known: dict[tuple[str, str], str]
 
 
@@ -92,11 +92,9 @@ class Progress:
         return {**self.counts, "files": len(self.files), "errors": len(self.errors)}
 
 
-def landing_folder(row: Integration, data_dir: Path, conversion: Conversion) -> Path:
-    """Converted (or as-is) files go to the client's drop folder, one subfolder per integration (the drop
-    sensor reads it recursively); files without a wired converter to the feeds quarantine, unread."""
-    if conversion.convert is None:
-        return service.feed_root(data_dir, row.client_id) / ".quarantine" / f"integration_{row.id}"
+def landing_folder(row: Integration, data_dir: Path) -> Path:
+    """Files go to the client's drop folder, one subfolder per integration (the drop sensor reads it
+    recursively)."""
     return service.drop_root(data_dir, row.client_id) / f"integration_{row.id}"
 
 
@@ -128,7 +126,7 @@ def _load(database: Database, scope: TenantScope, run_id: int, data_dir: Path, k
             secrets=secrets,
             conversion=conversion,
             source_folder=service.local_folder(row, data_dir),
-            landing=landing_folder(row, data_dir, conversion),
+            landing=landing_folder(row, data_dir),
             known=known,
         )
 
@@ -200,7 +198,7 @@ def _place(tmp: Path, folder: Path, name: str, sha: str) -> str:
 def _convert(tmp: Path, job: RunJob, shown: str) -> str:
     """Apply the kind's converter in place (the identity writes nothing); the landed bytes' SHA-256."""
     convert = job.conversion.convert
-    if convert is None or convert is transfer.as_is:
+    if convert is transfer.as_is:
         return _sha256_of(tmp)
     try:
         data = convert(tmp.read_bytes())
@@ -306,8 +304,8 @@ def _one(source: Source, job: RunJob, decision: Decision, limits: Limits, progre
         progress.counts["failed"] += 1
         progress.error(str(exc))
         return {}
-    state = "unconverted" if job.conversion.convert is None else "landed"
-    progress.counts["unconverted" if state == "unconverted" else "moved"] += 1
+    state = "landed"
+    progress.counts["moved"] += 1
     progress.files.append({"name": entry.name, "landedAs": landed, "bytes": size, "sha256": sha, "state": state})
     return {"state": state, "landed_name": landed, "landed_sha256": sha, "bytes": size}
 

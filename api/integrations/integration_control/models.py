@@ -79,11 +79,11 @@ class IntegrationRun(IdMixin, CreatedAtMixin, TenantScoped, Base):
 class IntegrationTransfer(IdMixin, CreatedAtMixin, TenantScoped, Base):
     """The ledger of what a run moved: one row per remote file version (`source_ref` + `source_fingerprint`,
     size and mtime from the listing), written right after the file landed (or was refused for good), so a
-    later run skips it and a crashed run is resumed without landing anything twice.
+    later run skips it and a crashed run is resumed without landing anything twice. An ehr run keeps one
+    row per resource version (`<type>/<id>`, the SHA-256 of its canonical JSON; `landed_name` its NDJSON).
 
-    state: `landed` (in the drop folder, `landed_name`), `unconverted` (a format whose converter is not
-    wired yet: the raw file kept in the feeds quarantine), `refused` (over the size cap, or a name that
-    cannot land; the same version is not fetched again, a changed one is)."""
+    state: `landed` (`landed_name`), `refused` (over the size cap, or a name that cannot land; the same
+    version is not fetched again, a changed one is)."""
 
     __tablename__ = "integration_transfers"
     __table_args__ = (

@@ -180,12 +180,12 @@ class RunOut(Output):
     finished_at: datetime | None
     files: list[dict[str, Any]] = Field(
         description="Per file: name (the remote name), bytes, sha256; runs the platform executes add "
-        "landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and "
+        "landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and "
         "how many resources it holds"
     )
     counts: dict[str, int] = Field(
         description="files and errors; runs the platform executes add listed, moved, skipped (already in the "
-        "ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); "
+        "ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); "
         "an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types "
         "cut short by the cap, continued by the next run)"
     )

@@ -101,7 +101,7 @@ class Plan:
 
 def plan(entries: list[Entry], known: Mapping[tuple[str, str], str], *, max_bytes: int, max_files: int) -> Plan:
     """Decide per listed entry: `ignore` (not a regular file, or hidden), `skip` (this version is in the ledger:
-    landed, unconverted or refused before), `refuse` (a name that cannot land, or over `max_bytes`),
+    landed or refused before), `refuse` (a name that cannot land, or over `max_bytes`),
     `fetch` (new; the oldest `max_files` of them), `defer` (new, past the per-run cap: the next run).
     `known` maps (name, fingerprint) to the ledger state."""
     decisions: list[Decision] = []
@@ -132,10 +132,9 @@ def as_is(data: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class Conversion:
-    """How a kind's files land. `convert` None: no converter is wired yet, so the raw file is kept in
-    the feeds quarantine and counted `unconverted` (never loaded as something it is not)."""
+    """How a kind's files land: converted (or as they are) and named with a suffix the drop sensor loads."""
 
-    convert: Converter | None
+    convert: Converter
     suffixes: frozenset[str] = field(default_factory=frozenset)  # what the landed name must end with
     add_suffix: str = ""  # appended when it does not (the drop sensor picks files by suffix)
 

@@ -10067,7 +10067,7 @@ validation: CheckOut[]
 export interface RunOut {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10078,7 +10078,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
@@ -10140,7 +10140,7 @@ validation: CheckOut[]
 export interface RunOut {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10151,7 +10151,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
@@ -10179,7 +10179,7 @@ export declare namespace integrationControl__cancel__out {
 export interface Output {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10190,7 +10190,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
@@ -10329,7 +10329,7 @@ validation: CheckOut[]
 export interface RunOut {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10340,7 +10340,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
@@ -10402,7 +10402,7 @@ validation: CheckOut[]
 export interface RunOut {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10413,7 +10413,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
@@ -10488,7 +10488,7 @@ validation: CheckOut[]
 export interface RunOut {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10499,7 +10499,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
@@ -10547,7 +10547,7 @@ export declare namespace integrationControl__record__out {
 export interface Output {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10558,7 +10558,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
@@ -10583,7 +10583,7 @@ export declare namespace integrationControl__start__out {
 export interface Output {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10594,7 +10594,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
@@ -10653,7 +10653,7 @@ validation: CheckOut[]
 export interface RunOut {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10664,7 +10664,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
@@ -10815,7 +10815,7 @@ validation: CheckOut[]
 export interface RunOut {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10826,7 +10826,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
@@ -10898,7 +10898,7 @@ validation: CheckOut[]
 export interface RunOut {
 configVersion: number
 /**
- * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), unconverted, refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
+ * files and errors; runs the platform executes add listed, moved, skipped (already in the ledger), refused, deferred (past the per-run cap), failed and ignored (not regular or hidden); an ehr run: listed (resources pulled), moved (new versions landed), skipped and unfinished_types (types cut short by the cap, continued by the next run)
  */
 counts: {
 [k: string]: number | undefined
@@ -10909,7 +10909,7 @@ createdAt: string
  */
 errors: string[]
 /**
- * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, unconverted, refused); an ehr run names each NDJSON file it landed and how many resources it holds
+ * Per file: name (the remote name), bytes, sha256; runs the platform executes add landedAs and state (landed, refused); an ehr run names each NDJSON file it landed and how many resources it holds
  */
 files: {
 [k: string]: unknown | undefined
