@@ -33,6 +33,7 @@ class JobContext:
 
 
 Handler = Callable[[JobContext], "dict[str, Any] | None"]
+Abandoned = Callable[[JobContext], None]
 
 
 def client_list_payload(ctx: JobContext, list_key: str) -> tuple[TenantScope, list[str] | None]:
@@ -55,6 +56,7 @@ class HandlerRegistry:
 
     def __init__(self) -> None:
         self._handlers: dict[str, Handler] = {}
+        self._abandoned: dict[str, Abandoned] = {}
 
     def register(self, kind: str) -> Callable[[Handler], Handler]:
         def decorate(fn: Handler) -> Handler:
@@ -68,6 +70,19 @@ class HandlerRegistry:
     def get(self, kind: str) -> Handler | None:
         return self._handlers.get(kind)
 
+    def register_abandoned(self, kind: str) -> Callable[[Abandoned], Abandoned]:
+        """`fn(ctx)` is called once a job of `kind` is given up because its worker was lost on its last
+        attempt (killed, out of memory): the job never ran to an end, so its own record must say so."""
+
+        def decorate(fn: Abandoned) -> Abandoned:
+            self._abandoned[kind] = fn
+            return fn
+
+        return decorate
+
+    def abandoned(self, kind: str) -> Abandoned | None:
+        return self._abandoned.get(kind)
+
     def kinds(self) -> list[str]:
         return sorted(self._handlers)
 
@@ -78,3 +93,8 @@ handlers = HandlerRegistry()
 def register_handler(kind: str) -> Callable[[Handler], Handler]:
     """Decorator: `fn(ctx: JobContext) -> dict | None` runs jobs of `kind`; its return is the job result."""
     return handlers.register(kind)
+
+
+def register_abandoned(kind: str) -> Callable[[Abandoned], Abandoned]:
+    """Decorator: `fn(ctx: JobContext)` records that a job of `kind` was abandoned (`HandlerRegistry`)."""
+    return handlers.register_abandoned(kind)

@@ -267,7 +267,9 @@ def fail(
         return values["status"] if changed == 1 else None
 
 
-def requeue_stale(database: Database, *, older_than: timedelta, now: datetime | None = None) -> int:
+def requeue_stale(
+    database: Database, *, older_than: timedelta, now: datetime | None = None, abandoned: list[Job] | None = None
+) -> int:
     """Give back jobs whose worker vanished (lock older than `older_than`); returns how many.
 
     A live worker refreshes its job's lock (`heartbeat`), so only a job whose worker stopped beating (its
@@ -275,7 +277,7 @@ def requeue_stale(database: Database, *, older_than: timedelta, now: datetime | 
     instead, so a job that crashes its worker every time cannot loop forever.
     """
     now = now or utcnow()
-    return _give_back(database, (Job.status == "running", Job.locked_at < now - older_than), now)
+    return _give_back(database, (Job.status == "running", Job.locked_at < now - older_than), now, abandoned)
 
 
 def heartbeat(database: Database, job: Job, *, now: datetime | None = None) -> bool:
@@ -295,7 +297,12 @@ def parse_worker_id(worker_id: str) -> tuple[str, int] | None:
 
 
 def requeue_orphaned(
-    database: Database, *, machine: str, alive: Callable[[int], bool], now: datetime | None = None
+    database: Database,
+    *,
+    machine: str,
+    alive: Callable[[int], bool],
+    now: datetime | None = None,
+    abandoned: list[Job] | None = None,
 ) -> int:
     """Give back at once the running jobs of workers on this `machine` whose process is gone (killed,
     out of memory): waiting for their lock to go stale would leave the work undone that long. Only the
@@ -313,11 +320,20 @@ def requeue_orphaned(
         return 0
     # Keyed on the owner too: a job re-claimed meanwhile by a live worker is left alone.
     owned = [(Job.id == job_id) & (Job.locked_by == locked_by) for job_id, locked_by in running if job_id in orphans]
-    return _give_back(database, (Job.status == "running", or_(*owned)), now)
+    return _give_back(database, (Job.status == "running", or_(*owned)), now, abandoned)
 
 
-def _give_back(database: Database, where: tuple[ColumnElement[bool], ...], now: datetime) -> int:
+def _give_back(
+    database: Database, where: tuple[ColumnElement[bool], ...], now: datetime, abandoned: list[Job] | None
+) -> int:
+    """Requeue the jobs `where` selects, or mark them dead on their last attempt; the dead ones are added to
+    `abandoned` (detached), for their kind's abandoned callback."""
     with database.transaction(write=True) as db:
+        if abandoned is not None:
+            last = select(Job).where(*where, Job.attempts >= Job.max_attempts).with_for_update()
+            for job in db.scalars(last):
+                db.expunge(job)
+                abandoned.append(job)
         dead = _rowcount(
             db,
             update(Job)

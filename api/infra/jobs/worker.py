@@ -124,17 +124,7 @@ class Worker:
             queue.fail(self.database, job, queue.PermanentJobError(f"no handler registered for kind {job.kind!r}"))
             log.error("job %s: no handler for kind %r", job.id, job.kind)
             return
-        ctx = JobContext(
-            job_id=job.id,
-            kind=job.kind,
-            payload=dict(job.payload or {}),
-            attempt=job.attempts,
-            organization_id=job.organization_id,
-            database=self.database,
-            audit=self.audit,
-            settings=self.settings,
-            success_probability=self.success_probability,
-        )
+        ctx = self._context(job)
         try:
             result = self._beating(job, handler, ctx)
         except Exception as exc:  # noqa: BLE001 - any handler failure is a failed attempt
@@ -153,6 +143,19 @@ class Worker:
             return
         if not queue.complete(self.database, job, result):
             log.warning("job %s (%s) finished after its lock was taken away; outcome dropped", job.id, job.kind)
+
+    def _context(self, job: Job) -> JobContext:
+        return JobContext(
+            job_id=job.id,
+            kind=job.kind,
+            payload=dict(job.payload or {}),
+            attempt=job.attempts,
+            organization_id=job.organization_id,
+            database=self.database,
+            audit=self.audit,
+            settings=self.settings,
+            success_probability=self.success_probability,
+        )
 
     def _beating(self, job: Job, handler: Handler, ctx: JobContext) -> Any:
         """Run the handler while a heartbeat thread keeps the job's lock fresh."""
@@ -177,10 +180,25 @@ class Worker:
                 log.warning("job %s heartbeat failed: %s", job.id, type(exc).__name__)
 
     def recover(self) -> int:
-        """Give back the jobs of this machine's dead workers and the jobs whose lock went stale."""
+        """Give back the jobs of this machine's dead workers and the jobs whose lock went stale; a job lost on
+        its last attempt is dead, and its kind's abandoned callback records that on its own record."""
         machine = parse_machine(self.worker_id)
-        orphaned = queue.requeue_orphaned(self.database, machine=machine, alive=process_alive) if machine else 0
-        return orphaned + queue.requeue_stale(self.database, older_than=self.stale_after)
+        abandoned: list[Job] = []
+        given = queue.requeue_stale(self.database, older_than=self.stale_after, abandoned=abandoned)
+        if machine:
+            given += queue.requeue_orphaned(self.database, machine=machine, alive=process_alive, abandoned=abandoned)
+        for job in abandoned:
+            self._abandon(job)
+        return given
+
+    def _abandon(self, job: Job) -> None:
+        callback = self.registry.abandoned(job.kind)
+        if callback is None:
+            return
+        try:
+            callback(self._context(job))
+        except Exception as exc:  # noqa: BLE001 - one record that cannot be updated must not stop the worker
+            log.error("job %s (%s): recording its abandonment failed: %s", job.id, job.kind, type(exc).__name__)
 
     def _loop(self) -> None:
         polls = 0

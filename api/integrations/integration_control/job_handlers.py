@@ -10,7 +10,7 @@ import logging
 from typing import Any
 
 from api.infra.db.tenant_filter import TenantScope
-from api.infra.jobs.handlers import JobContext, register_handler
+from api.infra.jobs.handlers import JobContext, register_abandoned, register_handler
 from api.infra.jobs.queue import PermanentJobError
 from api.integrations.integration_control import ehr_pull, engine, fhir_client, service
 
@@ -61,3 +61,14 @@ def run_integration_job(ctx: JobContext) -> dict[str, Any]:
         if ctx.attempt >= service.RUN_JOB_ATTEMPTS:
             engine.fail_run(ctx.database, scope, run_id, f"the run stopped on an internal error ({type(exc).__name__})")
         raise
+
+
+@register_abandoned(service.RUN_JOB_KIND)
+def integration_run_abandoned(ctx: JobContext) -> None:
+    """The worker running this run was lost on its last attempt: the run fails (what landed keeps its
+    ledger rows, so the next run resumes), instead of staying `running` and blocking the next start."""
+    if ctx.organization_id is None:
+        return
+    scope = TenantScope(ctx.organization_id, int(ctx.payload["clientId"]))
+    message = "the worker running it was lost (killed or out of memory) on its last attempt; start a run again"
+    engine.fail_run(ctx.database, scope, int(ctx.payload["runId"]), message)

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from api.infra.db.base import utcnow
-from api.infra.jobs.handlers import JobContext, register_handler
+from api.infra.jobs.handlers import JobContext, register_abandoned, register_handler
 from api.infra.jobs.queue import PermanentJobError
 from api.integrations.operations.models import PipelineRun
 from api.integrations.operations.service import JOB_KIND
@@ -119,3 +119,18 @@ def run_pipeline_job(ctx: JobContext) -> dict[str, Any]:
         sum(rows for key, rows in summary.row_counts.items() if key.startswith("marts/")),
     )
     return {"pipeline_run_id": run_id, "status": status, "dagster_run_id": summary.run_id}
+
+
+@register_abandoned(JOB_KIND)
+def pipeline_job_abandoned(ctx: JobContext) -> None:
+    """The worker running this pipeline run was lost on its last attempt: the run is failed, saying so,
+    rather than left `running` with nobody building it."""
+    run_id = int(ctx.payload["pipeline_run_id"])
+    with ctx.database.transaction() as db:
+        run = db.get(PipelineRun, run_id)
+        if run is None or run.status in ("succeeded", "failed"):
+            return
+        run.status = "failed"
+        run.finished_at = utcnow()
+        run.error = "the worker running it was lost (killed or out of memory) on its last attempt; request it again"
+    log.error("pipeline run %s abandoned: its worker was lost on the last attempt", run_id)

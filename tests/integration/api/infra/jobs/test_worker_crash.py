@@ -1,4 +1,5 @@
-"""A worker killed while it runs a job, and a job that runs longer than the stale bound.
+"""A worker killed while it runs a job, a job that runs longer than the stale bound, and a job whose workers
+are lost on every attempt.
 
 Killed (SIGKILL, a real process): its job is given back as soon as another worker of the same machine
 looks, not only once its lock has gone stale (15 minutes by default), and then runs to the end once.
@@ -7,6 +8,8 @@ Long: the running worker's heartbeat keeps the lock fresh, so no other worker ta
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -16,10 +19,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import delete
 
+from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.infra.jobs import queue
 from api.infra.jobs.handlers import HandlerRegistry, JobContext
 from api.infra.jobs.models import Job
 from api.infra.jobs.worker import Worker, machine_identity
+from api.integrations.operations import service as operations
+from api.integrations.operations.models import PipelineRun
+from api.integrations.operations.service import JOB_KIND as OPERATIONS_JOB_KIND
 from tests.support.killed import kill_at_marker
 
 
@@ -94,3 +101,36 @@ def test_a_live_workers_job_is_never_taken_while_its_heartbeat_keeps_the_lock_fr
         thread.join(60)
     done = _job(database, job_id)
     assert (done.status, done.attempts, done.result) == ("succeeded", 1, {"attempt": 1})
+
+
+def _dead_pid() -> int:
+    """The pid of a process that has exited (a real one: nothing here is pretended)."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True)
+    return int(done.stdout)
+
+
+def test_a_job_whose_worker_is_lost_on_its_last_attempt_records_that_on_its_own_record(
+    database, services, make_member, tmp_path
+) -> None:
+    member = make_member()
+    scope = TenantScope(member.organization_id, member.client_id)
+    with database.transaction() as db:
+        set_scope(db, scope)
+        run, _ = operations.request_run(
+            db, user_id=member.user_id, organization_id=member.organization_id, data_dir=tmp_path, selection=None
+        )
+        run_id, job_id = run.id, run.job_id
+    # Claimed twice by workers of this machine that died (its two attempts), as two kill -9 in a row would.
+    lost = f"{machine_identity()}:{_dead_pid()}:lost"
+    survivor = Worker(database, kinds=[OPERATIONS_JOB_KIND])
+    for attempt in (1, 2):
+        claimed = queue.claim_next(database, lost, kinds=[OPERATIONS_JOB_KIND])
+        assert claimed is not None and claimed.id == job_id and claimed.attempts == attempt
+        assert survivor.recover() == 1
+    job = _job(database, job_id)
+    assert (job.status, job.last_error) == ("dead", "WorkerLost: lock expired on the last attempt")
+    with database.transaction(write=False) as db:
+        set_scope(db, scope)
+        failed = db.get(PipelineRun, run_id)
+        assert failed is not None and failed.status == "failed" and failed.finished_at is not None
+        assert failed.error is not None and "worker running it was lost" in failed.error

@@ -13,6 +13,8 @@ import base64
 import hashlib
 import json
 import os
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -21,6 +23,8 @@ import pytest
 from sqlalchemy import delete, select
 
 from api.infra.db.tenant_filter import TenantScope
+from api.infra.jobs import queue
+from api.infra.jobs.worker import Worker, machine_identity
 from api.integrations.integration_control import engine, service
 from api.integrations.integration_control.models import IntegrationRun, IntegrationTransfer
 from api.platform.activation_governance.gates import GATE_NAMES
@@ -394,3 +398,21 @@ def test_a_run_takes_at_most_the_file_cap_and_the_next_run_the_rest(team, servic
     assert (first["counts"]["moved"], first["counts"]["deferred"]) == (2, 1)
     rest = run(owner, services, integration)
     assert [f["name"] for f in rest["files"]] == ["2.835"] and rest["counts"]["deferred"] == 0
+
+
+def test_a_run_whose_workers_are_lost_on_every_attempt_is_failed_not_left_running(team, services, sftp, remote):
+    owner, manager = team
+    integration = live(owner, manager, clearinghouse(sftp, remote))
+    started = owner.rpc.mutation("integrationControl.start", {"id": integration}).data
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True)
+    lost = f"{machine_identity()}:{int(dead.stdout)}:lost"  # a worker of this machine whose process is gone
+    survivor = Worker(services.database, kinds=[service.RUN_JOB_KIND], settings=services.settings)
+    for _attempt in range(service.RUN_JOB_ATTEMPTS):
+        claimed = queue.claim_next(services.database, lost, kinds=[service.RUN_JOB_KIND])
+        assert claimed is not None and claimed.payload["runId"] == started["id"]
+        assert survivor.recover() == 1
+    last = owner.rpc.query("integrationControl.get", {"id": integration}).data["lastRun"]
+    assert (last["id"], last["state"]) == (started["id"], "failed")
+    assert "worker running it was lost" in last["errors"][-1]
+    # Not stuck: the next run starts.
+    assert owner.rpc.mutation("integrationControl.start", {"id": integration}).data["state"] == "running"
