@@ -27,9 +27,9 @@ from api.core.lifecycle import transition as move
 from api.infra.db.base import utcnow
 from api.infra.db.session import Database
 from api.infra.db.tenant_filter import TenantScope, set_scope
-from api.integrations.integration_control import engine, fhir_client, sealing, service
+from api.integrations.integration_control import engine, fhir_client, service
 from api.integrations.integration_control.lifecycle import RUN
-from api.integrations.integration_control.models import Integration, IntegrationRun, IntegrationTransfer
+from api.integrations.integration_control.models import IntegrationRun, IntegrationTransfer
 from api.integrations.integration_control.schemas import EhrConfig
 from api.integrations.operational_control import service as control
 from api.integrations.operational_control.scopes import paused_message
@@ -87,15 +87,12 @@ class EhrJob:
 def _load(database: Database, scope: TenantScope, run_id: int, data_dir: Path, key: bytes) -> EhrJob | str:
     with database.transaction(write=False) as db:
         set_scope(db, scope)
-        run = db.get(IntegrationRun, run_id)
-        if run is None or run.state != "running":
-            return f"run {run_id} is {'gone' if run is None else run.state}"
-        row = db.get(Integration, run.integration_id)
-        assert row is not None  # the run's foreign key
-        try:
-            private_key: str | None = service.open_secrets(row, key).get("private_key", "")
-        except sealing.SealError:
-            private_key = None
+        found = engine.running_run(db, run_id)
+        if isinstance(found, str):
+            return found
+        run, row = found
+        secrets = engine.opened_secrets(row, key)
+        private_key = None if secrets is None else secrets.get("private_key", "")
         known = {
             (t.source_ref, t.source_fingerprint)
             for t in db.scalars(select(IntegrationTransfer).where(IntegrationTransfer.integration_id == row.id))

@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from api.core.errors import InvalidInput
 from api.core.lifecycle import transition as move
@@ -98,22 +99,37 @@ def landing_folder(row: Integration, data_dir: Path) -> Path:
     return service.drop_root(data_dir, row.client_id) / f"integration_{row.id}"
 
 
+def running_run(db: Session, run_id: int) -> tuple[IntegrationRun, Integration] | str:
+    """A run still running and its integration, or why there is nothing to do (gone, already finished)."""
+    run = db.get(IntegrationRun, run_id)
+    if run is None or run.state != "running":
+        return f"run {run_id} is {'gone' if run is None else run.state}"
+    row = db.get(Integration, run.integration_id)
+    assert row is not None  # the run's foreign key
+    return run, row
+
+
+def opened_secrets(row: Integration, key: bytes) -> dict[str, str] | None:
+    """The integration's credentials, or None when they are sealed under another installation's key (the
+    run then fails saying so; the sealed text never leaves)."""
+    try:
+        return service.open_secrets(row, key)
+    except sealing.SealError:
+        return None
+
+
 def _load(database: Database, scope: TenantScope, run_id: int, data_dir: Path, key: bytes) -> RunJob | str:
     """The run to execute, or why there is nothing to do (already finished, integration not live)."""
     with database.transaction(write=False) as db:
         set_scope(db, scope)
-        run = db.get(IntegrationRun, run_id)
-        if run is None or run.state != "running":
-            return f"run {run_id} is {'gone' if run is None else run.state}"
-        row = db.get(Integration, run.integration_id)
-        assert row is not None  # the run's foreign key
+        found = running_run(db, run_id)
+        if isinstance(found, str):
+            return found
+        run, row = found
         conversion = transfer.conversion_for(row.kind, row.config)
         if conversion is None:
             return f"a {row.kind} integration moves no files itself (its runs are recorded)"
-        try:
-            secrets: dict[str, str] | None = service.open_secrets(row, key)
-        except sealing.SealError:
-            secrets = None  # the run fails saying so; the sealed text never leaves
+        secrets = opened_secrets(row, key)
         known = {
             (t.source_ref, t.source_fingerprint): t.state
             for t in db.scalars(select(IntegrationTransfer).where(IntegrationTransfer.integration_id == row.id))
