@@ -39,6 +39,7 @@ from sqlalchemy.engine import URL, make_url
 
 from api.core.settings import Settings
 from api.infra.db import migrate as migrations
+from pipelines.warehouse.sources import sha256_of
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -80,14 +81,6 @@ def _copy_hashing(src: Path, dst: Path) -> tuple[int, str]:
         out.flush()
         os.fsync(out.fileno())
     return size, digest.hexdigest()
-
-
-def _hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as source:
-        while chunk := source.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _regular_files(root: Path) -> Iterator[Path]:
@@ -179,7 +172,7 @@ def create_backup(settings: Settings, destination: Path, *, now: datetime | None
         "database": {
             "kind": kind,
             "file": database_file,
-            "sha256": _hash(partial / database_file),
+            "sha256": sha256_of(partial / database_file),
             "revision": revision,
         },
         "files": files,
@@ -225,13 +218,13 @@ def verify_backup(folder: Path) -> dict[str, Any]:
         raise BackupError(f"backup format {manifest.get('format')!r} is not {FORMAT}: restore it with its version")
     database = manifest["database"]
     db_file = folder / _safe_relative(database["file"])
-    if not db_file.is_file() or _hash(db_file) != database["sha256"]:
+    if not db_file.is_file() or sha256_of(db_file) != database["sha256"]:
         raise BackupError("the database file of the backup is missing or damaged (SHA-256 differs)")
     for entry in manifest["files"]:
         path = folder / "data" / _safe_relative(entry["path"])
         if not path.is_file():
             raise BackupError(f"{entry['path']} is listed in the manifest but missing from the backup")
-        if path.stat().st_size != entry["size"] or _hash(path) != entry["sha256"]:
+        if path.stat().st_size != entry["size"] or sha256_of(path) != entry["sha256"]:
             raise BackupError(f"{entry['path']} differs from the manifest (size or SHA-256): the backup is damaged")
     return manifest
 

@@ -74,7 +74,7 @@ class LandingZone:
                 created = False
         finally:
             os.unlink(tmp_name)
-        _fsync_dir(final.parent)
+        fsync_dir(final.parent)
         return StoredFile(digest, len(data), final, created=created)
 
     def store_file(self, source: Path, sha256: str, size: int) -> StoredFile:
@@ -90,7 +90,7 @@ class LandingZone:
             created = True
         except FileExistsError:
             created = False
-        _fsync_dir(final.parent)
+        fsync_dir(final.parent)
         return StoredFile(sha256, size, final, created=created)
 
     def read(self, sha256: str) -> bytes:
@@ -105,7 +105,17 @@ class LandingZone:
         return self.path_for(sha256).exists()
 
 
-def _fsync_dir(directory: Path) -> None:
+def file_sha256(path: Path) -> str:
+    """The hex SHA-256 of a file, read in 1 MiB blocks (constant memory, whatever its size)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or link in `directory` durable (the directory entry itself is fsynced)."""
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)

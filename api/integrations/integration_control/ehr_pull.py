@@ -31,7 +31,6 @@ from api.integrations.integration_control import engine, fhir_client, service
 from api.integrations.integration_control.lifecycle import RUN
 from api.integrations.integration_control.models import IntegrationRun, IntegrationTransfer
 from api.integrations.integration_control.schemas import EhrConfig
-from api.integrations.operational_control import service as control
 from api.integrations.operational_control.scopes import paused_message
 
 Known = set[tuple[str, str]]
@@ -41,13 +40,18 @@ Known = set[tuple[str, str]]
 class NewResource:
     ref: str  # "<type>/<id>"
     fingerprint: str  # SHA-256 of the canonical JSON: a changed resource is a new version
+    line: bytes = field(repr=False)  # the canonical JSON: the resource's NDJSON line, the print's input
     resource: dict[str, Any] = field(repr=False)
 
 
+def canonical(resource: Mapping[str, Any]) -> bytes:
+    """A resource's canonical JSON (sorted keys, no spaces; FHIR JSON does not depend on key order)."""
+    return json.dumps(resource, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 def fingerprint(resource: Mapping[str, Any]) -> str:
-    """The SHA-256 of a resource's canonical JSON (sorted keys, no spaces): equal content, equal print."""
-    canonical = json.dumps(resource, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """The SHA-256 of a resource's canonical JSON: equal content, equal print."""
+    return hashlib.sha256(canonical(resource)).hexdigest()
 
 
 def new_resources(resources: Mapping[str, Sequence[Mapping[str, Any]]], known: Known) -> dict[str, list[NewResource]]:
@@ -56,17 +60,18 @@ def new_resources(resources: Mapping[str, Sequence[Mapping[str, Any]]], known: K
     for resource_type, items in resources.items():
         seen: set[tuple[str, str]] = set()
         for item in items:
-            key = (f"{resource_type}/{item.get('id', '')}", fingerprint(item))
+            line = canonical(item)
+            key = (f"{resource_type}/{item.get('id', '')}", hashlib.sha256(line).hexdigest())
             if key in known or key in seen:
                 continue
             seen.add(key)
-            found.setdefault(resource_type, []).append(NewResource(key[0], key[1], dict(item)))
+            found.setdefault(resource_type, []).append(NewResource(key[0], key[1], line, dict(item)))
     return found
 
 
 def ndjson(items: Sequence[NewResource]) -> bytes:
     """One resource per line, in the server's order (FHIR Bulk Data's NDJSON form)."""
-    return b"".join(json.dumps(i.resource, separators=(",", ":"), ensure_ascii=False).encode() + b"\n" for i in items)
+    return b"".join(item.line + b"\n" for item in items)
 
 
 def landing_folder(data_dir: Path, client_id: int, integration_id: int) -> Path:
@@ -114,12 +119,6 @@ def _load(database: Database, scope: TenantScope, run_id: int, data_dir: Path, k
         )
 
 
-def _paused(database: Database, scope: TenantScope) -> bool:
-    with database.transaction(write=False) as db:
-        set_scope(db, scope)
-        return bool(control.reasons_paused(db, service.PAUSE_TASK))
-
-
 def _finish(
     database: Database,
     scope: TenantScope,
@@ -165,7 +164,7 @@ def execute(
     loaded = _load(database, scope, run_id, data_dir, secrets_key)
     if isinstance(loaded, str):
         return {"runId": run_id, "skipped": loaded}
-    if _paused(database, scope):
+    if engine.stop_reason(database, scope, run_id) == "paused":
         reason = f"{paused_message(service.PAUSE_TASK)} — nothing was pulled; start a run again after resume"
         _finish(database, scope, run_id, "cancelled", reason=reason)
         return {"runId": run_id, "state": "cancelled"}
@@ -180,7 +179,7 @@ def execute(
     except DomainError as exc:  # refused, unreachable, a bad key: the client's messages carry no data
         _finish(database, scope, run_id, "failed", errors=[exc.message[:500]])
         return {"runId": run_id, "state": "failed"}
-    if _paused(database, scope):
+    if engine.stop_reason(database, scope, run_id) == "paused":
         reason = f"{paused_message(service.PAUSE_TASK)} — pulled but not landed; the next run after resume pulls again"
         _finish(database, scope, run_id, "cancelled", reason=reason)
         return {"runId": run_id, "state": "cancelled"}
@@ -197,8 +196,7 @@ def _land_and_record(
     for resource_type, items in fresh.items():
         data = ndjson(items)
         sha = hashlib.sha256(data).hexdigest()
-        name = f"{resource_type}-{sha[:12]}.ndjson"
-        name = engine.land_bytes(job.landing, name, data)
+        name = engine.land_bytes(job.landing, f"{resource_type}-{sha[:12]}.ndjson", data)
         files.append({"name": name, "bytes": len(data), "sha256": sha, "resources": len(items), "state": "landed"})
         ledger.extend(
             IntegrationTransfer(
@@ -209,7 +207,7 @@ def _land_and_record(
                 state="landed",
                 landed_name=name,
                 landed_sha256=sha,
-                bytes=len(json.dumps(item.resource, separators=(",", ":"))),
+                bytes=len(item.line),
             )
             for item in items
         )

@@ -29,6 +29,7 @@ from api.core.settings import Settings
 from api.infra.db.base import utcnow
 from api.infra.db.session import Database
 from api.infra.db.tenant_filter import TenantScope, set_scope
+from api.infra.landing.zone import file_sha256, fsync_dir
 from api.infra.private_files import PRIVATE_FILE, private_dir
 from api.integrations.integration_control import sealing, service, transfer
 from api.integrations.integration_control.lifecycle import RUN
@@ -166,7 +167,7 @@ def _open(job: RunJob, limits: Limits) -> Source:
     )
 
 
-def _stop_reason(database: Database, scope: TenantScope, run_id: int) -> str | None:
+def stop_reason(database: Database, scope: TenantScope, run_id: int) -> str | None:
     """Why the run must stop before its next file: paused (operationalControl) or no longer running."""
     with database.transaction(write=False) as db:
         set_scope(db, scope)
@@ -178,22 +179,6 @@ def _stop_reason(database: Database, scope: TenantScope, run_id: int) -> str | N
     return None
 
 
-def _sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _place(tmp: Path, folder: Path, name: str, sha: str) -> str:
     """Move the finished temp file to its name atomically (same folder: os.replace). The same content
     already there (a run killed after landing, before its ledger row) is not landed twice; different
@@ -201,12 +186,12 @@ def _place(tmp: Path, folder: Path, name: str, sha: str) -> str:
     for candidate in (name, transfer.alternate_name(name, sha)):
         target = folder / candidate
         if target.exists():
-            if target.is_file() and _sha256_of(target) == sha:
+            if target.is_file() and file_sha256(target) == sha:
                 tmp.unlink()
                 return candidate
             continue
         os.replace(tmp, target)
-        _fsync_dir(folder)
+        fsync_dir(folder)
         return candidate
     raise FileError(f"{transfer.printable(name)}: two other files of that name are in the landing folder; refused")
 
@@ -215,7 +200,7 @@ def _convert(tmp: Path, job: RunJob, shown: str) -> str:
     """Apply the kind's converter in place (the identity writes nothing); the landed bytes' SHA-256."""
     convert = job.conversion.convert
     if convert is transfer.as_is:
-        return _sha256_of(tmp)
+        return file_sha256(tmp)
     try:
         data = convert(tmp.read_bytes())
     except InvalidInput as exc:  # the converters' messages name records and totals, never account data
@@ -361,7 +346,7 @@ def _transfer(
     work = plan.of("fetch") + plan.of("refuse")
     work.sort(key=lambda d: (d.entry.mtime, d.entry.name))
     for done, decision in enumerate(work):
-        stop = _stop_reason(database, scope, job.run_id)
+        stop = stop_reason(database, scope, job.run_id)
         if stop == "gone":
             return "gone", None
         if stop == "paused":
@@ -395,7 +380,7 @@ def execute(
     loaded = _load(database, scope, run_id, data_dir, secrets_key)
     if isinstance(loaded, str):
         return {"runId": run_id, "skipped": loaded}
-    if _stop_reason(database, scope, run_id) == "paused":
+    if stop_reason(database, scope, run_id) == "paused":
         reason = f"{paused_message(service.PAUSE_TASK)} — nothing was moved; start a run again after resume"
         _finish(database, scope, run_id, "cancelled", Progress(), reason)
         return {"runId": run_id, "state": "cancelled"}
