@@ -26,6 +26,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from api.core.errors import RateLimited
 from api.infra.services.container import Services
 from api.rpc.errors import RpcError, error_envelope, storage_full, to_rpc_error
 from api.rpc.executor import UNDEFINED, CallMeta, Envelope, execute, execute_async, run_public_async_ready
@@ -98,6 +99,16 @@ def _repeated_call(paths: list[str], procs: list[Procedure | None], inputs: list
     return None
 
 
+def over_budget(services: Services, request: Request, calls: int) -> RateLimited | None:
+    """Charge `calls` to the request's caller (`caller_key`); the refusal when its budget is spent (nothing
+    is charged then), else None. Every entry point that serves callers charges through this."""
+    limiter = services.rate_limiter
+    if limiter is None:
+        return None
+    decision = limiter.charge(limiter.key_of(*caller_key(request)), calls)
+    return None if decision.allowed else limiter.refusal(decision, calls)
+
+
 def caller_key(request: Request) -> tuple[str, str]:
     """Who is charged for a request: the credential it presents (the token after the scheme, so
     "Bearer x" and "bearer  x" are one caller), else its client address (as uvicorn reports it)."""
@@ -147,11 +158,8 @@ class RpcEndpoint:
 
     def _over_budget(self, request: Request, calls: int) -> RpcError | None:
         """The refusal of a request whose caller has spent its budget (each call counts), else None."""
-        limiter = self.services.rate_limiter
-        if limiter is None:
-            return None
-        decision = limiter.charge(limiter.key_of(*caller_key(request)), calls)
-        return None if decision.allowed else to_rpc_error(limiter.refusal(decision, calls))
+        refused = over_budget(self.services, request, calls)
+        return None if refused is None else to_rpc_error(refused)
 
     async def _handle(
         self, request: Request, paths: list[str], procs: list[Procedure | None], is_batch: bool, spool: SpoolContext

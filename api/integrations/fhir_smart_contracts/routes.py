@@ -46,7 +46,7 @@ from api.infra.db.base import utcnow
 from api.infra.db.tenant_filter import TenantScope, set_scope
 from api.infra.services.container import Services
 from api.integrations.fhir_smart_contracts import fhir, scopes, service
-from api.rpc.http import caller_key
+from api.rpc.http import over_budget
 
 log = logging.getLogger("api.integrations.fhir")
 FHIR_JSON = "application/fhir+json"
@@ -87,14 +87,6 @@ def _oauth_error(status: int, error: str, description: str) -> Response:
     )
 
 
-def _throttled(services: Services, request: Request) -> RateLimited | None:
-    limiter = services.rate_limiter
-    if limiter is None:
-        return None
-    decision = limiter.charge(limiter.key_of(*caller_key(request)), 1)
-    return None if decision.allowed else limiter.refusal(decision, 1)
-
-
 def _internal(where: str, exc: Exception) -> Response:
     ref = uuid.uuid4().hex[:12]
     # Only the type: messages can carry PHI.
@@ -104,7 +96,7 @@ def _internal(where: str, exc: Exception) -> Response:
 
 def _as_smart_client(services: Services, request: Request, work: Callable[[Any, frozenset[str]], Response]) -> Response:
     """Run `work(db, granted scopes)` for the bearer's SMART client, in its tenant scope, read only."""
-    throttled = _throttled(services, request)
+    throttled = over_budget(services, request, 1)
     if throttled is not None:
         return _outcome(throttled)
     db = services.database.session(write=False)
@@ -271,7 +263,7 @@ def install(app: FastAPI, services: Services) -> None:
 
     @app.post(f"{prefix}/auth/token", include_in_schema=False)
     async def token(request: Request) -> Response:
-        throttled = _throttled(services, request)
+        throttled = over_budget(services, request, 1)
         if throttled is not None:
             return _oauth_error(429, "slow_down", throttled.message)
         form = await _form(request)
