@@ -292,6 +292,20 @@ def coverage(facts: ClaimFacts) -> dict[str, Any]:
     return validated(resource)
 
 
+def smart_configuration(token_url: str) -> dict[str, Any]:
+    """The SMART configuration of a backend service (SMART App Launch 2.0 section 2.0.10): the token
+    endpoint (the assertions' aud), client_credentials with a private_key_jwt assertion (RS384/ES384),
+    the system scopes a registration may hold."""
+    return {
+        "token_endpoint": token_url,
+        "grant_types_supported": ["client_credentials"],
+        "token_endpoint_auth_methods_supported": list(AUTH_METHODS),
+        "token_endpoint_auth_signing_alg_values_supported": list(SIGNING_ALGS),
+        "scopes_supported": [f"system/{r}.rs" for r in RESOURCES] + [f"system/{r}.read" for r in RESOURCES],
+        "capabilities": ["client-confidential-asymmetric"],
+    }
+
+
 def capability(token_url: str, rest_base: str) -> dict[str, Any]:
     """The CapabilityStatement: the four resources with their read interaction (Claim and Coverage also
     searchable), secured by SMART Backend Services (client_credentials with private_key_jwt,

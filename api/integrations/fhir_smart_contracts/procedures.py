@@ -125,11 +125,12 @@ def capability(ctx: PublicContext) -> CapabilityOut:
     configuration a backend client needs: token endpoint (the assertions' aud), grant type, auth
     method private_key_jwt, signing algorithms RS384/ES384."""
     endpoint = service.token_endpoint(ctx.services.settings.public_base_url)
+    config = fhir.smart_configuration(endpoint)
     return CapabilityOut(
         statement=fhir.capability(endpoint, service.rest_base(ctx.services.settings.public_base_url)),
-        token_endpoint=endpoint,
-        grant_types_supported=["client_credentials"],
-        token_endpoint_auth_methods_supported=list(fhir.AUTH_METHODS),
-        token_endpoint_auth_signing_alg_values_supported=list(fhir.SIGNING_ALGS),
-        scopes_supported=[f"system/{r}.rs" for r in scopes.RESOURCES] + [f"system/{r}.read" for r in scopes.RESOURCES],
+        token_endpoint=config["token_endpoint"],
+        grant_types_supported=config["grant_types_supported"],
+        token_endpoint_auth_methods_supported=config["token_endpoint_auth_methods_supported"],
+        token_endpoint_auth_signing_alg_values_supported=config["token_endpoint_auth_signing_alg_values_supported"],
+        scopes_supported=config["scopes_supported"],
     )

@@ -145,18 +145,6 @@ def _search_answer(base: str, resource_type: str, request: Request, db: Any, gra
     return _fhir(fhir.searchset(base, found, self_url, next_url))
 
 
-def _smart_configuration(token_url: str) -> dict[str, Any]:
-    return {
-        "token_endpoint": token_url,
-        "grant_types_supported": ["client_credentials"],
-        "token_endpoint_auth_methods_supported": list(fhir.AUTH_METHODS),
-        "token_endpoint_auth_signing_alg_values_supported": list(fhir.SIGNING_ALGS),
-        "scopes_supported": [f"system/{r}.rs" for r in scopes.RESOURCES]
-        + [f"system/{r}.read" for r in scopes.RESOURCES],
-        "capabilities": ["client-confidential-asymmetric"],
-    }
-
-
 async def _form(request: Request) -> dict[str, str] | Response:
     """The token request's form fields (each once), or the OAuth error answering it."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -259,7 +247,7 @@ def install(app: FastAPI, services: Services) -> None:
 
     @app.get(f"{prefix}/.well-known/smart-configuration", include_in_schema=False)
     def smart_configuration() -> Response:
-        return Response(orjson.dumps(_smart_configuration(token_url)), media_type="application/json")
+        return Response(orjson.dumps(fhir.smart_configuration(token_url)), media_type="application/json")
 
     @app.post(f"{prefix}/auth/token", include_in_schema=False)
     async def token(request: Request) -> Response:
