@@ -198,8 +198,15 @@ def test_the_profile_runs_the_pipeline_and_serves_its_marts_from_every_api_proce
     for items in answers:
         by_payer = {i["payerKey"]: (i["claimsAdjudicated"], Decimal(str(i["paidAmount"]))) for i in items}
         assert by_payer == {"HAND CASES PAYER": (3, Decimal("170.00"))}
-    # Both API processes answered the mart read (round robin per connection: two each).
-    assert [_served(log, "payerIntelligence.scorecard") for log in profile.api_logs] == [2, 2]
+    # Both API processes answered the mart read (round robin per connection: two each). A process writes its
+    # access-log line as the answer leaves, so the last line may land just after the client has it: wait
+    # for all four lines (briefly) before comparing.
+    deadline = time.monotonic() + 10.0
+    served = [_served(log, "payerIntelligence.scorecard") for log in profile.api_logs]
+    while sum(served) < len(answers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        served = [_served(log, "payerIntelligence.scorecard") for log in profile.api_logs]
+    assert served == [2, 2]
     for log in profile.api_logs:
         assert "pipeline run" not in log.read_text(errors="replace")  # JOB_WORKER_ENABLED=false: no worker here
 
